@@ -1,0 +1,78 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import azureFunctions, { type HttpFunctionOptions } from '@azure/functions';
+import { ApiError } from '../shared/errors/api-error.js';
+import { errorResponse } from '../shared/http/error-response.js';
+import { MAX_BODY_BYTES } from '../shared/http/read-json-body.js';
+
+/** One HTTP function as the host sees it: its name and its registration options. */
+export interface FunctionRegistration {
+  readonly name: string;
+  readonly options: HttpFunctionOptions & { route: string };
+}
+
+/** A Node request listener that also knows the request id the gateway settled on. */
+export type HostListener = (request: IncomingMessage, response: ServerResponse, requestId: string) => Promise<void>;
+
+/**
+ * What the Azure Functions host does for our HTTP functions, locally: routes `/{prefix}/{route}`,
+ * answers 404 for unknown paths and 405 (with `Allow`) for other methods, builds the library's
+ * `HttpRequest` from the Node request, invokes the handler and writes its response. Function keys
+ * are not enforced, as with Core Tools.
+ */
+export function createFunctionsHost(registrations: readonly FunctionRegistration[], routePrefix = 'api'): HostListener {
+  const routes = new Map(registrations.map((registration) => [`/${routePrefix}/${registration.options.route}`, registration]));
+  return async (request, response, requestId) => {
+    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
+    const registration = routes.get(url.pathname);
+    if (!registration) return sendError(response, new ApiError('NOT_FOUND', `No operation at ${url.pathname}; the operations are POST /api/v1/contracts/summary and POST /api/v1/invoices/summary.`), requestId);
+    const methods = (registration.options.methods ?? ['GET', 'POST']).map((method) => method.toUpperCase());
+    if (!methods.includes((request.method ?? 'GET').toUpperCase())) {
+      return sendError(response, new ApiError('METHOD_NOT_ALLOWED', `Use ${methods.join(', ')} for this operation.`, { headers: { Allow: methods.join(', ') } }), requestId);
+    }
+    // Read at most one byte past the limit: enough for the handler to refuse an oversized body.
+    const body = await readAtMost(request, MAX_BODY_BYTES + 1);
+    const httpRequest = new azureFunctions.HttpRequest({
+      method: request.method ?? 'POST',
+      url: url.toString(),
+      headers: flattenHeaders(request),
+      body: { bytes: body },
+    });
+    const context = new azureFunctions.InvocationContext({ functionName: registration.name, logHandler: () => {} });
+    const result = await registration.options.handler(httpRequest, context);
+    const headers = new Headers(result.headers as Record<string, string> | undefined);
+    response.writeHead(result.status ?? 200, Object.fromEntries(headers));
+    response.end(toBuffer(result.body));
+  };
+}
+
+function sendError(response: ServerResponse, error: ApiError, requestId: string): void {
+  const { status, headers, body } = errorResponse(error, requestId, () => {});
+  response.writeHead(status, headers);
+  response.end(body);
+}
+
+function flattenHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+async function readAtMost(request: IncomingMessage, limit: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) break; // the rest is never read; the connection closes after the answer
+  }
+  return Buffer.concat(chunks, Math.min(size, limit)).subarray(0, limit);
+}
+
+function toBuffer(body: unknown): Buffer {
+  if (body === undefined || body === null) return Buffer.alloc(0);
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  throw new TypeError('the local host supports string and byte bodies only');
+}

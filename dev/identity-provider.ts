@@ -1,0 +1,217 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignJWT, base64url, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { JWKStore } from 'oauth2-mock-server';
+import type { DevClient, DevIdentities } from './identities.js';
+
+/** Options for {@link startIdentityProvider}. */
+export interface IdentityProviderOptions {
+  readonly identities: DevIdentities;
+  /** Port to listen on; 0 (the default) picks a free one. */
+  readonly port?: number;
+  /** Interface to bind; defaults to loopback so the fake never listens beyond this machine. */
+  readonly host?: string;
+  /** Milliseconds since the epoch; injected so tests can issue tokens at a chosen time. */
+  readonly clock?: () => number;
+}
+
+/** Options for {@link IdentityProvider.signToken}. */
+export interface SignTokenOptions {
+  /** `RS*`/`PS*` sign with the chosen RSA key; `HS*` uses the real public key as HMAC secret; `none` leaves it unsigned. */
+  readonly alg?: string;
+  /** Header `kid`; defaults to the chosen key's id. */
+  readonly kid?: string;
+  /** `real` is the key served in the JWKS; `other` is a key the JWKS never publishes. */
+  readonly key?: 'real' | 'other';
+}
+
+/** A running local stand-in for Entra ID (v2 endpoints, client credentials only). */
+export interface IdentityProvider {
+  /** The authority host, e.g. `http://127.0.0.1:7072` (no trailing slash). */
+  readonly url: string;
+  /** `${url}/${tenantId}/v2.0`, the `iss` of every token. */
+  readonly issuer: string;
+  readonly jwksUri: string;
+  /** Signs arbitrary claims exactly as given (nothing added), so tests can forge tokens. */
+  signToken(claims: Record<string, unknown>, options?: SignTokenOptions): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const LIFETIME_SECONDS = 3599;
+const MAX_BODY_BYTES = 16 * 1024;
+const FORM = 'application/x-www-form-urlencoded';
+
+type OAuthError = 'invalid_request' | 'unsupported_grant_type' | 'invalid_client' | 'invalid_scope' | 'not_found' | 'server_error';
+
+class Reply {
+  constructor(readonly status: number, readonly body: Record<string, unknown>) {}
+  static error(status: number, error: OAuthError, description: string): Reply {
+    return new Reply(status, { error, error_description: description });
+  }
+}
+
+/**
+ * Starts the dev identity provider. Keys are generated in memory at each start, so tokens from a
+ * previous run never verify. Nothing is logged: requests carry secrets and responses carry tokens.
+ */
+export async function startIdentityProvider(options: IdentityProviderOptions): Promise<IdentityProvider> {
+  const { identities, port = 0, host = '127.0.0.1', clock = Date.now } = options;
+  const tenant = identities.tenantId.toLowerCase();
+  const served = new JWKStore();
+  const realJwk = await served.add(await newPrivateJwk());
+  const otherJwk = await newPrivateJwk();
+  // oauth2-mock-server's store strips the private fields, so the JWKS cannot leak the signing key.
+  const jwks = { keys: served.toJSON().map((key) => ({ ...key, use: 'sig' })) };
+
+  const server = createServer((req, res) => {
+    handle(req)
+      .catch(() => Reply.error(500, 'server_error', 'The identity provider failed; see its code.'))
+      .then((reply) => send(res, reply))
+      .catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const issuer = `${url}/${identities.tenantId}/v2.0`;
+  const jwksUri = `${url}/${identities.tenantId}/discovery/v2.0/keys`;
+  const tokenEndpoint = `${url}/${identities.tenantId}/oauth2/v2.0/token`;
+
+  async function handle(req: IncomingMessage): Promise<Reply> {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const segments = path.split('/');
+    const pathTenant = (segments[1] ?? '').toLowerCase();
+    const rest = segments.slice(2).join('/');
+    if (req.method === 'POST' && rest === 'oauth2/v2.0/token') {
+      const form = await readForm(req);
+      if (pathTenant !== tenant) return Reply.error(400, 'invalid_request', `Tenant '${segments[1]}' not found.`);
+      return typeof form === 'string' ? Reply.error(400, 'invalid_request', form) : issue(form);
+    }
+    if (req.method === 'GET' && pathTenant === tenant && rest === 'v2.0/.well-known/openid-configuration') {
+      return new Reply(200, {
+        issuer,
+        token_endpoint: tokenEndpoint,
+        jwks_uri: jwksUri,
+        token_endpoint_auth_methods_supported: ['client_secret_post'],
+        grant_types_supported: ['client_credentials'],
+        response_types_supported: ['token'],
+        subject_types_supported: ['pairwise'],
+        id_token_signing_alg_values_supported: ['RS256'],
+      });
+    }
+    if (req.method === 'GET' && pathTenant === tenant && rest === 'discovery/v2.0/keys') return new Reply(200, jwks);
+    return Reply.error(404, 'not_found', 'No such endpoint on the dev identity provider.');
+  }
+
+  async function issue(form: URLSearchParams): Promise<Reply> {
+    const field = (name: string) => form.get(name) ?? '';
+    if (field('grant_type') === '') return Reply.error(400, 'invalid_request', "The request must contain 'grant_type'.");
+    if (field('grant_type') !== 'client_credentials') {
+      return Reply.error(400, 'unsupported_grant_type', 'Only grant_type=client_credentials is supported.');
+    }
+    // Every client is checked the same way, so response time does not reveal which ids exist.
+    const client = identities.clients.find((c) => c.clientId.toLowerCase() === field('client_id').toLowerCase());
+    const secretOk = safeEqual(field('client_secret'), client?.clientSecret ?? '\u0000no-client');
+    if (client === undefined || !secretOk) return Reply.error(401, 'invalid_client', 'Unknown client or wrong client_secret.');
+    if (field('scope') !== `api://${identities.appId}/.default`) {
+      return Reply.error(400, 'invalid_scope', `The scope must be api://${identities.appId}/.default.`);
+    }
+    const iat = Math.floor(clock() / 1000);
+    const times = { iat, nbf: iat, exp: iat + LIFETIME_SECONDS };
+    const subject = stableGuid(`${identities.tenantId}/${client.clientId}`);
+    const accessToken = await sign({
+      aud: identities.appId, iss: issuer, ...times, azp: client.clientId, azpacr: '1', idtyp: 'app', oid: subject,
+      sub: subject, tid: identities.tenantId, uti: base64url.encode(randomBytes(16)), jti: randomUUID(), ver: '2.0',
+      ...rolesClaim(client),
+    });
+    // Entra omits id_token here; it exists so tests can prove the service rejects its audience.
+    const idToken = await sign({ aud: client.clientId, iss: issuer, ...times, sub: subject, tid: identities.tenantId, ver: '2.0' });
+    return new Reply(200, {
+      token_type: 'Bearer', expires_in: LIFETIME_SECONDS, ext_expires_in: LIFETIME_SECONDS,
+      access_token: accessToken, id_token: idToken,
+    });
+  }
+
+  async function sign(claims: Record<string, unknown>, opts: SignTokenOptions = {}): Promise<string> {
+    const jwk = opts.key === 'other' ? otherJwk : realJwk;
+    const alg = opts.alg ?? 'RS256';
+    const header = { alg, typ: 'JWT', kid: opts.kid ?? jwk.kid };
+    if (alg === 'none') return `${encodeJson(header)}.${encodeJson(claims)}.`;
+    // Algorithm confusion: an HMAC keyed with the public key, which a careless verifier accepts.
+    const key = alg.startsWith('HS') ? new TextEncoder().encode(JSON.stringify(publicPart(jwk))) : await importJWK(jwk, alg);
+    return new SignJWT(claims).setProtectedHeader(header).sign(key);
+  }
+
+  return {
+    url, issuer, jwksUri,
+    signToken: (claims, opts) => sign(claims, opts),
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // fetch keeps connections alive; without this close() waits for them to time out.
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Reads the form body; returns a description of the problem instead when it is not a usable form. */
+async function readForm(req: IncomingMessage): Promise<URLSearchParams | string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+  }
+  if (size > MAX_BODY_BYTES) return `The request body exceeds ${MAX_BODY_BYTES} bytes.`;
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== FORM) return `The request body must be ${FORM}.`;
+  const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  // A repeated field is ambiguous (which secret counts?), so refuse it as Entra does.
+  const names = [...form.keys()];
+  if (new Set(names).size !== names.length) return 'A form field is repeated.';
+  return form;
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  // Token responses must not be cached (RFC 6749 §5.1); the rest is cheap to regenerate.
+  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache' });
+  res.end(JSON.stringify(reply.body));
+}
+
+/** Hashing first makes lengths equal, which `timingSafeEqual` needs, without leaking the length. */
+function safeEqual(given: string, expected: string): boolean {
+  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** Entra leaves `roles` out entirely when the app holds none; an empty array would be a different shape. */
+function rolesClaim(client: DevClient): { roles?: string[] } {
+  return client.roles.length > 0 ? { roles: [...client.roles] } : {};
+}
+
+/** A GUID-shaped id derived from a seed, so a client's `oid`/`sub` stays the same across restarts. */
+function stableGuid(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * A fresh RS256 private JWK. Not `JWKStore.generate`: WebCrypto returns the JWK from another realm
+ * under jest's VM modules, and the store's plain-object check then rejects it; a copy passes.
+ */
+async function newPrivateJwk(): Promise<JWK & { kid: string; alg: string }> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: 'RS256' };
+}
+
+function publicPart(jwk: JWK): JWK {
+  const { kty, n, e } = jwk;
+  return { kty, n, e };
+}
+
+function encodeJson(value: unknown): string {
+  return base64url.encode(JSON.stringify(value));
+}

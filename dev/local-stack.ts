@@ -1,0 +1,127 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createCosmosClient } from '../shared/store/create-cosmos-client.js';
+import { startCosmosServer } from './cosmos-server.js';
+import { seedStore } from './seed-store.js';
+import { startIdentityProvider, type IdentityProvider } from './identity-provider.js';
+import { clientRegistry, loadDevIdentities, type DevIdentities } from './identities.js';
+import { createFunctionsHost, type FunctionRegistration } from './functions-host.js';
+import { createGateway, type GatewayLogEntry } from './gateway.js';
+
+/** Options of the local stack; ports 0 pick free ports (tests). */
+export interface LocalStackOptions {
+  readonly host?: string;
+  readonly port?: number;
+  readonly cosmosPort?: number;
+  readonly authPort?: number;
+  readonly seedRecords?: number;
+  /** Extra or overriding service settings (for example MAX_PAGE_SIZE). */
+  readonly settings?: Readonly<Record<string, string>>;
+  /** Loads the HTTP functions once the settings are in the environment, as the Functions host does. */
+  readonly loadFunctions?: () => Promise<readonly FunctionRegistration[]>;
+  readonly logGateway?: (entry: GatewayLogEntry) => void;
+}
+
+/** A running local stack. */
+export interface LocalStack {
+  /** The service base URL, `http://host:port/api`. */
+  readonly baseUrl: string;
+  /** The identity provider's base URL (the spec's auth_url). */
+  readonly authUrl: string;
+  readonly cosmos: { readonly endpoint: string; readonly key: string };
+  readonly identities: DevIdentities;
+  readonly identityProvider: IdentityProvider;
+  /** The service settings the stack put in the environment. */
+  readonly settings: Readonly<Record<string, string>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts everything a developer (or a test run) needs, with no Docker, Azure or Core Tools:
+ * the embedded Cosmos server (seeded), the local identity provider, and the service behind the
+ * local gateway. The service settings go into `process.env` before the functions load, because
+ * that is where the Functions host puts app settings.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const host = options.host ?? '127.0.0.1';
+  const identities = loadDevIdentities();
+  const cosmos = await startCosmosServer({ host, port: options.cosmosPort ?? 8081 });
+  const stops: (() => Promise<void>)[] = [cosmos.stop];
+  try {
+    const client = createCosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, allowSelfSignedTls: true });
+    await seedStore(client, { tenants: ['contoso', 'fabrikam'], recordsPerTenant: options.seedRecords ?? 1500 });
+    client.dispose();
+
+    const identityProvider = await startIdentityProvider({ identities, host, port: options.authPort ?? 7072 });
+    stops.push(identityProvider.stop);
+
+    const settings: Record<string, string> = {
+      AUTH_AUTHORITY_HOST: identityProvider.url,
+      AUTH_TENANT_ID: identities.tenantId,
+      AUTH_APP_ID: identities.appId,
+      API_KEYS: identities.apiKeys.join(','),
+      CLIENT_REGISTRY: JSON.stringify(clientRegistry(identities)),
+      COSMOS_ENDPOINT: cosmos.endpoint,
+      COSMOS_KEY: cosmos.key,
+      COSMOS_ALLOW_SELF_SIGNED_TLS: 'true',
+      ...options.settings,
+    };
+    Object.assign(process.env, settings);
+    const registrations = await (options.loadFunctions ?? loadCompiledFunctions)();
+
+    const gateway = createGateway(
+      identities.subscriptionKeys,
+      createFunctionsHost(registrations),
+      options.logGateway ?? ((entry) => console.log(JSON.stringify({ level: 'info', ...entry }))),
+    );
+    const server = createServer((request, response) => {
+      gateway(request, response).catch((error: unknown) => {
+        console.error(JSON.stringify({ level: 'error', error: error instanceof Error ? error.name : 'unknown' }));
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
+    });
+    const port = await listen(server, options.port ?? 7071, host);
+    stops.push(() => close(server));
+    return {
+      baseUrl: `http://${host}:${port}/api`,
+      authUrl: identityProvider.url,
+      cosmos: { endpoint: cosmos.endpoint, key: cosmos.key },
+      identities,
+      identityProvider,
+      settings,
+      stop: () => stopAll(stops),
+    };
+  } catch (error) {
+    await stopAll(stops);
+    throw error;
+  }
+}
+
+/** The compiled function files, loaded the way the Functions host loads `main`. */
+async function loadCompiledFunctions(): Promise<readonly FunctionRegistration[]> {
+  const contracts = await import('../functions/contracts-summary.js');
+  const invoices = await import('../functions/invoices-summary.js');
+  return [
+    { name: 'contractsSummary', options: contracts.contractsSummary },
+    { name: 'invoicesSummary', options: invoices.invoicesSummary },
+  ];
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {
+  for (const stop of stops.reverse()) await stop().catch(() => {});
+}

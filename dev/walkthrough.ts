@@ -1,0 +1,43 @@
+import type { LocalStack } from './local-stack.js';
+
+/**
+ * The ready-to-paste curl walkthrough printed by `npm start`. It uses the dev identities, whose
+ * secrets are obviously fake fixtures; nothing here is a real credential.
+ */
+export function walkthrough(stack: Pick<LocalStack, 'baseUrl' | 'authUrl' | 'identities'>): string {
+  const { identities } = stack;
+  const client = identities.clients.find((candidate) => candidate.name === 'contoso-full') ?? identities.clients[0];
+  if (!client) throw new TypeError('dev/identities.json has no clients');
+  const headers = [
+    '-H "Authorization: Bearer $TOKEN"',
+    `-H "Ocp-Apim-Subscription-Key: ${identities.subscriptionKeys[0]}"`,
+    `-H "x-api-key: ${identities.apiKeys[0]}"`,
+    '-H "Content-Type: application/json"',
+  ].join(' \\\n     ');
+  return `
+Local stack ready.
+  base_url  ${stack.baseUrl}
+  auth_url  ${stack.authUrl}
+  clients   ${identities.clients.map((candidate) => candidate.name).join(', ')} (dev/identities.json)
+
+# 1. Get an access token (client credentials; use access_token, never id_token)
+TOKEN=$(curl -s -X POST "${stack.authUrl}/${identities.tenantId}/oauth2/v2.0/token" \\
+     -d grant_type=client_credentials -d client_id=${client.clientId} \\
+     -d client_secret=${client.clientSecret} -d "scope=api://${identities.appId}/.default" \\
+     | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
+
+# 2. JSON: one page of contracts created in March 2025
+curl -s -X POST "${stack.baseUrl}/v1/contracts/summary" \\
+     ${headers} \\
+     -H "Accept: application/json" \\
+     -d '{"createdFrom":"2025-03-01","createdTo":"2025-03-31","pageSize":5}'
+
+# 3. Parquet: the same filters as a file (invoices answer a zip of two Parquet files)
+curl -s -X POST "${stack.baseUrl}/v1/contracts/summary" \\
+     ${headers} \\
+     -H "Accept: application/vnd.apache.parquet" \\
+     -d '{"createdFrom":"2025-03-01","createdTo":"2025-03-31"}' -o contracts.parquet
+
+Ctrl-C stops everything. One JSON line per request follows.
+`;
+}

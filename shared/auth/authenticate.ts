@@ -1,0 +1,54 @@
+import { ApiError } from '../errors/api-error.js';
+import { BASE_ROLE } from '../access/datapoints.js';
+import type { ApiKeyChecker } from './api-key-checker.js';
+import { invalidToken, type TokenVerifier } from './token-verifier.js';
+
+/** An authenticated caller: its client id, roles and the data tenant it may read. */
+export interface Principal {
+  readonly clientId: string;
+  readonly roles: readonly string[];
+  readonly dataTenant: string;
+}
+
+/** What `authenticate` needs. */
+export interface AuthenticateDeps {
+  readonly checkApiKey: ApiKeyChecker;
+  readonly verifyToken: TokenVerifier;
+  /** Client id → data tenant (server-side; the request can never name a tenant). */
+  readonly clientRegistry: Readonly<Record<string, string>>;
+}
+
+/** The request headers `authenticate` reads. */
+export interface CredentialHeaders {
+  readonly authorization: string | null;
+  readonly apiKey: string | null;
+}
+
+/**
+ * Checks the credentials of a data call, in this order: the backend key (cheap, constant time),
+ * the bearer token, the `Data.Read` role, then the client registry. Runs before anything about
+ * the request itself is looked at.
+ */
+export async function authenticate(headers: CredentialHeaders, deps: AuthenticateDeps): Promise<Principal> {
+  deps.checkApiKey(headers.apiKey);
+  const token = bearerToken(headers.authorization);
+  const identity = await deps.verifyToken(token);
+  if (!identity.roles.includes(BASE_ROLE)) {
+    throw new ApiError('MISSING_ROLE', `The client application must be granted the app role ${BASE_ROLE} on this API.`);
+  }
+  const dataTenant = Object.hasOwn(deps.clientRegistry, identity.clientId) ? deps.clientRegistry[identity.clientId] : undefined;
+  if (dataTenant === undefined) {
+    throw new ApiError('CLIENT_NOT_REGISTERED', 'This client application is not registered for data access; ask the service owners to register it.');
+  }
+  return { clientId: identity.clientId, roles: identity.roles, dataTenant };
+}
+
+function bearerToken(authorization: string | null): string {
+  const match = authorization === null ? null : /^Bearer +([A-Za-z0-9\-_.~+/]+=*)\s*$/i.exec(authorization);
+  if (!match?.[1]) {
+    throw authorization === null
+      ? new ApiError('INVALID_TOKEN', 'Send an access token in the Authorization header: Bearer <access_token>.', { headers: { 'WWW-Authenticate': 'Bearer' } })
+      : invalidToken('The Authorization header must be "Bearer <access_token>".');
+  }
+  return match[1];
+}

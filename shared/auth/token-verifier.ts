@@ -1,0 +1,114 @@
+import { createRemoteJWKSet, customFetch, jwtVerify, errors as joseErrors, type FetchImplementation, type JWTPayload } from 'jose';
+import { ApiError } from '../errors/api-error.js';
+import type { Config } from '../config/load-config.js';
+
+/** Who is calling, as proven by a verified access token. */
+export interface TokenIdentity {
+  /** The client application id (`azp`, or `appid` in v1 tokens). */
+  readonly clientId: string;
+  readonly roles: readonly string[];
+  /** Expiry, seconds since the epoch. */
+  readonly exp: number;
+}
+
+/** Verifies a bearer access token; throws `ApiError` INVALID_TOKEN or IDENTITY_UNAVAILABLE. */
+export type TokenVerifier = (token: string) => Promise<TokenIdentity>;
+
+/** Options beyond the settings: mainly for tests (a custom fetch, a clock). */
+export interface TokenVerifierOptions {
+  /** Seconds since the epoch; defaults to the system clock. */
+  readonly now?: () => number;
+  /** How long fetched keys are kept (Microsoft rolls keys with long overlap; keep them long). */
+  readonly keysMaxAgeMs?: number;
+  /** Minimum time between refetches triggered by an unknown `kid`. */
+  readonly refetchCooldownMs?: number;
+  /** How the key set is downloaded; defaults to the global fetch. */
+  readonly fetch?: typeof fetch;
+}
+
+/** The key set could not be downloaded: the identity provider is down or answered badly. */
+class KeySetUnavailable extends Error {
+  override readonly name = 'KeySetUnavailable';
+}
+
+/**
+ * Wraps the download so that a network failure or a non-200 answer is told apart from a bad
+ * token by its type (jose lets fetch's TypeError through, and TypeError also means misuse).
+ */
+function keySetFetch(fetchImpl: typeof fetch): FetchImplementation {
+  return async (url, init) => {
+    let response: Response;
+    try {
+      response = await fetchImpl(url, init);
+    } catch (cause) {
+      throw new KeySetUnavailable('the key set could not be fetched', { cause });
+    }
+    if (response.status !== 200) throw new KeySetUnavailable(`the key set answered ${response.status}`);
+    return response;
+  };
+}
+
+const ALGORITHMS = ['RS256'];
+
+/** The challenge sent with every 401 for a bad token (RFC 6750). */
+export const INVALID_TOKEN_CHALLENGE = 'Bearer error="invalid_token"';
+
+/**
+ * Builds the verifier: signature against the identity provider's JWKS (fetched remotely, cached),
+ * algorithm pinned to RS256, issuer, audience (the app id or `api://` app id), `exp` and `nbf`
+ * required, a small clock tolerance.
+ */
+export function createTokenVerifier(auth: Config['auth'], options: TokenVerifierOptions = {}): TokenVerifier {
+  const keys = createRemoteJWKSet(new URL(auth.jwksUri), {
+    cacheMaxAge: options.keysMaxAgeMs ?? 24 * 60 * 60 * 1000,
+    cooldownDuration: options.refetchCooldownMs ?? 5 * 60 * 1000,
+    timeoutDuration: 5000,
+    [customFetch]: keySetFetch(options.fetch ?? fetch),
+  });
+  const now = options.now;
+  return async (token) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        algorithms: ALGORITHMS,
+        issuer: auth.issuer,
+        audience: [...auth.audiences],
+        requiredClaims: ['exp', 'nbf'],
+        clockTolerance: auth.clockToleranceSeconds,
+        ...(now ? { currentDate: new Date(now() * 1000) } : {}),
+      }));
+    } catch (error) {
+      throw translate(error);
+    }
+    return identityOf(payload, auth.tenantId);
+  };
+}
+
+function identityOf(payload: JWTPayload, tenantId: string): TokenIdentity {
+  const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.appid === 'string' ? payload.appid : undefined;
+  if (payload.tid !== tenantId || !clientId || typeof payload.exp !== 'number') {
+    throw invalidToken('The access token does not name this tenant and a client application.');
+  }
+  const roles = Array.isArray(payload.roles) ? payload.roles.filter((role): role is string => typeof role === 'string') : [];
+  return { clientId, roles, exp: payload.exp };
+}
+
+/** jose's errors become ours here, once: a bad token is 401, an unreachable key set is 503. */
+function translate(error: unknown): ApiError {
+  if (error instanceof KeySetUnavailable || error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid) {
+    return new ApiError('IDENTITY_UNAVAILABLE', 'The identity provider could not be reached to verify the token; retry shortly.', {
+      headers: { 'Retry-After': '5' },
+      cause: error,
+    });
+  }
+  if (error instanceof joseErrors.JWTExpired) return invalidToken('The access token has expired; request a new one.');
+  if (error instanceof joseErrors.JOSEError) {
+    return invalidToken('The access token is not valid for this API: use the access_token (not the id_token) issued for scope api://<APP_ID>/.default.');
+  }
+  return invalidToken('The Authorization header does not hold a readable access token.');
+}
+
+/** A 401 INVALID_TOKEN with its challenge. */
+export function invalidToken(detail: string): ApiError {
+  return new ApiError('INVALID_TOKEN', detail, { headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE } });
+}

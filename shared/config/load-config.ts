@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { isLoopbackUrl } from './is-loopback-url.js';
+
+const DATA_TENANT = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
+const positiveInt = (fallback: number, max: number) =>
+  z.coerce.number().int().min(1).max(max).default(fallback);
+
+/** A URL that is https, or http only on a loopback host (the local stack). */
+const serviceUrl = z.url().refine((value) => value.startsWith('https://') || isLoopbackUrl(value), {
+  message: 'must be an https URL (plain http is allowed only on loopback)',
+});
+
+const settingsSchema = z.object({
+  AUTH_AUTHORITY_HOST: serviceUrl.default('https://login.microsoftonline.com'),
+  AUTH_TENANT_ID: z.string().regex(GUID, 'must be the identity tenant GUID'),
+  AUTH_APP_ID: z.string().regex(GUID, 'must be the application (client) id GUID of this API'),
+  AUTH_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  API_KEYS: z
+    .string()
+    .transform((value) => value.split(',').map((key) => key.trim()).filter((key) => key.length > 0))
+    .pipe(z.array(z.string().min(16, 'every key must be at least 16 characters')).min(1, 'needs at least one key')),
+  CLIENT_REGISTRY: z
+    .string()
+    .transform((value, ctx) => {
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object of client id → data tenant' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().min(1), z.string().regex(DATA_TENANT, 'data tenants are lower-case names'))),
+  COSMOS_ENDPOINT: serviceUrl,
+  COSMOS_KEY: z.string().min(1).optional(),
+  COSMOS_ALLOW_SELF_SIGNED_TLS: flag.default(false),
+  STORE_TIMEOUT_MS: positiveInt(10_000, 120_000),
+  MAX_PAGE_SIZE: positiveInt(1000, 10_000),
+  MAX_RESULT_WINDOW: positiveInt(10_000, 1_000_000),
+  LOG_REQUESTS: flag.default(true),
+}).superRefine((settings, ctx) => {
+  if (settings.COSMOS_ALLOW_SELF_SIGNED_TLS && !isLoopbackUrl(settings.COSMOS_ENDPOINT)) {
+    ctx.addIssue({ code: 'custom', path: ['COSMOS_ALLOW_SELF_SIGNED_TLS'], message: 'may be true only for a loopback COSMOS_ENDPOINT' });
+  }
+  if (settings.MAX_PAGE_SIZE > settings.MAX_RESULT_WINDOW) {
+    ctx.addIssue({ code: 'custom', path: ['MAX_PAGE_SIZE'], message: 'must not exceed MAX_RESULT_WINDOW' });
+  }
+});
+
+/** The service's settings, validated and frozen. */
+export interface Config {
+  readonly auth: {
+    readonly issuer: string;
+    readonly jwksUri: string;
+    readonly tenantId: string;
+    readonly audiences: readonly string[];
+    readonly clockToleranceSeconds: number;
+  };
+  readonly apiKeys: readonly string[];
+  /** Client id (`azp`/`appid`) → data tenant. */
+  readonly clientRegistry: Readonly<Record<string, string>>;
+  readonly cosmos: {
+    readonly endpoint: string;
+    /** Absent in Azure: the managed identity is used. */
+    readonly key: string | undefined;
+    readonly allowSelfSignedTls: boolean;
+  };
+  readonly storeTimeoutMs: number;
+  readonly maxPageSize: number;
+  readonly maxResultWindow: number;
+  /** Whether the one-line-per-request log is written (faults are always logged). */
+  readonly logRequests: boolean;
+}
+
+/** A setting is missing or invalid; the message names it. Start-up stops on it. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Names of every setting `loadConfig` reads (kept in step with local.settings.example.json by a test). */
+export const SETTING_NAMES: readonly string[] = Object.keys(settingsSchema.shape);
+
+/**
+ * Reads every setting once, validates it and freezes the result. The only reader of the
+ * environment: everything else receives the returned `Config`.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  const raw = Object.fromEntries(SETTING_NAMES.map((name) => [name, emptyToUndefined(env[name])]));
+  const parsed = settingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'settings'}: ${issue.message}`);
+    throw new ConfigError(`Invalid settings — ${problems.join('; ')}`);
+  }
+  const s = parsed.data;
+  const authority = `${s.AUTH_AUTHORITY_HOST.replace(/\/+$/, '')}/${s.AUTH_TENANT_ID}`;
+  return deepFreeze({
+    auth: {
+      issuer: `${authority}/v2.0`,
+      jwksUri: `${authority}/discovery/v2.0/keys`,
+      tenantId: s.AUTH_TENANT_ID,
+      audiences: [s.AUTH_APP_ID, `api://${s.AUTH_APP_ID}`],
+      clockToleranceSeconds: s.AUTH_CLOCK_TOLERANCE_SECONDS,
+    },
+    apiKeys: s.API_KEYS,
+    clientRegistry: s.CLIENT_REGISTRY,
+    cosmos: { endpoint: s.COSMOS_ENDPOINT, key: s.COSMOS_KEY, allowSelfSignedTls: s.COSMOS_ALLOW_SELF_SIGNED_TLS },
+    storeTimeoutMs: s.STORE_TIMEOUT_MS,
+    maxPageSize: s.MAX_PAGE_SIZE,
+    maxResultWindow: s.MAX_RESULT_WINDOW,
+    logRequests: s.LOG_REQUESTS,
+  });
+}
+
+function emptyToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

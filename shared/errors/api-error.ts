@@ -1,0 +1,40 @@
+import { ERROR_CODES, type ErrorCode } from './error-codes.js';
+
+/** One problem with one member of the request, as listed in a problem's `errors`. */
+export interface FieldError {
+  /** The request member at fault (a filter name, or `body`). */
+  readonly member: string;
+  readonly code: ErrorCode;
+  /** What was wrong and how to fix it. */
+  readonly message: string;
+}
+
+/** Extra response headers an error needs (`WWW-Authenticate`, `Retry-After`, `Allow`). */
+export type ErrorHeaders = Readonly<Record<string, string>>;
+
+/**
+ * The one error type the request pipeline answers with. Anything else that reaches the pipeline is
+ * a bug and becomes a 500 `INTERNAL` without details.
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: readonly FieldError[];
+  readonly headers: ErrorHeaders;
+
+  constructor(code: ErrorCode, detail: string, options: { errors?: readonly FieldError[]; headers?: ErrorHeaders; cause?: unknown } = {}) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.errors = options.errors ?? [];
+    this.headers = options.headers ?? {};
+  }
+
+  /** A 400 built from validation problems; the first problem's code becomes the error's code. */
+  static fromFieldErrors(errors: readonly [FieldError, ...FieldError[]]): ApiError {
+    const [first] = errors;
+    const detail = errors.length === 1 ? first.message : `${errors.length} problems with the request; see errors.`;
+    return new ApiError(first.code, detail, { errors });
+  }
+}

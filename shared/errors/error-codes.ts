@@ -1,0 +1,33 @@
+/**
+ * The error registry: every `code` the service answers with, its HTTP status and its title.
+ * `docs/errors.md` and the README's table are kept in step with this by a test.
+ */
+export const ERROR_CODES = {
+  INVALID_JSON: { status: 400, title: 'The request body is not valid JSON' },
+  INVALID_BODY: { status: 400, title: 'The request body is not a JSON object of filters' },
+  UNKNOWN_FILTER: { status: 400, title: 'Unknown filter' },
+  INVALID_FILTER: { status: 400, title: 'Invalid filter value' },
+  INVALID_DATE: { status: 400, title: 'Invalid date' },
+  DATE_RANGE_INCOMPLETE: { status: 400, title: 'Date range needs both ends' },
+  DATE_RANGE_REVERSED: { status: 400, title: 'Date range is reversed' },
+  DATE_RANGE_TOO_LONG: { status: 400, title: 'Date range is longer than one month' },
+  INVALID_ORDER_BY: { status: 400, title: 'Invalid orderBy' },
+  PAGE_SIZE_TOO_LARGE: { status: 400, title: 'Page size too large' },
+  RESULT_WINDOW_EXCEEDED: { status: 400, title: 'Result window exceeded' },
+  INVALID_TOKEN: { status: 401, title: 'Invalid or missing access token' },
+  INVALID_API_KEY: { status: 401, title: 'Invalid or missing API key' },
+  INVALID_SUBSCRIPTION_KEY: { status: 401, title: 'Invalid or missing subscription key' },
+  MISSING_ROLE: { status: 403, title: 'Missing required app role' },
+  CLIENT_NOT_REGISTERED: { status: 403, title: 'Client not registered' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
+  REQUEST_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  INTERNAL: { status: 500, title: 'Internal error' },
+  STORE_UNAVAILABLE: { status: 503, title: 'Data store unavailable' },
+  IDENTITY_UNAVAILABLE: { status: 503, title: 'Identity provider unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+/** A stable error code. */
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,99 @@
+import { ApiError, type FieldError } from '../errors/api-error.js';
+import type { View } from '../access/allowlist.js';
+import { FILTER_MEMBERS, type Source } from './filter-members.js';
+import { checkDateRanges } from './check-date-ranges.js';
+import type { Filters, SummaryQuery } from './summary-query.js';
+
+/** Query-string parameters that are not filters: `code` carries an Azure Functions key. */
+const RESERVED_QUERY = new Set(['code']);
+
+/** Inputs of `parseFilters`. */
+export interface FilterInput {
+  /** The parsed JSON body; `undefined` when the body was empty. */
+  readonly body: unknown;
+  readonly query: URLSearchParams;
+  /** What the caller may see: `orderBy` and field filters are checked against it. */
+  readonly view: View;
+  readonly maxPageSize: number;
+}
+
+/**
+ * Validates and merges the body and query-string filters (the body wins) into a `SummaryQuery`.
+ * Collects every problem and throws one 400 `ApiError` listing them.
+ */
+export function parseFilters({ body, query, view, maxPageSize }: FilterInput): SummaryQuery {
+  const rules = FILTER_MEMBERS[view.resource];
+  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+    throw new ApiError('INVALID_BODY', 'The body must be a JSON object of filters, for example {"createdFrom":"2025-01-01","createdTo":"2025-01-31"}, or empty.');
+  }
+  const errors: FieldError[] = [];
+  const given: Record<string, string | number> = {};
+
+  const take = (name: string, raw: unknown, source: Source) => {
+    const rule = Object.hasOwn(rules, name) ? rules[name] : undefined;
+    if (!rule) {
+      errors.push(unknownMember(name, Object.keys(rules), source));
+      return;
+    }
+    const result = rule.schema(source).safeParse(raw);
+    if (result.success) given[name] = result.data;
+    else errors.push({ member: name, code: rule.code, message: `${name} must be ${rule.expected}.` });
+  };
+
+  for (const name of new Set(query.keys())) {
+    if (RESERVED_QUERY.has(name)) continue;
+    const values = query.getAll(name);
+    if (body !== undefined && Object.hasOwn(body, name)) continue; // the body wins
+    if (values.length > 1) errors.push({ member: name, code: 'INVALID_FILTER', message: `${name} is given ${values.length} times in the query string; give it once.` });
+    else take(name, values[0], 'query');
+  }
+  for (const [name, raw] of Object.entries(body ?? {})) take(name, raw, 'body');
+
+  const ranges = checkDateRanges(given);
+  errors.push(...ranges.errors);
+  errors.push(...checkVisibility(given, view));
+  if (typeof given.pageSize === 'number' && given.pageSize > maxPageSize && !errors.some((e) => e.member === 'pageSize')) {
+    errors.push({ member: 'pageSize', code: 'PAGE_SIZE_TOO_LARGE', message: `pageSize may be at most ${maxPageSize}; ask for more pages, or export Parquet.` });
+  }
+  if (errors.length > 0) throw ApiError.fromFieldErrors(errors as [FieldError, ...FieldError[]]);
+
+  const filters: Filters = {
+    ...ranges.filters,
+    ...pick(given, ['contractWorkspaceID', 'contractId', 'supplierId', 'status']),
+  };
+  return {
+    resource: view.resource,
+    filters,
+    orderBy: (given.orderBy as string | undefined) ?? 'createdDate',
+    order: (given.order as 'asc' | 'desc' | undefined) ?? 'asc',
+    page: (given.page as number | undefined) ?? 1,
+    pageSize: (given.pageSize as number | undefined) ?? 25,
+    given,
+  };
+}
+
+function unknownMember(name: string, known: readonly string[], source: Source): FieldError {
+  const sameName = known.find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+  const hint = sameName
+    ? `Filter names are case-sensitive: did you mean ${sameName}?`
+    : `Known filters: ${known.join(', ')}.`;
+  return { member: name, code: 'UNKNOWN_FILTER', message: `${name} (in the ${source === 'body' ? 'body' : 'query string'}) is not a filter of this endpoint. ${hint}` };
+}
+
+/** `orderBy` and field filters may only name fields the caller can see. */
+function checkVisibility(given: Record<string, string | number>, view: View): FieldError[] {
+  const errors: FieldError[] = [];
+  if (typeof given.orderBy === 'string' && !view.sortable.includes(given.orderBy)) {
+    errors.push({ member: 'orderBy', code: 'INVALID_ORDER_BY', message: `orderBy must be one of the fields you can sort by: ${view.sortable.join(', ')}.` });
+  }
+  for (const name of ['supplierId', 'contractId'] as const) {
+    if (name in given && !view.fields.some((field) => field.name === name)) {
+      errors.push({ member: name, code: 'INVALID_FILTER', message: `${name} is not a field your roles can see, so you cannot filter by it.` });
+    }
+  }
+  return errors;
+}
+
+function pick(given: Record<string, string | number>, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.filter((name) => typeof given[name] === 'string').map((name) => [name, given[name] as string]));
+}

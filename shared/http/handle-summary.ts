@@ -1,0 +1,59 @@
+import type { HttpRequest } from '@azure/functions';
+import { ApiError } from '../errors/api-error.js';
+import { authenticate, type Principal } from '../auth/authenticate.js';
+import { parseFilters } from '../filters/parse-filters.js';
+import type { Resource } from '../model/resources.js';
+import { negotiate } from './negotiate.js';
+import { pickRequestId } from './request-id.js';
+import { readJsonBody } from './read-json-body.js';
+import { respondJson } from './respond-json.js';
+import { errorResponse } from './error-response.js';
+import type { HttpResult } from './http-result.js';
+import type { SummaryDeps } from './summary-deps.js';
+
+/** The formats this build can produce (Parquet arrives with its own output stage). */
+const AVAILABLE_FORMATS = ['json'] as const;
+
+/**
+ * The request pipeline of both summary operations, in one place:
+ * request id → credentials (before anything about the request is looked at) → Accept → body →
+ * filters (checked against the caller's view) → store → output stage → one log line.
+ * Every failure is an ApiError answered as problem+json; anything else is a 500 INTERNAL.
+ */
+export async function handleSummary(resource: Resource, request: HttpRequest, deps: SummaryDeps): Promise<HttpResult> {
+  const started = performance.now();
+  const requestId = pickRequestId(request.headers.get('x-request-id'));
+  let principal: Principal | undefined;
+  let result: HttpResult;
+  let code: string | null = null;
+  try {
+    principal = await authenticate(
+      { authorization: request.headers.get('authorization'), apiKey: request.headers.get('x-api-key') },
+      { checkApiKey: deps.checkApiKey, verifyToken: deps.verifyToken, clientRegistry: deps.config.clientRegistry },
+    );
+    const format = negotiate(request.headers.get('accept'), AVAILABLE_FORMATS);
+    if (format === undefined) {
+      throw new ApiError('NOT_ACCEPTABLE', 'This endpoint answers application/json; set Accept to it, or leave Accept out.');
+    }
+    const body = await readJsonBody(request);
+    const view = deps.allowlist.view(resource, principal.roles);
+    const query = parseFilters({ body, query: new URL(request.url).searchParams, view, maxPageSize: deps.config.maxPageSize });
+    result = await respondJson({ scope: { tenant: principal.dataTenant, view }, query, requestId, deps });
+  } catch (error) {
+    const problem = errorResponse(error, requestId, (unexpected) => deps.log.fault(requestId, unexpected));
+    code = problem.code;
+    result = problem;
+  }
+  deps.log.request({
+    requestId,
+    operation: `${resource}.summary`,
+    clientId: principal?.clientId ?? null,
+    dataTenant: principal?.dataTenant ?? null,
+    status: result.status,
+    code,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    records: result.records,
+    bytes: typeof result.body === 'string' ? Buffer.byteLength(result.body) : result.body.byteLength,
+  });
+  return result;
+}

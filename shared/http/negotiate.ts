@@ -1,0 +1,64 @@
+/** The response formats the service can produce. */
+export type Format = 'json' | 'parquet';
+
+const MEDIA_TYPES: Readonly<Record<Format, string>> = {
+  json: 'application/json',
+  parquet: 'application/vnd.apache.parquet',
+};
+
+interface Range {
+  readonly type: string;
+  readonly subtype: string;
+  readonly q: number;
+}
+
+/**
+ * Picks the response format from an `Accept` header with q-values (RFC 9110 §12.5.1): the
+ * available format with the highest q, the most specific range deciding each format's q; JSON wins
+ * ties and answers a missing header. Returns undefined when nothing acceptable is available.
+ */
+export function negotiate(accept: string | null, available: readonly Format[]): Format | undefined {
+  if (accept === null || accept.trim() === '') return available.includes('json') ? 'json' : available[0];
+  const ranges = accept.split(',').map(parseRange).filter((range): range is Range => range !== undefined);
+  let best: { format: Format; q: number } | undefined;
+  for (const format of available) {
+    const q = qualityOf(MEDIA_TYPES[format], ranges);
+    if (q > 0 && (best === undefined || q > best.q)) best = { format, q };
+  }
+  return best?.format;
+}
+
+function parseRange(text: string): Range | undefined {
+  const [mediaRange, ...params] = text.split(';').map((part) => part.trim());
+  const match = /^([a-z0-9!#$%&'*+.^_`|~-]+)\/([a-z0-9!#$%&'*+.^_`|~-]+)$/i.exec(mediaRange ?? '');
+  if (!match) return undefined;
+  let q = 1;
+  for (const param of params) {
+    const [name, value] = param.split('=').map((part) => part.trim());
+    if (name?.toLowerCase() === 'q') {
+      q = /^(0(\.[0-9]{0,3})?|1(\.0{0,3})?)$/.test(value ?? '') ? Number(value) : 0;
+    }
+  }
+  return { type: match[1]!.toLowerCase(), subtype: match[2]!.toLowerCase(), q };
+}
+
+/** The q of the most specific range matching a media type (0 when none does). */
+function qualityOf(mediaType: string, ranges: readonly Range[]): number {
+  const [type, subtype] = mediaType.split('/');
+  let specificity = -1;
+  let q = 0;
+  for (const range of ranges) {
+    const matches = (range.type === '*' || range.type === type) && (range.subtype === '*' || range.subtype === subtype);
+    const rank = range.type === '*' ? 0 : range.subtype === '*' ? 1 : 2;
+    if (matches && rank > specificity) {
+      specificity = rank;
+      q = range.q;
+    }
+  }
+  return q;
+}
+
+/** The media type of a format. */
+export function mediaTypeOf(format: Format): string {
+  return MEDIA_TYPES[format];
+}

@@ -1,0 +1,63 @@
+import { ApiError } from '../errors/api-error.js';
+
+/** The largest request body accepted. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** The parts of a request `readJsonBody` reads. */
+export interface BodySource {
+  readonly headers: { get(name: string): string | null };
+  readonly body: ReadableStream<Uint8Array> | null;
+}
+
+/**
+ * Reads and parses the JSON body: `undefined` for an empty body (no filters). A non-empty body
+ * needs a JSON Content-Type (415); a body over 64 KiB is refused (413) as soon as that is known,
+ * from Content-Length or while streaming, before it is parsed.
+ */
+export async function readJsonBody(request: BodySource): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? 'NaN');
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
+  const bytes = await readCapped(request.body);
+  if (bytes.length === 0) return undefined;
+  if (!isJsonContentType(request.headers.get('content-type'))) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the filters as JSON with Content-Type: application/json.');
+  }
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError('INVALID_JSON', 'The body is not valid JSON; send a JSON object such as {"createdFrom":"2025-01-01","createdTo":"2025-01-31"}.');
+  }
+}
+
+function isJsonContentType(value: string | null): boolean {
+  if (value === null) return false;
+  const [mediaType, ...params] = value.split(';').map((part) => part.trim().toLowerCase());
+  const charset = params.find((param) => param.startsWith('charset='))?.slice('charset='.length).replaceAll('"', '');
+  return (mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType ?? ''))
+    && (charset === undefined || charset === 'utf-8');
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
+  if (stream === null) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) throw tooLarge();
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function tooLarge(): ApiError {
+  return new ApiError('REQUEST_TOO_LARGE', `The body may be at most ${MAX_BODY_BYTES} bytes; filters never need more.`);
+}

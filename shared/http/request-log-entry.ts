@@ -1,0 +1,34 @@
+/**
+ * The one structured log line written per request. It carries identifiers and figures only:
+ * never a token, key, secret, header value or body.
+ */
+export interface RequestLogEntry {
+  readonly requestId: string;
+  readonly operation: string;
+  readonly clientId: string | null;
+  readonly dataTenant: string | null;
+  readonly status: number;
+  readonly code: string | null;
+  readonly durationMs: number;
+  readonly records: number;
+  readonly bytes: number;
+}
+
+/** Where the pipeline writes: one line per request, and unexpected faults (type and stack only). */
+export interface RequestLogger {
+  request(entry: RequestLogEntry): void;
+  fault(requestId: string, error: unknown): void;
+}
+
+/** A logger writing JSON lines through the given sinks (console locally, the invocation context in Azure). */
+export function createJsonLogger(info: (line: string) => void, error: (line: string) => void): RequestLogger {
+  return {
+    request: (entry) => info(JSON.stringify({ level: 'info', ...entry })),
+    fault: (requestId, fault) => {
+      // The error's type and stack frames only: the message of an unexpected error may quote input.
+      const name = fault instanceof Error ? fault.name : typeof fault;
+      const frames = fault instanceof Error ? fault.stack?.split('\n').slice(1, 8).map((frame) => frame.trim()) : undefined;
+      error(JSON.stringify({ level: 'error', requestId, error: name, frames }));
+    },
+  };
+}

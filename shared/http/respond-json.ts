@@ -1,0 +1,46 @@
+import { ApiError } from '../errors/api-error.js';
+import { buildJsonEnvelope } from '../output/json-envelope.js';
+import type { SummaryQuery } from '../filters/summary-query.js';
+import type { Scope } from '../store/record-store.js';
+import type { HttpResult } from './http-result.js';
+import type { SummaryDeps } from './summary-deps.js';
+
+/** Inputs of the JSON output stage. */
+export interface JsonStageInput {
+  readonly scope: Scope;
+  readonly query: SummaryQuery;
+  readonly requestId: string;
+  readonly deps: Pick<SummaryDeps, 'store' | 'clock' | 'config'>;
+}
+
+/**
+ * The JSON output stage: total from a COUNT under the same filters, then the one page asked for.
+ * A page past the end is an empty 200 with a warning; a page reaching past MAX_RESULT_WINDOW is a
+ * 400 that points to narrower filters or a Parquet export.
+ */
+export async function respondJson({ scope, query, requestId, deps }: JsonStageInput): Promise<HttpResult> {
+  const totalRecords = await deps.store.count(scope, query);
+  const skip = (query.page - 1) * query.pageSize;
+  let records: Awaited<ReturnType<typeof deps.store.list>> = [];
+  if (skip < totalRecords) {
+    const take = Math.min(query.pageSize, totalRecords - skip);
+    if (skip + take > deps.config.maxResultWindow) {
+      throw new ApiError('RESULT_WINDOW_EXCEEDED', `Pages can reach the first ${deps.config.maxResultWindow} records of a result only; narrow the filters (for example a shorter date range) or export the whole result as Parquet.`, {
+        errors: [{ member: 'page', code: 'RESULT_WINDOW_EXCEEDED', message: `page × pageSize may reach at most record ${deps.config.maxResultWindow}.` }],
+      });
+    }
+    records = await deps.store.list(scope, query, skip, take);
+  }
+  const envelope = buildJsonEnvelope(records, scope.view, { page: query.page, pageSize: query.pageSize, totalRecords }, { requestId, generatedAt: deps.clock() });
+  return {
+    status: 200,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'X-Request-ID': requestId,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    },
+    body: JSON.stringify(envelope),
+    records: records.length,
+  };
+}

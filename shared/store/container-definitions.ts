@@ -1,0 +1,89 @@
+/**
+ * The one definition of the Cosmos containers: id, partition key and indexing policy per resource.
+ * It is plain data derived from the model, with no SDK types, so that the local stack creates its
+ * containers from it and a test can hold the Bicep templates against it.
+ */
+import {
+  CONTAINER_IDS,
+  PARTITION_KEY_PATH,
+  RESOURCES,
+  SORTABLE_FIELDS,
+  type Resource,
+} from '../model/resources.js';
+
+/** One path of a composite index, in the shape Cosmos and Bicep both use. */
+export interface CompositePath {
+  readonly path: string;
+  readonly order: 'ascending' | 'descending';
+}
+
+/** A container's definition, in the shape of the Cosmos REST resource (and of its Bicep `resource`). */
+export interface ContainerDefinition {
+  readonly id: string;
+  readonly partitionKey: {
+    readonly paths: readonly string[];
+    readonly kind: 'Hash';
+    /** Version 2 hashes the full key value; version 1 only its first 100 bytes. */
+    readonly version: 2;
+  };
+  readonly indexingPolicy: {
+    readonly indexingMode: 'consistent';
+    readonly automatic: true;
+    readonly includedPaths: readonly { readonly path: string }[];
+    readonly excludedPaths: readonly { readonly path: string }[];
+    readonly compositeIndexes: readonly (readonly CompositePath[])[];
+  };
+}
+
+/** The document property every ORDER BY ends with, so that pages are stable under ties. */
+const TIE_BREAKER_PATH = '/id';
+
+/**
+ * `(field, id)` ascending and descending for every sortable field: a multi-field ORDER BY is only
+ * served from a composite index whose orders match the query exactly (both directions equal), and the
+ * service always breaks ties by id in the same direction as the requested order.
+ */
+function compositeIndexes(resource: Resource): CompositePath[][] {
+  return SORTABLE_FIELDS[resource].flatMap((field) =>
+    (['ascending', 'descending'] as const).map((order) => [
+      { path: `/${field}`, order },
+      { path: TIE_BREAKER_PATH, order },
+    ]),
+  );
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function buildDefinition(resource: Resource): ContainerDefinition {
+  return deepFreeze({
+    id: CONTAINER_IDS[resource],
+    partitionKey: { paths: [PARTITION_KEY_PATH], kind: 'Hash', version: 2 },
+    indexingPolicy: {
+      indexingMode: 'consistent',
+      automatic: true,
+      // Cosmos's own default: index everything except the system etag.
+      includedPaths: [{ path: '/*' }],
+      excludedPaths: [{ path: '/"_etag"/?' }],
+      compositeIndexes: compositeIndexes(resource),
+    },
+  });
+}
+
+/** The definition of every container, keyed by resource; deeply frozen. */
+export const CONTAINER_DEFINITIONS: Readonly<Record<Resource, ContainerDefinition>> = Object.freeze(
+  Object.fromEntries(RESOURCES.map((resource) => [resource, buildDefinition(resource)])) as Record<
+    Resource,
+    ContainerDefinition
+  >,
+);
+
+/** The definition of the container that holds `resource`. */
+export function containerDefinition(resource: Resource): ContainerDefinition {
+  return CONTAINER_DEFINITIONS[resource];
+}

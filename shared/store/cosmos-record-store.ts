@@ -1,0 +1,62 @@
+import type { CosmosClient, Container, FeedOptions } from '@azure/cosmos';
+import { CONTAINER_IDS, DATABASE_ID, type Resource } from '../model/resources.js';
+import { buildCountSql, buildListSql, type SqlQuery } from './build-sql.js';
+import { storeFault } from './store-fault.js';
+import type { RecordStore, Scope, StoredRecord } from './record-store.js';
+import type { SummaryQuery } from '../filters/summary-query.js';
+
+/** Options of the Cosmos store. */
+export interface CosmosRecordStoreOptions {
+  /** Deadline for one store call, well under the Functions HTTP limit (230 s). */
+  readonly timeoutMs: number;
+}
+
+/**
+ * The production `RecordStore`: Cosmos DB through `@azure/cosmos`, one container per resource,
+ * partitioned by tenant. Every query is single-partition and parameterized.
+ *
+ * Paging: Cosmos' `OFFSET/LIMIT` is not available on the embedded server and costs the same on the
+ * real one, so a page is read as `TOP (skip + take)` and the first `skip` rows are dropped. The
+ * caller bounds `skip + take` by MAX_RESULT_WINDOW (see docs/store.md).
+ */
+export function createCosmosRecordStore(client: CosmosClient, options: CosmosRecordStoreOptions): RecordStore {
+  const database = client.database(DATABASE_ID);
+  const containers: Record<Resource, Container> = {
+    contracts: database.container(CONTAINER_IDS.contracts),
+    invoices: database.container(CONTAINER_IDS.invoices),
+  };
+
+  const run = async <T>(scope: Scope, query: SummaryQuery, sql: SqlQuery, maxItemCount: number): Promise<T[]> => {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), options.timeoutMs);
+    const feedOptions: FeedOptions = { partitionKey: scope.tenant, maxItemCount, abortSignal: abort.signal };
+    try {
+      const { resources } = await containers[query.resource].items.query<T>(sql, feedOptions).fetchAll();
+      return resources;
+    } catch (error) {
+      throw storeFault(error, abort.signal.aborted);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return {
+    async count(scope, query) {
+      const [total] = await run<number>(scope, query, buildCountSql(scope, query), 1);
+      return total ?? 0;
+    },
+    async list(scope, query, skip, take) {
+      const top = skip + take;
+      const rows = await run<Record<string, unknown>>(scope, query, buildListSql(scope, query, top), Math.min(top, 1000));
+      return rows.slice(skip, top).map(sortLines);
+    },
+  };
+}
+
+/** Lines come out ordered by lineNumber whatever order the array subquery yields. */
+function sortLines(row: Record<string, unknown>): StoredRecord {
+  if (Array.isArray(row.lines)) {
+    row.lines = [...(row.lines as Record<string, unknown>[])].sort((a, b) => Number(a.lineNumber) - Number(b.lineNumber));
+  }
+  return row;
+}

@@ -1,0 +1,44 @@
+/**
+ * Creates the database and containers the local stack needs. In Azure, Bicep creates them from the
+ * same `CONTAINER_DEFINITIONS`, and the service's identity has no right to create anything.
+ */
+import {
+  PartitionKeyDefinitionVersion,
+  PartitionKeyKind,
+  type ContainerRequest,
+  type CosmosClient,
+} from '@azure/cosmos';
+import { DATABASE_ID, RESOURCES } from '../model/resources.js';
+import { CONTAINER_DEFINITIONS, type ContainerDefinition } from './container-definitions.js';
+
+/** Our frozen, SDK-free definition, copied into the mutable shape the SDK's request type wants. */
+function toContainerRequest(definition: ContainerDefinition): ContainerRequest {
+  const { indexingPolicy: policy } = definition;
+  return {
+    id: definition.id,
+    partitionKey: {
+      paths: [...definition.partitionKey.paths],
+      kind: PartitionKeyKind.Hash,
+      version: PartitionKeyDefinitionVersion.V2,
+    },
+    indexingPolicy: {
+      indexingMode: policy.indexingMode,
+      automatic: policy.automatic,
+      includedPaths: policy.includedPaths.map((p) => ({ path: p.path })),
+      excludedPaths: policy.excludedPaths.map((p) => ({ path: p.path })),
+      compositeIndexes: policy.compositeIndexes.map((index) => index.map((p) => ({ ...p }))),
+    },
+  };
+}
+
+/**
+ * Creates database `summary` and every container with its definition, each only if absent.
+ * An existing container keeps whatever policy it has: the embedded server starts empty every time,
+ * so there is nothing to migrate locally.
+ */
+export async function ensureContainers(client: CosmosClient): Promise<void> {
+  const { database } = await client.databases.createIfNotExists({ id: DATABASE_ID });
+  for (const resource of RESOURCES) {
+    await database.containers.createIfNotExists(toContainerRequest(CONTAINER_DEFINITIONS[resource]));
+  }
+}

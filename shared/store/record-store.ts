@@ -1,0 +1,24 @@
+import type { View } from '../access/allowlist.js';
+import type { SummaryQuery } from '../filters/summary-query.js';
+
+/** A record as read from the store: only the caller's visible fields (and visible `lines`). */
+export type StoredRecord = Readonly<Record<string, unknown>>;
+
+/** Where a read is scoped: always one data tenant, seen through one view. */
+export interface Scope {
+  readonly tenant: string;
+  readonly view: View;
+}
+
+/**
+ * The data access seam. Implementations must scope every read to `scope.tenant`, apply every
+ * filter of the query, hide Drafts unless `scope.view.drafts`, select only the view's fields and
+ * order by `query.orderBy`/`query.order` with ties broken by id. Faults are thrown as `ApiError`
+ * STORE_UNAVAILABLE (503), never as partial results.
+ */
+export interface RecordStore {
+  /** How many records match. */
+  count(scope: Scope, query: SummaryQuery): Promise<number>;
+  /** The matching records from position `skip` (0-based), at most `take` of them, in order. */
+  list(scope: Scope, query: SummaryQuery, skip: number, take: number): Promise<StoredRecord[]>;
+}

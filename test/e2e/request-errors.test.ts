@@ -1,0 +1,79 @@
+import { describe, expect, it } from '@jest/globals';
+import { call, stack, type Problem } from '../support/stack.js';
+
+async function problem(response: Response, status: number, code: string): Promise<Problem> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toBe('application/problem+json');
+  const body = (await response.json()) as Problem;
+  expect(body).toMatchObject({ status, code, requestId: response.headers.get('x-request-id') });
+  expect(body.type).toMatch(/^https:\/\//);
+  expect(body.title).toBeTruthy();
+  expect(body.detail).toBeTruthy();
+  return body;
+}
+
+describe('request errors over HTTP', () => {
+  it('answers malformed JSON with INVALID_JSON', async () => {
+    await problem(await call('contracts', { rawBody: '{"createdFrom": ' }), 400, 'INVALID_JSON');
+  });
+
+  it('answers an array body with INVALID_BODY', async () => {
+    await problem(await call('contracts', { rawBody: '[1,2]' }), 400, 'INVALID_BODY');
+  });
+
+  it('treats an empty body as no filters', async () => {
+    expect((await call('contracts', { rawBody: '' })).status).toBe(200);
+  });
+
+  it('answers a non-JSON Content-Type on a body with 415', async () => {
+    await problem(await call('contracts', { rawBody: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers a body over 64 KiB with 413 REQUEST_TOO_LARGE', async () => {
+    const rawBody = JSON.stringify({ contractId: 'x'.repeat(70 * 1024) });
+    await problem(await call('invoices', { rawBody }), 413, 'REQUEST_TOO_LARGE');
+  });
+
+  it('answers an unsupported Accept with 406, and Parquet with 406 until the export exists', async () => {
+    await problem(await call('contracts', { headers: { accept: 'text/csv' } }), 406, 'NOT_ACCEPTABLE');
+    expect((await call('contracts', { headers: { accept: 'text/csv;q=0.5, application/*;q=0.1' } })).status).toBe(200);
+  });
+
+  it('answers a wrong method with 405 and Allow: POST', async () => {
+    const response = await call('contracts', { method: 'GET' });
+    expect(response.headers.get('allow')).toBe('POST');
+    await problem(response, 405, 'METHOD_NOT_ALLOWED');
+  });
+
+  it('answers an unknown path with 404', async () => {
+    await problem(await call('contracts', { path: '/v1/suppliers/summary' }), 404, 'NOT_FOUND');
+  });
+
+  it('lists each problem with its member, the first deciding the code', async () => {
+    const body = await problem(await call('contracts', { body: { createdFrom: '2025-02-30', createdTo: '2025-03-01', Page: 1 } }), 400, 'UNKNOWN_FILTER');
+    expect(body.errors).toEqual(expect.arrayContaining([
+      expect.objectContaining({ member: 'createdFrom', code: 'INVALID_DATE' }),
+      expect.objectContaining({ member: 'Page', code: 'UNKNOWN_FILTER' }),
+    ]));
+  });
+
+  it.each([
+    [{ createdFrom: '2025-01-15', createdTo: '2025-02-16' }, 'DATE_RANGE_TOO_LONG'],
+    [{ createdFrom: '2025-01-15' }, 'DATE_RANGE_INCOMPLETE'],
+    [{ updatedFrom: '2025-02-15', updatedTo: '2025-01-15' }, 'DATE_RANGE_REVERSED'],
+    [{ orderBy: 'contractAmount' }, 'INVALID_ORDER_BY'],
+    [{ pageSize: 1001 }, 'PAGE_SIZE_TOO_LARGE'],
+    [{ page: '2' }, 'INVALID_FILTER'],
+    [{ contractWorkspaceID: 'WS-1' }, 'INVALID_FILTER'],
+  ])('answers %p with %s', async (body, code) => {
+    await problem(await call('contracts', { as: 'contoso-basic', body }), 400, code);
+  });
+
+  it('reads filters from the query string too', async () => {
+    await problem(await call('contracts', { query: 'createdFrom=2025-01-01&createdTo=2025-03-01' }), 400, 'DATE_RANGE_TOO_LONG');
+  });
+
+  it('answers the stack base URL the README prints', () => {
+    expect(stack.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
+  });
+});

@@ -1,0 +1,22 @@
+// Starts the real local stack once for the whole run — embedded Cosmos server (seeded through the
+// SDK), local identity provider, gateway and the compiled functions — and tells the test workers
+// where it is through the environment. It loads the compiled output (`npm test` builds first), so
+// the stack under test is the one `npm start` runs.
+import { startLocalStack } from '../dist/dev/local-stack.js';
+
+export default async function globalSetup() {
+  const stack = await startLocalStack({
+    port: 0,
+    cosmosPort: 0,
+    authPort: 0,
+    seedRecords: Number(process.env.TEST_SEED_RECORDS ?? 1500),
+    settings: { MAX_PAGE_SIZE: '1000', MAX_RESULT_WINDOW: '10000', LOG_REQUESTS: 'false' },
+    logGateway: () => {},
+  });
+  globalThis.__LOCAL_STACK__ = stack;
+  process.env.STACK_BASE_URL = stack.baseUrl;
+  process.env.STACK_AUTH_URL = stack.authUrl;
+  process.env.STACK_COSMOS_ENDPOINT = stack.cosmos.endpoint;
+  process.env.STACK_COSMOS_KEY = stack.cosmos.key;
+  process.env.STACK_SEED_RECORDS = String(Number(process.env.TEST_SEED_RECORDS ?? 1500));
+}

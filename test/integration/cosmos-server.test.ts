@@ -1,0 +1,125 @@
+/**
+ * The embedded Cosmos server, seeded, reached through the real SDK: the query shapes the store
+ * relies on must run here exactly as they are written for Azure.
+ */
+import type { Container, CosmosClient, SqlParameter } from '@azure/cosmos';
+import { CONTAINER_IDS, DATABASE_ID } from '../../shared/model/resources.js';
+import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
+import { startCosmosServer, type RunningCosmosServer } from '../../dev/cosmos-server.js';
+import { seedStore } from '../../dev/seed-store.js';
+
+const TENANTS = ['contoso', 'fabrikam'];
+const RECORDS = 200;
+
+let server: RunningCosmosServer;
+let client: CosmosClient;
+let contracts: Container;
+let invoices: Container;
+
+beforeAll(async () => {
+  server = await startCosmosServer({ port: 0 });
+  client = createCosmosClient({ endpoint: server.endpoint, key: server.key, allowSelfSignedTls: true });
+  await seedStore(client, { tenants: TENANTS, recordsPerTenant: RECORDS });
+  const database = client.database(DATABASE_ID);
+  contracts = database.container(CONTAINER_IDS.contracts);
+  invoices = database.container(CONTAINER_IDS.invoices);
+});
+
+afterAll(async () => {
+  client?.dispose();
+  await server?.stop();
+});
+
+/** Runs a single-partition query for `tenant` the way the store does. */
+async function query<T>(container: Container, tenant: string, sql: string, extra: SqlParameter[] = []): Promise<T[]> {
+  const parameters = [{ name: '@tenant', value: tenant }, ...extra];
+  const { resources } = await container.items.query<T>({ query: sql, parameters }, { partitionKey: tenant }).fetchAll();
+  return resources;
+}
+
+test('the endpoint is https on loopback with an ephemeral port', () => {
+  expect(server.endpoint).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+  expect(server.endpoint).not.toMatch(/:0$/);
+});
+
+test.each(TENANTS)('COUNT in one partition counts only that tenant (%s)', async (tenant) => {
+  const sql = 'SELECT VALUE COUNT(1) FROM c WHERE c.tenantId = @tenant';
+  expect(await query<number>(contracts, tenant, sql)).toEqual([RECORDS]);
+  expect(await query<number>(invoices, tenant, sql)).toEqual([RECORDS]);
+});
+
+test('seeding again upserts the same documents instead of adding more', async () => {
+  await expect(seedStore(client, { tenants: ['contoso'], recordsPerTenant: RECORDS })).resolves.toEqual({
+    contracts: RECORDS,
+    invoices: RECORDS,
+  });
+  const sql = 'SELECT VALUE COUNT(1) FROM c WHERE c.tenantId = @tenant';
+  expect(await query<number>(contracts, 'contoso', sql)).toEqual([RECORDS]);
+});
+
+test.each(['ASC', 'DESC'])('ORDER BY createdDate %s, id is served from the composite index and sorted', async (direction) => {
+  const rows = await query<{ id: string; createdDate: string }>(
+    contracts,
+    'contoso',
+    `SELECT c.id, c.createdDate FROM c WHERE c.tenantId = @tenant ORDER BY c.createdDate ${direction}, c.id ${direction}`,
+  );
+  const key = (row: { id: string; createdDate: string }): string => `${row.createdDate}|${row.id}`;
+  const sorted = [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  expect(rows).toHaveLength(RECORDS);
+  expect(rows).toEqual(direction === 'ASC' ? sorted : sorted.reverse());
+});
+
+test('a multi-field ORDER BY without a composite index is refused, as in Cosmos', async () => {
+  const sql = 'SELECT c.id FROM c WHERE c.tenantId = @tenant ORDER BY c.createdDate ASC, c.title ASC';
+  await expect(query(contracts, 'contoso', sql)).rejects.toMatchObject({ code: 400 });
+});
+
+test('TOP returns the first rows of the order, also with TOP as a parameter', async () => {
+  const order = 'ORDER BY c.invoiceDate DESC, c.id DESC';
+  const all = await query<{ id: string }>(invoices, 'fabrikam', `SELECT c.id FROM c WHERE c.tenantId = @tenant ${order}`);
+  const top = await query<{ id: string }>(invoices, 'fabrikam', `SELECT TOP 10 c.id FROM c WHERE c.tenantId = @tenant ${order}`);
+  const topParam = await query<{ id: string }>(
+    invoices, 'fabrikam', `SELECT TOP @top c.id FROM c WHERE c.tenantId = @tenant ${order}`, [{ name: '@top', value: 10 }],
+  );
+  expect(top).toEqual(all.slice(0, 10));
+  expect(topParam).toEqual(top);
+});
+
+test('an ARRAY subquery projects the chosen line fields of each invoice', async () => {
+  const rows = await query<{ invoiceId: string; lines: Record<string, unknown>[] }>(
+    invoices,
+    'contoso',
+    'SELECT c.invoiceId, ARRAY(SELECT l.lineNumber, l.description FROM l IN c.lines) AS lines ' +
+      'FROM c WHERE c.tenantId = @tenant AND c.invoiceId = @id',
+    [{ name: '@id', value: 'INV-CONTOSO-000001' }],
+  );
+  expect(rows).toHaveLength(1);
+  const lines = rows[0]?.lines ?? [];
+  expect(lines.length).toBeGreaterThanOrEqual(1);
+  lines.forEach((line, index) => {
+    expect(Object.keys(line).sort()).toEqual(['description', 'lineNumber']);
+    expect(line.lineNumber).toBe(index + 1);
+  });
+});
+
+test('parameter values with quotes and non-ASCII text match exactly, never as SQL', async () => {
+  const bySupplier = 'SELECT VALUE COUNT(1) FROM c WHERE c.tenantId = @tenant AND c.supplierName = @p';
+  const [quoted] = await query<number>(contracts, 'contoso', bySupplier, [{ name: '@p', value: `O'Reilly "Premium" Supplies Ltd.` }]);
+  const [umlaut] = await query<number>(contracts, 'contoso', bySupplier, [{ name: '@p', value: 'Müller & Söhne GmbH' }]);
+  const [injection] = await query<number>(contracts, 'contoso', bySupplier, [{ name: '@p', value: `x' OR 1=1 --` }]);
+  expect(quoted).toBeGreaterThan(0);
+  expect(umlaut).toBeGreaterThan(0);
+  expect(injection).toBe(0);
+});
+
+test('OFFSET/LIMIT is not supported by the embedded server', async () => {
+  const sql = 'SELECT c.id FROM c WHERE c.tenantId = @tenant ORDER BY c.id OFFSET 10 LIMIT 10';
+  await expect(query(contracts, 'contoso', sql)).rejects.toMatchObject({ code: 400 });
+});
+
+test('the server ignores partitionKey, so the tenant must also be in the WHERE clause', async () => {
+  const { resources } = await contracts.items
+    .query<number>('SELECT VALUE COUNT(1) FROM c', { partitionKey: 'contoso' })
+    .fetchAll();
+  expect(resources).toEqual([RECORDS * TENANTS.length]);
+});

@@ -1,0 +1,107 @@
+import { CosmosClient } from '@azure/cosmos';
+import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
+import { loadDevIdentities, type DevClient } from '../../dev/identities.js';
+
+/** Where the global setup started the local stack. */
+export const stack = {
+  baseUrl: required('STACK_BASE_URL'),
+  authUrl: required('STACK_AUTH_URL'),
+  cosmosEndpoint: required('STACK_COSMOS_ENDPOINT'),
+  cosmosKey: required('STACK_COSMOS_KEY'),
+  seedRecords: Number(required('STACK_SEED_RECORDS')),
+};
+
+export const identities = loadDevIdentities();
+
+/** A dev client by name. */
+export function client(name: string): DevClient {
+  const found = identities.clients.find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`no dev client ${name}`);
+  return found;
+}
+
+const tokens = new Map<string, Promise<{ access_token: string; id_token: string }>>();
+
+/** The token response for a dev client, from the local identity provider (cached per run). */
+export function tokenResponse(name: string): Promise<{ access_token: string; id_token: string }> {
+  let pending = tokens.get(name);
+  if (!pending) {
+    const { clientId, clientSecret } = client(name);
+    pending = fetch(`${stack.authUrl}/${identities.tenantId}/oauth2/v2.0/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: `api://${identities.appId}/.default` }),
+    }).then(async (response) => {
+      if (response.status !== 200) throw new Error(`token request for ${name} answered ${response.status}`);
+      return (await response.json()) as { access_token: string; id_token: string };
+    });
+    tokens.set(name, pending);
+  }
+  return pending;
+}
+
+/** The access token of a dev client. */
+export async function accessToken(name: string): Promise<string> {
+  return (await tokenResponse(name)).access_token;
+}
+
+/** Options of one call to a summary operation. */
+export interface CallOptions {
+  readonly as?: string;
+  readonly body?: unknown;
+  readonly rawBody?: string;
+  readonly query?: string;
+  readonly headers?: Record<string, string | undefined>;
+  readonly method?: string;
+  readonly path?: string;
+}
+
+/**
+ * Calls an operation through the gateway with all three credentials (of `as`, default
+ * contoso-full); `headers` entries override or, with `undefined`, remove them.
+ */
+export async function call(resource: 'contracts' | 'invoices', options: CallOptions = {}): Promise<Response> {
+  const headers: Record<string, string | undefined> = {
+    authorization: `Bearer ${await accessToken(options.as ?? 'contoso-full')}`,
+    'ocp-apim-subscription-key': identities.subscriptionKeys[0],
+    'x-api-key': identities.apiKeys[0],
+    accept: 'application/json',
+    'content-type': 'application/json',
+    ...options.headers,
+  };
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  const path = options.path ?? `/v1/${resource}/summary`;
+  return fetch(`${stack.baseUrl}${path}${options.query ? `?${options.query}` : ''}`, {
+    method: options.method ?? 'POST',
+    headers: Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
+/** A problem document's parts the tests assert on. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId: string;
+  errors?: { member: string; code: string; message: string }[];
+}
+
+/** A JSON envelope. */
+export interface Envelope {
+  data: Record<string, unknown>[];
+  pagination: { page: number; pageSize: number; totalRecords: number; totalPages: number; hasNext: boolean };
+  meta: { requestId: string; generatedAt: string; warning?: string };
+}
+
+/** A Cosmos client on the embedded server, for checking answers against the store directly. */
+export function directStore(): CosmosClient {
+  return createCosmosClient({ endpoint: stack.cosmosEndpoint, key: stack.cosmosKey, allowSelfSignedTls: true });
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through jest (the global setup starts the stack)`);
+  return value;
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from '@jest/globals';
+import { buildAllowlist } from '../../../shared/access/allowlist.js';
+import { DATAPOINTS } from '../../../shared/access/datapoints.js';
+
+const allowlist = buildAllowlist(DATAPOINTS);
+const names = (fields: readonly { name: string }[]) => fields.map((field) => field.name);
+
+describe('the roles → datapoints allowlist', () => {
+  it('gives Data.Read the basic contract fields in model order, no Drafts', () => {
+    const view = allowlist.view('contracts', ['Data.Read']);
+    expect(names(view.fields)).toEqual(['contractId', 'contractWorkspaceID', 'title', 'status', 'effectiveDate', 'expirationDate', 'createdDate', 'updatedDate']);
+    expect(view.drafts).toBe(false);
+    expect(view.lineFields).toEqual([]);
+  });
+
+  it('adds the financial fields with Data.Read.Financials', () => {
+    const view = allowlist.view('invoices', ['Data.Read', 'Data.Read.Financials']);
+    expect(names(view.fields)).toEqual(['invoiceId', 'invoiceNumber', 'contractId', 'contractWorkspaceID', 'status', 'invoiceDate', 'dueDate', 'currency', 'netAmount', 'taxAmount', 'totalAmount', 'createdDate', 'updatedDate']);
+    expect(names(view.lineFields)).toEqual(['lineNumber', 'description', 'commodityCode', 'quantity', 'unitOfMeasure', 'unitPrice', 'netAmount', 'taxAmount']);
+    expect(view.sortable).toContain('totalAmount');
+  });
+
+  it('adds the supplier fields with Data.Read.Suppliers, and no line fields', () => {
+    const view = allowlist.view('invoices', ['Data.Read', 'Data.Read.Suppliers']);
+    expect(names(view.fields)).toEqual(expect.arrayContaining(['supplierId', 'supplierName', 'purchaseOrderId']));
+    expect(names(view.fields)).not.toContain('netAmount');
+    expect(names(view.lineFields)).toEqual(['lineNumber', 'description', 'commodityCode', 'quantity', 'unitOfMeasure']);
+    expect(allowlist.view('contracts', ['Data.Read', 'Data.Read.Suppliers']).sortable).toContain('supplierName');
+  });
+
+  it('shows Drafts only with Data.Read.Drafts, without adding fields', () => {
+    const view = allowlist.view('contracts', ['Data.Read', 'Data.Read.Drafts']);
+    expect(view.drafts).toBe(true);
+    expect(view.fields).toEqual(allowlist.view('contracts', ['Data.Read']).fields);
+  });
+
+  it('is the union over all roles and never includes tenantId or id', () => {
+    const all = allowlist.view('contracts', Object.keys(DATAPOINTS));
+    expect(all.fields).toHaveLength(13);
+    expect(names(all.fields)).not.toContain('tenantId');
+    expect(names(all.fields)).not.toContain('id');
+  });
+
+  it('ignores unknown roles, and inherited object keys are not roles', () => {
+    expect(allowlist.view('contracts', ['Data.Write', 'toString', '__proto__']).fields).toEqual([]);
+  });
+
+  it('refuses a configuration naming an unknown field', () => {
+    expect(() => buildAllowlist({ ...DATAPOINTS, 'Data.Read.Bad': { contracts: ['tenantId'], invoices: [], invoiceLines: [], drafts: false } })).toThrow(TypeError);
+  });
+
+  it('refuses a configuration without the base role', () => {
+    const { ['Data.Read']: _base, ...rest } = DATAPOINTS;
+    expect(() => buildAllowlist(rest)).toThrow(/Data\.Read/);
+  });
+});

@@ -1,0 +1,24 @@
+import { describe, expect, it } from '@jest/globals';
+import { formatDay, oneMonthAfter, parseCalendarDate } from '../../../shared/filters/calendar-date.js';
+
+describe('calendar dates', () => {
+  it('round-trips a date through its day number', () => {
+    const day = parseCalendarDate('2025-07-04');
+    expect(day).toBeDefined();
+    expect(formatDay(day!)).toBe('2025-07-04');
+  });
+
+  it.each(['2023-02-29', '2025-04-31', '0000-01-01', '2025-7-4', '2025-07-04 '])('refuses %p', (value) => {
+    expect(parseCalendarDate(value)).toBeUndefined();
+  });
+
+  it.each([
+    ['2025-01-31', '2025-02-28'],
+    ['2024-01-31', '2024-02-29'],
+    ['2025-01-15', '2025-02-15'],
+    ['2025-12-20', '2026-01-20'],
+    ['2025-08-31', '2025-09-30'],
+  ])('one month after %s is %s', (from, to) => {
+    expect(formatDay(oneMonthAfter(parseCalendarDate(from)!))).toBe(to);
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from '@jest/globals';
+import { negotiate } from '../../../shared/http/negotiate.js';
+
+const BOTH = ['json', 'parquet'] as const;
+
+describe('Accept negotiation', () => {
+  it.each([
+    [null, 'json'],
+    ['', 'json'],
+    ['application/json', 'json'],
+    ['*/*', 'json'],
+    ['application/*', 'json'],
+    ['application/vnd.apache.parquet', 'parquet'],
+    ['application/json;q=0.5, application/vnd.apache.parquet', 'parquet'],
+    ['application/vnd.apache.parquet;q=0.2, */*;q=0.9', 'json'],
+    ['application/json;q=0, */*', 'parquet'],
+    ['text/html', undefined],
+    ['application/json;q=0', undefined],
+    ['APPLICATION/JSON', 'json'],
+    ['garbage', undefined],
+  ])('%p selects %p', (accept, expected) => {
+    expect(negotiate(accept, BOTH)).toBe(expected);
+  });
+
+  it('offers only what is available', () => {
+    expect(negotiate('application/vnd.apache.parquet', ['json'])).toBeUndefined();
+    expect(negotiate('*/*', ['json'])).toBe('json');
+  });
+});
