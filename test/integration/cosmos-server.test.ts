@@ -2,6 +2,7 @@
  * The embedded Cosmos server, seeded, reached through the real SDK: the query shapes the store
  * relies on must run here exactly as they are written for Azure.
  */
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Container, CosmosClient, SqlParameter } from '@azure/cosmos';
 import { CONTAINER_IDS, DATABASE_ID } from '../../shared/model/resources.js';
 import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
