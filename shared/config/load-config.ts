@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isLoopbackUrl } from './is-loopback-url.js';
+import { deepFreeze } from './deep-freeze.js';
 
 const DATA_TENANT = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -115,12 +116,4 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
 
 function emptyToUndefined(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -49,7 +49,10 @@ async function readCapped(stream: ReadableStream<Uint8Array> | null): Promise<Ui
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > MAX_BODY_BYTES) throw tooLarge();
+      if (size > MAX_BODY_BYTES) {
+        await reader.cancel();
+        throw tooLarge();
+      }
       chunks.push(value);
     }
   } finally {

@@ -10,6 +10,7 @@ import {
   SORTABLE_FIELDS,
   type Resource,
 } from '../model/resources.js';
+import { deepFreeze } from '../config/deep-freeze.js';
 
 /** One path of a composite index, in the shape Cosmos and Bicep both use. */
 export interface CompositePath {
@@ -50,14 +51,6 @@ function compositeIndexes(resource: Resource): CompositePath[][] {
       { path: TIE_BREAKER_PATH, order },
     ]),
   );
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 function buildDefinition(resource: Resource): ContainerDefinition {

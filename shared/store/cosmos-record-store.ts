@@ -26,6 +26,8 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
     invoices: database.container(CONTAINER_IDS.invoices),
   };
 
+  // One page per query: the embedded server re-runs the whole query for every continuation
+  // (10k rows in pages of 1000: 13.9 s against 3.1 s in one), and `top` is bounded by the window.
   const run = async <T>(scope: Scope, query: SummaryQuery, sql: SqlQuery, maxItemCount: number): Promise<T[]> => {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), options.timeoutMs);
@@ -47,7 +49,7 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
     },
     async list(scope, query, skip, take) {
       const top = skip + take;
-      const rows = await run<Record<string, unknown>>(scope, query, buildListSql(scope, query, top), Math.min(top, 1000));
+      const rows = await run<Record<string, unknown>>(scope, query, buildListSql(scope, query, top), top);
       return rows.slice(skip, top).map(sortLines);
     },
   };

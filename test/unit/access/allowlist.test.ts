@@ -54,3 +54,20 @@ describe('the roles → datapoints allowlist', () => {
     expect(() => buildAllowlist(rest)).toThrow(/Data\.Read/);
   });
 });
+
+describe('every combination of roles', () => {
+  const roles = Object.keys(DATAPOINTS);
+  const subsets = Array.from({ length: 2 ** roles.length }, (_, mask) => roles.filter((_, bit) => mask & (1 << bit)));
+
+  it.each(subsets.map((subset) => [subset.join(' + ') || '(none)', subset] as const))('%s sees exactly the union of its roles', (_label, subset) => {
+    for (const resource of ['contracts', 'invoices'] as const) {
+      const view = allowlist.view(resource, subset);
+      const expected = new Set(subset.flatMap((role) => DATAPOINTS[role]![resource]));
+      expect(new Set(names(view.fields))).toEqual(expected);
+      expect(view.drafts).toBe(subset.includes('Data.Read.Drafts'));
+      const expectedLines = new Set(resource === 'invoices' ? subset.flatMap((role) => DATAPOINTS[role]!.invoiceLines) : []);
+      expect(new Set(names(view.lineFields))).toEqual(expectedLines);
+      for (const field of view.sortable) expect(expected.has(field)).toBe(true);
+    }
+  });
+});
