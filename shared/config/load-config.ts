@@ -40,6 +40,7 @@ const settingsSchema = z.object({
   STORE_TIMEOUT_MS: positiveInt(10_000, 120_000),
   MAX_PAGE_SIZE: positiveInt(1000, 10_000),
   MAX_RESULT_WINDOW: positiveInt(10_000, 1_000_000),
+  PARQUET_MAX_BYTES: positiveInt(100 * 1024 * 1024, 2 * 1024 * 1024 * 1024),
   LOG_REQUESTS: flag.default(true),
 }).superRefine((settings, ctx) => {
   if (settings.COSMOS_ALLOW_SELF_SIGNED_TLS && !isLoopbackUrl(settings.COSMOS_ENDPOINT)) {
@@ -71,6 +72,8 @@ export interface Config {
   readonly storeTimeoutMs: number;
   readonly maxPageSize: number;
   readonly maxResultWindow: number;
+  /** Largest Parquet (or zip) body an export may send; past it the answer is 413 RESULT_TOO_LARGE. */
+  readonly parquetMaxBytes: number;
   /** Whether the one-line-per-request log is written (faults are always logged). */
   readonly logRequests: boolean;
 }
@@ -110,6 +113,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     storeTimeoutMs: s.STORE_TIMEOUT_MS,
     maxPageSize: s.MAX_PAGE_SIZE,
     maxResultWindow: s.MAX_RESULT_WINDOW,
+    parquetMaxBytes: s.PARQUET_MAX_BYTES,
     logRequests: s.LOG_REQUESTS,
   });
 }
