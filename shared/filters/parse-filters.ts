@@ -15,13 +15,17 @@ export interface FilterInput {
   /** What the caller may see: `orderBy` and field filters are checked against it. */
   readonly view: View;
   readonly maxPageSize: number;
+  /** False for exports: `page` and `pageSize` are then refused wherever they are given. */
+  readonly pagination?: boolean;
 }
+
+const PAGINATION_MEMBERS = new Set(['page', 'pageSize']);
 
 /**
  * Validates and merges the body and query-string filters (the body wins) into a `SummaryQuery`.
  * Collects every problem and throws one 400 `ApiError` listing them.
  */
-export function parseFilters({ body, query, view, maxPageSize }: FilterInput): SummaryQuery {
+export function parseFilters({ body, query, view, maxPageSize, pagination = true }: FilterInput): SummaryQuery {
   const rules = FILTER_MEMBERS[view.resource];
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
     throw new ApiError('INVALID_BODY', 'The body must be a JSON object of filters, for example {"createdFrom":"2025-01-01","createdTo":"2025-01-31"}, or empty.');
@@ -30,6 +34,10 @@ export function parseFilters({ body, query, view, maxPageSize }: FilterInput): S
   const given: Record<string, string | number> = {};
 
   const take = (name: string, raw: unknown, source: Source) => {
+    if (!pagination && PAGINATION_MEMBERS.has(name)) {
+      errors.push({ member: name, code: 'PAGINATION_NOT_ALLOWED', message: `${name} cannot be sent with Accept: application/vnd.apache.parquet: an export is the whole result. Leave ${name} out, or ask for JSON.` });
+      return;
+    }
     const rule = Object.hasOwn(rules, name) ? rules[name] : undefined;
     if (!rule) {
       errors.push(unknownMember(name, Object.keys(rules), source));

@@ -7,17 +7,20 @@ import { negotiate } from './negotiate.js';
 import { pickRequestId } from './request-id.js';
 import { readJsonBody } from './read-json-body.js';
 import { respondJson } from './respond-json.js';
+import { respondParquet } from './respond-parquet.js';
 import { errorResponse } from './error-response.js';
 import type { HttpResult } from './http-result.js';
 import type { SummaryDeps } from './summary-deps.js';
 
-/** The formats this build can produce (Parquet arrives with its own output stage). */
-const AVAILABLE_FORMATS = ['json'] as const;
+/** The formats both operations produce, each with its output stage. */
+const AVAILABLE_FORMATS = ['json', 'parquet'] as const;
+const OUTPUT_STAGES = { json: respondJson, parquet: respondParquet } as const;
 
 /**
  * The request pipeline of both summary operations, in one place:
  * request id → credentials (before anything about the request is looked at) → Accept → body →
- * filters (checked against the caller's view) → store → output stage → one log line.
+ * filters (checked against the caller's view) → store → output stage (JSON page or Parquet
+ * export, chosen by Accept) → one log line.
  * Every failure is an ApiError answered as problem+json; anything else is a 500 INTERNAL.
  */
 export async function handleSummary(resource: Resource, request: HttpRequest, deps: SummaryDeps): Promise<HttpResult> {
@@ -33,12 +36,12 @@ export async function handleSummary(resource: Resource, request: HttpRequest, de
     );
     const format = negotiate(request.headers.get('accept'), AVAILABLE_FORMATS);
     if (format === undefined) {
-      throw new ApiError('NOT_ACCEPTABLE', 'This endpoint answers application/json; set Accept to it, or leave Accept out.');
+      throw new ApiError('NOT_ACCEPTABLE', 'This endpoint answers application/json or application/vnd.apache.parquet; set Accept to one of them, or leave Accept out for JSON.');
     }
     const body = await readJsonBody(request);
     const view = deps.allowlist.view(resource, principal.roles);
-    const query = parseFilters({ body, query: new URL(request.url).searchParams, view, maxPageSize: deps.config.maxPageSize });
-    result = await respondJson({ scope: { tenant: principal.dataTenant, view }, query, requestId, deps });
+    const query = parseFilters({ body, query: new URL(request.url).searchParams, view, maxPageSize: deps.config.maxPageSize, pagination: format === 'json' });
+    result = await OUTPUT_STAGES[format]({ scope: { tenant: principal.dataTenant, view }, query, requestId, deps });
   } catch (error) {
     const problem = errorResponse(error, requestId, (unexpected) => deps.log.fault(requestId, unexpected));
     code = problem.code;

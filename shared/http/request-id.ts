@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-const VALID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const VALID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Keeps a valid incoming X-Request-ID (1–128 of `[A-Za-z0-9._:-]`), otherwise makes a UUID. */
 export function pickRequestId(incoming: string | null, newId: () => string = randomUUID): string {

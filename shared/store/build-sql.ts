@@ -50,11 +50,12 @@ export function buildCountSql(scope: Scope, query: SummaryQuery): SqlQuery {
 }
 
 /**
- * The first `top` matching records, visible fields only, in the requested order with ties broken
- * by id (which needs the composite indexes of `container-definitions`).
+ * The first `top` matching records (all of them when `top` is undefined), visible fields only, in
+ * the requested order with ties broken by id (which needs the composite indexes of
+ * `container-definitions`).
  */
-export function buildListSql(scope: Scope, query: SummaryQuery, top: number): SqlQuery {
-  if (!Number.isSafeInteger(top) || top < 1) throw new TypeError(`top must be a positive integer, got ${top}`);
+export function buildListSql(scope: Scope, query: SummaryQuery, top?: number): SqlQuery {
+  if (top !== undefined && (!Number.isSafeInteger(top) || top < 1)) throw new TypeError(`top must be a positive integer, got ${top}`);
   // Validated upstream against the caller's view; checked again because it is spliced into SQL.
   if (!SORTABLE_FIELDS[query.resource].includes(query.orderBy)) throw new TypeError(`not a sortable field: ${query.orderBy}`);
   const where = buildWhere(scope, query);
@@ -65,7 +66,7 @@ export function buildListSql(scope: Scope, query: SummaryQuery, top: number): Sq
     columns.push(`ARRAY(SELECT ${lineColumns} FROM l IN c.lines) AS lines`);
   }
   return {
-    query: `SELECT TOP ${top} ${columns.join(', ')} FROM c WHERE ${where.query} ORDER BY c.${query.orderBy} ${direction}, c.id ${direction}`,
+    query: `SELECT ${top === undefined ? '' : `TOP ${top} `}${columns.join(', ')} FROM c WHERE ${where.query} ORDER BY c.${query.orderBy} ${direction}, c.id ${direction}`,
     parameters: where.parameters,
   };
 }

@@ -52,8 +52,35 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       const rows = await run<Record<string, unknown>>(scope, query, buildListSql(scope, query, top), top);
       return rows.slice(skip, top).map(sortLines);
     },
+    async *stream(scope, query) {
+      // The deadline applies to each page: a store that stops answering mid-export is a fault.
+      const abort = new AbortController();
+      let timer = setTimeout(() => abort.abort(), options.timeoutMs);
+      const feedOptions: FeedOptions = { partitionKey: scope.tenant, maxItemCount: STREAM_PAGE_SIZE, abortSignal: abort.signal };
+      const pages = containers[query.resource].items.query<Record<string, unknown>>(buildListSql(scope, query), feedOptions).getAsyncIterator()[Symbol.asyncIterator]();
+      try {
+        for (;;) {
+          let page;
+          try {
+            page = await pages.next();
+          } catch (error) {
+            throw storeFault(error, abort.signal.aborted);
+          }
+          if (page.done) return;
+          clearTimeout(timer);
+          for (const row of page.value.resources) yield sortLines(row);
+          timer = setTimeout(() => abort.abort(), options.timeoutMs);
+        }
+      } finally {
+        clearTimeout(timer);
+        abort.abort();
+      }
+    },
   };
 }
+
+/** Records per store round trip of an export: bounds what is held before encoding. */
+const STREAM_PAGE_SIZE = 1000;
 
 /** Lines come out ordered by lineNumber whatever order the array subquery yields. */
 function sortLines(row: Record<string, unknown>): StoredRecord {

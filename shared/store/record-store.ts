@@ -21,4 +21,9 @@ export interface RecordStore {
   count(scope: Scope, query: SummaryQuery): Promise<number>;
   /** The matching records from position `skip` (0-based), at most `take` of them, in order. */
   list(scope: Scope, query: SummaryQuery, skip: number, take: number): Promise<StoredRecord[]>;
+  /**
+   * Every matching record, in order, read page by page as the consumer pulls (for exports).
+   * Stopping the iteration stops reading the store.
+   */
+  stream(scope: Scope, query: SummaryQuery): AsyncIterable<StoredRecord>;
 }

@@ -34,7 +34,7 @@ describe('request errors over HTTP', () => {
     await problem(await call('invoices', { rawBody }), 413, 'REQUEST_TOO_LARGE');
   });
 
-  it('answers an unsupported Accept with 406, and Parquet with 406 until the export exists', async () => {
+  it('answers an unsupported Accept with 406, and honours q-values', async () => {
     await problem(await call('contracts', { headers: { accept: 'text/csv' } }), 406, 'NOT_ACCEPTABLE');
     expect((await call('contracts', { headers: { accept: 'text/csv;q=0.5, application/*;q=0.1' } })).status).toBe(200);
   });

@@ -1,0 +1,76 @@
+import { ERROR_CODES } from '../errors/error-codes.js';
+import { summaryRoute } from '../http/summary-function.js';
+import { RESOURCES } from '../model/resources.js';
+import { envelopeSchemas } from './envelope-schema.js';
+import { errorResponses, NOT_OPERATION_CODES } from './error-responses.js';
+import { FILTER_SCHEMA_NAMES, filterBodySchema } from './filter-body-schema.js';
+import { responseHeaders, sharedParameters } from './headers.js';
+import type { JsonObject } from './json-value.js';
+import { problemSchemas } from './problem-schema.js';
+import { recordSchemas } from './record-schemas.js';
+import { securityRequirements, securitySchemes } from './security-schemes.js';
+import { serviceDefaults } from './service-defaults.js';
+import { operationTag, summaryOperation } from './summary-operation.js';
+
+/** Where the generated document is committed, relative to the repository root. */
+export const OPENAPI_FILE = 'openapi/openapi.json';
+
+/** The document's own version; the API's major version is the `/v1/` path segment. */
+const DOCUMENT_VERSION = '1.0.0';
+
+/** Where the local stack serves the API (the default of `{base_url}`). */
+const LOCAL_BASE_URL = 'http://127.0.0.1:7071/api';
+
+/**
+ * Builds the OpenAPI 3.1 document of the service from the code's own definitions: the zod filter
+ * schemas, the model's field lists, the roles → datapoints configuration, the error registry and
+ * the service's defaults. Deterministic (no clock, no environment), so the committed file can be
+ * compared with a fresh build.
+ */
+export function buildOpenApi(): JsonObject {
+  const paths: JsonObject = {};
+  const filterSchemas: JsonObject = {};
+  for (const resource of RESOURCES) {
+    const defaults = serviceDefaults(resource);
+    paths[`/${summaryRoute(resource)}`] = { post: summaryOperation(resource, defaults) };
+    filterSchemas[FILTER_SCHEMA_NAMES[resource]] = filterBodySchema(resource, defaults);
+  }
+  const problem = problemSchemas();
+  const problemSchema = problem.Problem!;
+  const elsewhere = Object.entries(NOT_OPERATION_CODES).map(([code, when]) => `\`${code}\` (${ERROR_CODES[code as keyof typeof ERROR_CODES].status}) answers ${when}`);
+  problemSchema.description = `${String(problemSchema.description)} Beside the codes listed under each operation's responses, ${elsewhere.join('; ')}.`;
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Contracts & Invoices Summary Data Service',
+      version: DOCUMENT_VERSION,
+      description: 'A read-only data service: allowlisted summary records of contracts and of invoices, as JSON (paged) or as Parquet, '
+        + 'limited to the caller\'s tenant. Every call needs three credentials together: an Entra ID access token, the gateway '
+        + 'subscription key and the backend API key. Which records and fields a caller sees is decided by its app roles and the '
+        + 'server-side roles → datapoints configuration (each field\'s description names the role that grants it); a request '
+        + 'cannot ask for other fields. Every error is an RFC 9457 problem document with a stable `code`; every response carries '
+        + `X-Request-ID. Generated from the code by \`npm run openapi\` (${OPENAPI_FILE}); do not edit by hand.`,
+    },
+    servers: [{
+      url: '{base_url}',
+      description: 'The gateway base address; it already includes the service\'s path prefix.',
+      variables: {
+        base_url: {
+          default: LOCAL_BASE_URL,
+          description: `The API Management gateway URL plus the API's path (e.g. https://<gateway>/summary); locally (npm start) ${LOCAL_BASE_URL}.`,
+        },
+      },
+    }],
+    security: securityRequirements(),
+    tags: RESOURCES.map(operationTag),
+    paths,
+    components: {
+      schemas: { ...filterSchemas, ...recordSchemas(), ...envelopeSchemas(), ...problem },
+      responses: errorResponses(),
+      parameters: sharedParameters(),
+      headers: responseHeaders(),
+      securitySchemes: securitySchemes(serviceDefaults('contracts').authorityHost),
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { VALID as REQUEST_ID } from '../http/request-id.js';
+import type { Resource } from '../model/resources.js';
+import type { JsonObject } from './json-value.js';
+import { RECORD_SCHEMA_NAMES } from './record-schemas.js';
+import { schemaRef } from './schema-ref.js';
+import { toJsonSchema } from './to-json-schema.js';
+
+/** `pagination` of the JSON envelope (kept equal to `JsonEnvelope['pagination']` by a type test). */
+export const PaginationSchema = z.strictObject({
+  page: z.int().min(1).meta({ description: 'The page answered (from 1).' }),
+  pageSize: z.int().min(1).meta({ description: 'Records per page, as asked for with pageSize (or its default).' }),
+  totalRecords: z.int().min(0).meta({ description: 'Records matching the filters that the caller may see, over all pages.' }),
+  totalPages: z.int().min(0).meta({ description: 'ceil(totalRecords / pageSize).' }),
+  hasNext: z.boolean().meta({ description: 'Whether a page after this one has records.' }),
+}).meta({ description: 'Where this page sits in the whole result.' });
+
+/** `meta` of the JSON envelope (kept equal to `JsonEnvelope['meta']` by a type test). */
+export const MetaSchema = z.strictObject({
+  requestId: z.string().regex(REQUEST_ID).meta({ description: 'The request identifier; equals the X-Request-ID response header. Quote it to support.' }),
+  generatedAt: z.string().meta({ format: 'date-time', description: 'When the response was generated (UTC, ISO 8601).' }),
+  warning: z.string().optional().meta({ description: 'Present when something about the answer needs attention, e.g. a page past the last page (then data is empty).' }),
+}).meta({ description: 'About this response.' });
+
+/** Component names of the envelope schemas. */
+export const ENVELOPE_SCHEMA_NAMES: Readonly<Record<Resource, string>> = {
+  contracts: 'ContractsEnvelope',
+  invoices: 'InvoicesEnvelope',
+};
+
+/** The `Pagination` and `Meta` components and one envelope per resource, around its record schema. */
+export function envelopeSchemas(): Record<string, JsonObject> {
+  const envelope = (resource: Resource): JsonObject => ({
+    type: 'object',
+    description: `The JSON response of POST /v1/${resource}/summary: one page of ${resource} records the caller may see.`,
+    properties: {
+      data: {
+        type: 'array',
+        items: schemaRef(RECORD_SCHEMA_NAMES[resource]),
+        description: 'The records of this page, allowlisted fields only; empty past the last page.',
+      },
+      pagination: schemaRef('Pagination'),
+      meta: schemaRef('Meta'),
+    },
+    required: ['data', 'pagination', 'meta'],
+    additionalProperties: false,
+  });
+  return {
+    Pagination: toJsonSchema(PaginationSchema),
+    Meta: toJsonSchema(MetaSchema),
+    [ENVELOPE_SCHEMA_NAMES.contracts]: envelope('contracts'),
+    [ENVELOPE_SCHEMA_NAMES.invoices]: envelope('invoices'),
+  };
+}

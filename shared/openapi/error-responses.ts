@@ -1,0 +1,64 @@
+import { STATUS_CODES } from 'node:http';
+import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
+import { headerRef } from './headers.js';
+import type { JsonObject } from './json-value.js';
+import { PROBLEM_MEDIA_TYPE } from './problem-schema.js';
+import { schemaRef } from './schema-ref.js';
+
+/**
+ * Codes a POST to an operation can never carry, with why: they answer requests that are not an
+ * operation (another path, another method). They stay in the `Problem.code` enum.
+ */
+export const NOT_OPERATION_CODES: Readonly<Partial<Record<ErrorCode, string>>> = {
+  NOT_FOUND: 'a path that is not an operation',
+  METHOD_NOT_ALLOWED: 'a method other than POST on an operation path (with `Allow: POST`)',
+};
+
+/** Headers some statuses carry beside X-Request-ID (set by the ApiErrors of those statuses). */
+const STATUS_HEADERS: Readonly<Record<number, readonly string[]>> = {
+  401: ['WWW-Authenticate'],
+  503: ['Retry-After'],
+};
+
+/** The component name of the problem response of a status. */
+export function problemResponseName(status: number): string {
+  return `Problem${status}`;
+}
+
+/**
+ * The codes of each status an operation can answer, from the error registry (grouped by status,
+ * registry order): a code added to the registry shows up here without touching the document.
+ */
+export function operationErrorCodes(): Map<number, ErrorCode[]> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const [code, { status }] of Object.entries(ERROR_CODES) as [ErrorCode, { status: number }][]) {
+    if (NOT_OPERATION_CODES[code] !== undefined) continue;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+/** One problem+json response per status (`components.responses`), its `code` narrowed to that status's codes. */
+export function errorResponses(): Record<string, JsonObject> {
+  const responses: Record<string, JsonObject> = {};
+  for (const [status, codes] of operationErrorCodes()) {
+    const headers: JsonObject = { 'X-Request-ID': headerRef('X-Request-ID'), 'Cache-Control': headerRef('Cache-Control') };
+    for (const name of STATUS_HEADERS[status] ?? []) headers[name] = headerRef(name);
+    responses[problemResponseName(status)] = {
+      description: `${STATUS_CODES[status] ?? 'Error'}. A problem document whose \`code\` is one of: `
+        + codes.map((code) => `\`${code}\` (${ERROR_CODES[code].title})`).join('; ') + '.',
+      headers,
+      content: {
+        [PROBLEM_MEDIA_TYPE]: {
+          schema: {
+            allOf: [
+              schemaRef('Problem'),
+              { type: 'object', properties: { status: { const: status }, code: { enum: codes } } },
+            ],
+          },
+        },
+      },
+    };
+  }
+  return responses;
+}

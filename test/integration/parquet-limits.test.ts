@@ -1,0 +1,73 @@
+import { describe, expect, it } from '@jest/globals';
+import azureFunctions from '@azure/functions';
+import { loadConfig } from '../../shared/config/load-config.js';
+import { createSummaryDeps } from '../../shared/http/create-summary-deps.js';
+import { handleSummary } from '../../shared/http/handle-summary.js';
+import { ApiError } from '../../shared/errors/api-error.js';
+import type { RecordStore } from '../../shared/store/record-store.js';
+import type { Resource } from '../../shared/model/resources.js';
+import { accessToken, identities } from '../support/stack.js';
+
+// The export's size limit and faults, in-process against the real local stack, with a fixed
+// clock and request id so that the same export has the same size every time.
+const FIXED = new Date('2026-11-01T00:00:00.000Z');
+const silent = { request: () => {}, fault: () => {} };
+
+function depsWith(settings: Record<string, string>, store?: (real: RecordStore) => RecordStore) {
+  const deps = createSummaryDeps(loadConfig({ ...process.env, ...settings }), { clock: () => FIXED, log: silent });
+  return store ? { ...deps, store: store(deps.store) } : deps;
+}
+
+async function exportRequest(resource: Resource) {
+  return new azureFunctions.HttpRequest({
+    method: 'POST',
+    url: `http://localhost/api/v1/${resource}/summary`,
+    headers: {
+      authorization: `Bearer ${await accessToken('contoso-full')}`,
+      'x-api-key': identities.apiKeys[0]!,
+      'content-type': 'application/json',
+      accept: 'application/vnd.apache.parquet',
+      'x-request-id': 'fixed-request-id',
+    },
+    body: { string: JSON.stringify({ updatedFrom: '2025-06-01', updatedTo: '2025-06-30' }) },
+  });
+}
+
+describe.each<Resource>(['contracts', 'invoices'])('the %s export', (resource) => {
+  it('passes at exactly the limit and answers 413 RESULT_TOO_LARGE one byte under it, with no Parquet', async () => {
+    const full = await handleSummary(resource, await exportRequest(resource), depsWith({}));
+    expect(full.status).toBe(200);
+    const size = (full.body as Uint8Array).byteLength;
+    expect(size).toBeGreaterThan(1000);
+
+    const atLimit = await handleSummary(resource, await exportRequest(resource), depsWith({ PARQUET_MAX_BYTES: String(size) }));
+    expect(atLimit.status).toBe(200);
+    expect(Buffer.from(atLimit.body as Uint8Array)).toEqual(Buffer.from(full.body as Uint8Array));
+
+    const over = await handleSummary(resource, await exportRequest(resource), depsWith({ PARQUET_MAX_BYTES: String(size - 1) }));
+    expect(over.status).toBe(413);
+    expect(over.headers['Content-Type']).toBe('application/problem+json');
+    expect(over.headers['X-Request-ID']).toBe('fixed-request-id');
+    const problem = JSON.parse(over.body as string) as { code: string; detail: string };
+    expect(problem.code).toBe('RESULT_TOO_LARGE');
+    expect(problem.detail).toMatch(/narrow the filters/);
+  });
+
+  it('answers a store fault in the middle of the export with a clean 503, never a truncated file', async () => {
+    const failing = (real: RecordStore): RecordStore => ({
+      ...real,
+      async *stream(scope, query) {
+        let n = 0;
+        for await (const record of real.stream(scope, query)) {
+          if (++n === 10) throw new ApiError('STORE_UNAVAILABLE', 'injected', { headers: { 'Retry-After': '5' } });
+          yield record;
+        }
+      },
+    });
+    const response = await handleSummary(resource, await exportRequest(resource), depsWith({}, failing));
+    expect(response.status).toBe(503);
+    expect(response.headers['Retry-After']).toBe('5');
+    expect(response.headers['Content-Type']).toBe('application/problem+json');
+    expect(JSON.parse(response.body as string)).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+  });
+});
