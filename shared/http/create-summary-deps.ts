@@ -3,6 +3,7 @@ import { buildAllowlist } from '../access/allowlist.js';
 import { DATAPOINTS } from '../access/datapoints.js';
 import { createApiKeyChecker } from '../auth/api-key-checker.js';
 import { createTokenVerifier } from '../auth/token-verifier.js';
+import { cacheVerifiedTokens } from '../auth/cache-verified-tokens.js';
 import type { Config } from '../config/load-config.js';
 import { createCosmosClient } from '../store/create-cosmos-client.js';
 import { createCosmosRecordStore } from '../store/cosmos-record-store.js';
@@ -11,7 +12,7 @@ import type { SummaryDeps } from './summary-deps.js';
 
 /**
  * Builds the production collaborators from the settings: the Cosmos store (key auth locally,
- * the managed identity in Azure), the token verifier, the key check, the allowlist (validated
+ * the managed identity in Azure), the token verifier (with its cache of verified tokens), the key check, the allowlist (validated
  * here, so a bad configuration stops start-up), the clock and the JSON-line logger.
  */
 export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps> = {}): SummaryDeps {
@@ -29,7 +30,7 @@ export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps
     store,
     allowlist: overrides.allowlist ?? buildAllowlist(DATAPOINTS),
     checkApiKey: overrides.checkApiKey ?? createApiKeyChecker(config.apiKeys),
-    verifyToken: overrides.verifyToken ?? createTokenVerifier(config.auth),
+    verifyToken: overrides.verifyToken ?? cacheVerifiedTokens(createTokenVerifier(config.auth)),
     clock: overrides.clock ?? (() => new Date()),
     log: overrides.log ?? createJsonLogger(config.logRequests ? (line) => console.log(line) : () => {}, (line) => console.error(line)),
   };

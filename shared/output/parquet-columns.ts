@@ -1,53 +1,61 @@
 import type { SchemaElement } from 'hyparquet-writer';
 import type { FieldSpec } from '../model/resources.js';
+import { dayEncoder, decimalEncoder, timestampMillis, utf8Encoder } from './value-encoders.js';
 
 /** Turns a stored value into what the Parquet encoder takes for its column. */
 export type ValueEncoder = (value: unknown) => unknown;
 
-/** One Parquet column: its schema element and how values are encoded into it. */
+/** One Parquet column: its schema element, how values are encoded into it, and whether it keeps min/max statistics. */
 export interface ParquetColumn {
   readonly name: string;
   readonly element: SchemaElement;
   readonly encode: ValueEncoder;
+  readonly statistics: boolean;
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * The explicit Parquet column of a model field — never guessed from values, so an empty result
  * is still a fully typed file: strings UTF8, dates DATE, timestamps TIMESTAMP(MILLIS, UTC),
  * amounts and quantities DECIMAL(precision, scale) on INT64, line numbers INT32. Nullability is
- * the model's (a required column never holds null).
+ * the model's (a required column never holds null). Min/max statistics are kept for dates,
+ * timestamps and numbers, which warehouses prune row groups by; not for free-text strings, where
+ * they cost a fifth of the export time (measured) for no pruning.
  */
 export function parquetColumn(field: FieldSpec): ParquetColumn {
   const repetition_type = field.nullable ? 'OPTIONAL' : 'REQUIRED';
   const base = { name: field.name, repetition_type } as const;
   switch (field.kind) {
     case 'string':
-      return { name: field.name, element: { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } }, encode: nullOr((v) => String(v)) };
-    case 'date':
-      return { name: field.name, element: { ...base, type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } }, encode: nullOr((v) => Date.parse(`${String(v)}T00:00:00Z`) / DAY_MS) };
+    case 'string': {
+      const utf8 = utf8Encoder();
+      return { name: field.name, element: { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } }, encode: nullOr((v) => utf8(String(v))), statistics: false };
+    }
+    case 'date': {
+      const day = dayEncoder();
+      return { name: field.name, element: { ...base, type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } }, encode: nullOr((v) => day(String(v))), statistics: true };
+    }
     case 'timestamp':
       return {
         name: field.name,
         element: { ...base, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } },
-        encode: nullOr((v) => BigInt(Date.parse(String(v)))),
+        encode: nullOr((v) => timestampMillis(String(v))),
+        statistics: true,
       };
     case 'decimal': {
       const precision = field.precision ?? 18;
       const scale = field.scale ?? 2;
-      const factor = 10 ** scale;
+      const decimal = decimalEncoder(scale);
       return {
         name: field.name,
         element: { ...base, type: 'INT64', converted_type: 'DECIMAL', precision, scale, logical_type: { type: 'DECIMAL', precision, scale } },
-        // The unscaled integer, rounded once from the stored number (which has at most `scale` decimals).
-        encode: nullOr((v) => BigInt(Math.round(Number(v) * factor))),
+        encode: nullOr((v) => decimal(Number(v))),
+        statistics: true,
       };
     }
     case 'int32':
       // Plain INT32 is a signed 32-bit integer already. No INTEGER logical type: hyparquet-writer
       // 0.17 serializes its bitWidth with the wrong thrift type and DuckDB refuses the file.
-      return { name: field.name, element: { ...base, type: 'INT32' }, encode: nullOr((v) => Number(v)) };
+      return { name: field.name, element: { ...base, type: 'INT32' }, encode: nullOr((v) => Number(v)), statistics: true };
   }
 }
 

@@ -1,0 +1,38 @@
+import { describe, expect, it } from '@jest/globals';
+import { dayEncoder, decimalEncoder, timestampMillis, utf8Encoder } from '../../../shared/output/value-encoders.js';
+
+describe('value encoders', () => {
+  it('encodes UTF-8 exactly and shares the bytes of repeated values', () => {
+    const encode = utf8Encoder();
+    const a = encode('Müller & Söhne – 株式会社');
+    expect(Buffer.from(a).toString('utf8')).toBe('Müller & Söhne – 株式会社');
+    expect(encode('Müller & Söhne – 株式会社')).toBe(a);
+  });
+
+  it('stops caching a column whose values do not repeat, and stays exact', () => {
+    const encode = utf8Encoder();
+    for (let i = 0; i < 10_000; i++) expect(Buffer.from(encode(`id-${i}`)).toString()).toBe(`id-${i}`);
+    expect(encode('id-1')).not.toBe(encode('id-1'));
+  });
+
+  it('turns dates into days since the epoch', () => {
+    const day = dayEncoder();
+    expect(day('1970-01-02')).toBe(1);
+    expect(day('2025-03-01')).toBe(Date.UTC(2025, 2, 1) / 86_400_000);
+    expect(() => day('2025-3-1')).toThrow(TypeError);
+  });
+
+  it('turns ISO timestamps into exact milliseconds, fast path and general path alike', () => {
+    expect(timestampMillis('2025-03-01T12:34:56.789Z')).toBe(BigInt(Date.UTC(2025, 2, 1, 12, 34, 56, 789)));
+    expect(timestampMillis('2025-03-01T12:34:56Z')).toBe(BigInt(Date.UTC(2025, 2, 1, 12, 34, 56)));
+    expect(timestampMillis('2025-03-01T12:34:56.789+01:00')).toBe(BigInt(Date.UTC(2025, 2, 1, 11, 34, 56, 789)));
+    expect(() => timestampMillis('yesterday')).toThrow(TypeError);
+  });
+
+  it('turns decimals into unscaled integers without float drift', () => {
+    expect(decimalEncoder(2)(629692.4)).toBe(62969240n);
+    expect(decimalEncoder(2)(0.29)).toBe(29n);
+    expect(decimalEncoder(4)(93.41)).toBe(934100n);
+    expect(decimalEncoder(2)(-1.005)).toBe(-100n);
+  });
+});
