@@ -1,12 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createCosmosClient } from '../shared/store/create-cosmos-client.js';
 import { startCosmosServer } from './cosmos-server.js';
 import { seedStore } from './seed-store.js';
 import { startIdentityProvider, type IdentityProvider } from './identity-provider.js';
 import { clientRegistry, loadDevIdentities, type DevIdentities } from './identities.js';
-import { createFunctionsHost, type FunctionRegistration } from './functions-host.js';
-import { createGateway, type GatewayLogEntry } from './gateway.js';
+import type { FunctionRegistration } from './functions-host.js';
+import type { GatewayLogEntry } from './gateway.js';
+import { startService } from './start-service.js';
 
 /** Options of the local stack; ports 0 pick free ports (tests). */
 export interface LocalStackOptions {
@@ -69,22 +68,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     Object.assign(process.env, settings);
     const registrations = await (options.loadFunctions ?? loadCompiledFunctions)();
 
-    const gateway = createGateway(
-      identities.subscriptionKeys,
-      createFunctionsHost(registrations),
-      options.logGateway ?? ((entry) => console.log(JSON.stringify({ level: 'info', ...entry }))),
-    );
-    const server = createServer((request, response) => {
-      gateway(request, response).catch((error: unknown) => {
-        console.error(JSON.stringify({ level: 'error', error: error instanceof Error ? error.name : 'unknown' }));
-        if (!response.headersSent) response.writeHead(500);
-        response.end();
-      });
+    const service = await startService({
+      registrations,
+      subscriptionKeys: identities.subscriptionKeys,
+      host,
+      port: options.port ?? 7071,
+      ...(options.logGateway ? { logGateway: options.logGateway } : {}),
     });
-    const port = await listen(server, options.port ?? 7071, host);
-    stops.push(() => close(server));
+    stops.push(service.stop);
     return {
-      baseUrl: `http://${host}:${port}/api`,
+      baseUrl: service.baseUrl,
       authUrl: identityProvider.url,
       cosmos: { endpoint: cosmos.endpoint, key: cosmos.key },
       identities,
@@ -106,20 +99,6 @@ async function loadCompiledFunctions(): Promise<readonly FunctionRegistration[]>
     { name: 'contractsSummary', options: contracts.contractsSummary },
     { name: 'invoicesSummary', options: invoices.invoicesSummary },
   ];
-}
-
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {

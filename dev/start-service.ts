@@ -1,0 +1,57 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createFunctionsHost, type FunctionRegistration } from './functions-host.js';
+import { createGateway, type GatewayLogEntry } from './gateway.js';
+
+/** Options of the service part of the local stack: the gateway in front of the functions host. */
+export interface ServiceOptions {
+  readonly registrations: readonly FunctionRegistration[];
+  readonly subscriptionKeys: readonly string[];
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly logGateway?: (entry: GatewayLogEntry) => void;
+}
+
+/** A running service: its base URL (`http://host:port/api`) and how to stop it. */
+export interface RunningService {
+  readonly baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves HTTP functions behind the local gateway, as API Management and the Functions host do in
+ * Azure. Used by the local stack, and by tests that need a service with their own settings.
+ */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const host = options.host ?? '127.0.0.1';
+  const gateway = createGateway(
+    options.subscriptionKeys,
+    createFunctionsHost(options.registrations),
+    options.logGateway ?? ((entry) => console.log(JSON.stringify({ level: 'info', ...entry }))),
+  );
+  const server = createServer((request, response) => {
+    gateway(request, response).catch((error: unknown) => {
+      // The pipeline answers every fault itself; this is the host failing, so no details.
+      console.error(JSON.stringify({ level: 'error', error: error instanceof Error ? error.name : 'unknown' }));
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+  const port = await listen(server, options.port ?? 7071, host);
+  return { baseUrl: `http://${host}:${port}/api`, stop: () => close(server) };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
