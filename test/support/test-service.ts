@@ -1,0 +1,87 @@
+import { loadConfig } from '../../shared/config/load-config.js';
+import { createSummaryDeps } from '../../shared/http/create-summary-deps.js';
+import { summaryFunction } from '../../shared/http/summary-function.js';
+import { createTokenVerifier, type TokenVerifierOptions } from '../../shared/auth/token-verifier.js';
+import { cacheVerifiedTokens } from '../../shared/auth/cache-verified-tokens.js';
+import { createJsonLogger } from '../../shared/http/request-log-entry.js';
+import { RESOURCES } from '../../shared/model/resources.js';
+import type { RecordStore } from '../../shared/store/record-store.js';
+import type { SummaryDeps } from '../../shared/http/summary-deps.js';
+import { startIdentityProvider, type IdentityProvider } from '../../dev/identity-provider.js';
+import { startService } from '../../dev/start-service.js';
+import { loadDevIdentities, type DevIdentities } from '../../dev/identities.js';
+
+/** Options of a test's own service instance. */
+export interface TestServiceOptions {
+  /** Settings over those of the global stack (whose store this service shares). */
+  readonly settings?: Record<string, string>;
+  readonly verifier?: TokenVerifierOptions;
+  /** Wraps the real Cosmos store (fault injection at the seam). */
+  readonly store?: (real: RecordStore) => RecordStore;
+  /** Start no identity provider: use this authority instead (for an unreachable one). */
+  readonly authority?: string;
+}
+
+/** A running service of a test's own, with its own identity provider and captured logs. */
+export interface TestService {
+  readonly baseUrl: string;
+  readonly idp: IdentityProvider | undefined;
+  readonly identities: DevIdentities;
+  readonly deps: SummaryDeps;
+  /** Every log line the service and its gateway wrote. */
+  readonly logs: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a service with its own settings and identity provider, over the global stack's embedded
+ * Cosmos server: what a test needs to forge tokens with the provider's keys, count key-set
+ * fetches, rotate keys, or inject store faults, all over real HTTP on loopback.
+ */
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const identities = loadDevIdentities();
+  const idp = options.authority ? undefined : await startIdentityProvider({ identities });
+  const logs: string[] = [];
+  const config = loadConfig({ ...process.env, AUTH_AUTHORITY_HOST: options.authority ?? idp!.url, ...options.settings });
+  const base = createSummaryDeps(config, {
+    verifyToken: cacheVerifiedTokens(createTokenVerifier(config.auth, options.verifier)),
+    log: createJsonLogger((line) => logs.push(line), (line) => logs.push(line)),
+  });
+  const deps = options.store ? { ...base, store: options.store(base.store) } : base;
+  const service = await startService({
+    registrations: RESOURCES.map((resource) => ({ name: resource, options: summaryFunction(resource, deps) })),
+    subscriptionKeys: identities.subscriptionKeys,
+    port: 0,
+    logGateway: (entry) => logs.push(JSON.stringify(entry)),
+  });
+  return {
+    baseUrl: service.baseUrl,
+    idp,
+    identities,
+    deps,
+    logs,
+    stop: async () => {
+      await service.stop();
+      await idp?.stop();
+    },
+  };
+}
+
+/** Calls a summary operation of a test service with the given headers (the subscription key added). */
+export async function callService(service: TestService, resource: 'contracts' | 'invoices', init: { headers?: Record<string, string>; body?: string; method?: string; query?: string } = {}): Promise<Response> {
+  return fetch(`${service.baseUrl}/v1/${resource}/summary${init.query ? `?${init.query}` : ''}`, {
+    method: init.method ?? 'POST',
+    headers: { 'ocp-apim-subscription-key': service.identities.subscriptionKeys[0]!, 'content-type': 'application/json', ...init.headers },
+    ...(init.body === undefined ? {} : { body: init.body }),
+  });
+}
+
+/** Claims of a valid access token for a dev client of the service's identity provider. */
+export function accessClaims(service: TestService, clientName: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const client = service.identities.clients.find((candidate) => candidate.name === clientName)!;
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    iss: service.idp!.issuer, aud: service.identities.appId, tid: service.identities.tenantId, azp: client.clientId,
+    roles: client.roles, idtyp: 'app', ver: '2.0', iat: now - 10, nbf: now - 10, exp: now + 600, ...overrides,
+  };
+}
