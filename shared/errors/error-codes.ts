@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   REQUEST_TOO_LARGE: { status: 413, title: 'Request body too large' },
   RESULT_TOO_LARGE: { status: 413, title: 'Result too large for one Parquet export' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL: { status: 500, title: 'Internal error' },
   STORE_UNAVAILABLE: { status: 503, title: 'Data store unavailable' },
   IDENTITY_UNAVAILABLE: { status: 503, title: 'Identity provider unavailable' },

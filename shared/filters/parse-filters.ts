@@ -19,7 +19,8 @@ export interface FilterInput {
   readonly pagination?: boolean;
 }
 
-const PAGINATION_MEMBERS = new Set(['page', 'pageSize']);
+/** The members a Parquet export refuses (400 PAGINATION_NOT_ALLOWED). */
+export const PAGINATION_MEMBERS = new Set(['page', 'pageSize']);
 
 /**
  * Validates and merges the body and query-string filters (the body wins) into a `SummaryQuery`.

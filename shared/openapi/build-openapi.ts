@@ -1,16 +1,16 @@
-import { ERROR_CODES } from '../errors/error-codes.js';
+import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
 import { summaryRoute } from '../http/summary-function.js';
 import { RESOURCES } from '../model/resources.js';
 import { envelopeSchemas } from './envelope-schema.js';
 import { errorResponses, NOT_OPERATION_CODES } from './error-responses.js';
 import { FILTER_SCHEMA_NAMES, filterBodySchema } from './filter-body-schema.js';
-import { responseHeaders, sharedParameters } from './headers.js';
+import { responseHeaders } from './response-headers.js';
 import type { JsonObject } from './json-value.js';
 import { problemSchemas } from './problem-schema.js';
 import { recordSchemas } from './record-schemas.js';
 import { securityRequirements, securitySchemes } from './security-schemes.js';
 import { serviceDefaults } from './service-defaults.js';
-import { operationTag, summaryOperation } from './summary-operation.js';
+import { operationTag, sharedParameters, summaryOperation } from './summary-operation.js';
 
 /** Where the generated document is committed, relative to the repository root. */
 export const OPENAPI_FILE = 'openapi/openapi.json';
@@ -37,7 +37,7 @@ export function buildOpenApi(): JsonObject {
   }
   const problem = problemSchemas();
   const problemSchema = problem.Problem!;
-  const elsewhere = Object.entries(NOT_OPERATION_CODES).map(([code, when]) => `\`${code}\` (${ERROR_CODES[code as keyof typeof ERROR_CODES].status}) answers ${when}`);
+  const elsewhere = Object.entries(NOT_OPERATION_CODES).map(([code, when]) => `\`${code}\` (${ERROR_CODES[code as ErrorCode].status}) answers ${when}`);
   problemSchema.description = `${String(problemSchema.description)} Beside the codes listed under each operation's responses, ${elsewhere.join('; ')}.`;
 
   return {
@@ -54,13 +54,11 @@ export function buildOpenApi(): JsonObject {
     },
     servers: [{
       url: '{base_url}',
-      description: 'The gateway base address; it already includes the service\'s path prefix.',
-      variables: {
-        base_url: {
-          default: LOCAL_BASE_URL,
-          description: `The API Management gateway URL plus the API's path (e.g. https://<gateway>/summary); locally (npm start) ${LOCAL_BASE_URL}.`,
-        },
-      },
+      // The variable's own `description` would be valid OpenAPI 3.1, but the 3.1 schema bundled with
+      // swagger-parser (2021-04-15) misspells it, so the server carries the explanation.
+      description: 'base_url is the gateway base address and already includes the service\'s path prefix: the API Management '
+        + `gateway URL plus the API's path (e.g. https://<gateway>/summary); locally (npm start) ${LOCAL_BASE_URL}.`,
+      variables: { base_url: { default: LOCAL_BASE_URL } },
     }],
     security: securityRequirements(),
     tags: RESOURCES.map(operationTag),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { VALID as REQUEST_ID } from '../http/request-id.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../http/request-id.js';
 import type { Resource } from '../model/resources.js';
 import type { JsonObject } from './json-value.js';
 import { RECORD_SCHEMA_NAMES } from './record-schemas.js';
-import { schemaRef } from './schema-ref.js';
+import { schemaRef } from './component-ref.js';
 import { toJsonSchema } from './to-json-schema.js';
 
 /** `pagination` of the JSON envelope (kept equal to `JsonEnvelope['pagination']` by a type test). */

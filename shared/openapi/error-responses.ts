@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
-import { headerRef } from './headers.js';
+import { componentRef } from './component-ref.js';
 import type { JsonObject } from './json-value.js';
 import { PROBLEM_MEDIA_TYPE } from './problem-schema.js';
-import { schemaRef } from './schema-ref.js';
+import { schemaRef } from './component-ref.js';
 
 /**
  * Codes a POST to an operation can never carry, with why: they answer requests that are not an
@@ -14,9 +14,13 @@ export const NOT_OPERATION_CODES: Readonly<Partial<Record<ErrorCode, string>>> =
   METHOD_NOT_ALLOWED: 'a method other than POST on an operation path (with `Allow: POST`)',
 };
 
-/** Headers some statuses carry beside X-Request-ID (set by the ApiErrors of those statuses). */
+/**
+ * Headers some statuses carry beside X-Request-ID: set by the ApiErrors of those statuses, and by
+ * the gateway's rate limit (429) once a code for it is registered.
+ */
 const STATUS_HEADERS: Readonly<Record<number, readonly string[]>> = {
   401: ['WWW-Authenticate'],
+  429: ['Retry-After'],
   503: ['Retry-After'],
 };
 
@@ -42,8 +46,8 @@ export function operationErrorCodes(): Map<number, ErrorCode[]> {
 export function errorResponses(): Record<string, JsonObject> {
   const responses: Record<string, JsonObject> = {};
   for (const [status, codes] of operationErrorCodes()) {
-    const headers: JsonObject = { 'X-Request-ID': headerRef('X-Request-ID'), 'Cache-Control': headerRef('Cache-Control') };
-    for (const name of STATUS_HEADERS[status] ?? []) headers[name] = headerRef(name);
+    const headers: JsonObject = { 'X-Request-ID': componentRef('headers', 'X-Request-ID'), 'Cache-Control': componentRef('headers', 'Cache-Control') };
+    for (const name of STATUS_HEADERS[status] ?? []) headers[name] = componentRef('headers', name);
     responses[problemResponseName(status)] = {
       description: `${STATUS_CODES[status] ?? 'Error'}. A problem document whose \`code\` is one of: `
         + codes.map((code) => `\`${code}\` (${ERROR_CODES[code].title})`).join('; ') + '.',

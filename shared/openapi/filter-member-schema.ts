@@ -1,14 +1,12 @@
 import { BASE_ROLE } from '../access/datapoints.js';
 import { formatDay, oneMonthAfter, parseCalendarDate } from '../filters/calendar-date.js';
 import { DATE_RANGES, FILTER_MEMBERS, type Source } from '../filters/filter-members.js';
+import { PAGINATION_MEMBERS } from '../filters/parse-filters.js';
 import { DRAFT_STATUS, RECORD_FIELDS, SORTABLE_FIELDS, type Resource } from '../model/resources.js';
 import type { JsonObject } from './json-value.js';
 import { draftRoles, rolesGranting } from './role-grants.js';
 import type { ServiceDefaults } from './service-defaults.js';
 import { toJsonSchema } from './to-json-schema.js';
-
-/** Members that page a JSON answer; a Parquet export is the whole result and refuses them. */
-export const PAGINATION_MEMBERS: readonly string[] = ['page', 'pageSize'];
 
 /**
  * The JSON Schema of one filter member as it is accepted from `source` (a JSON body keeps JSON
@@ -39,7 +37,7 @@ export function filterMemberSchema(resource: Resource, name: string, source: Sou
     setDefault(defaults.pageSize);
     notes.push(`At most MAX_PAGE_SIZE (default ${defaults.maxPageSize}; more is 400 \`PAGE_SIZE_TOO_LARGE\`). page × pageSize may reach at most MAX_RESULT_WINDOW records (default ${defaults.maxResultWindow}; deeper is 400 \`RESULT_WINDOW_EXCEEDED\`: narrow the filters or export Parquet).`);
   }
-  if (PAGINATION_MEMBERS.includes(name)) {
+  if (PAGINATION_MEMBERS.has(name)) {
     notes.push('JSON only: together with `Accept: application/vnd.apache.parquet` it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).');
   }
   const gatedBy = fieldRoles(resource, name);

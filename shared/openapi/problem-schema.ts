@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
-import { VALID as REQUEST_ID } from '../http/request-id.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../http/request-id.js';
 import { PROBLEM_TYPE_BASE } from '../errors/problem-response.js';
 import type { JsonObject } from './json-value.js';
 import { toJsonSchema } from './to-json-schema.js';

@@ -4,7 +4,7 @@ import {
 } from '../model/resources.js';
 import type { JsonObject } from './json-value.js';
 import { draftRoles, visibilityNote, type FieldGroup } from './role-grants.js';
-import { schemaRef } from './schema-ref.js';
+import { schemaRef } from './component-ref.js';
 
 /** Component names of the record schemas. */
 export const RECORD_SCHEMA_NAMES: Readonly<Record<Resource, string>> = {

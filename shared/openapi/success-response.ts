@@ -1,9 +1,9 @@
 import { mediaTypeOf } from '../http/negotiate.js';
 import type { Resource } from '../model/resources.js';
 import { ENVELOPE_SCHEMA_NAMES } from './envelope-schema.js';
-import { headerRef } from './headers.js';
+import { componentRef } from './component-ref.js';
 import type { JsonObject } from './json-value.js';
-import { schemaRef } from './schema-ref.js';
+import { schemaRef } from './component-ref.js';
 
 /** The media type of the invoices Parquet export: a zip of two Parquet files. */
 export const ZIP_MEDIA_TYPE = 'application/zip';
@@ -40,9 +40,9 @@ export function successResponse(resource: Resource): JsonObject {
   return {
     description: `The ${resource} the caller may see: a JSON page (Accept: application/json) or the whole result as Parquet (Accept: application/vnd.apache.parquet${resource === 'invoices' ? `, answered as ${ZIP_MEDIA_TYPE}` : ''}).`,
     headers: {
-      'X-Request-ID': headerRef('X-Request-ID'),
-      'Cache-Control': headerRef('Cache-Control'),
-      'Content-Disposition': headerRef('Content-Disposition'),
+      'X-Request-ID': componentRef('headers', 'X-Request-ID'),
+      'Cache-Control': componentRef('headers', 'Cache-Control'),
+      'Content-Disposition': componentRef('headers', 'Content-Disposition'),
     },
     content: {
       [mediaTypeOf('json')]: { schema: schemaRef(ENVELOPE_SCHEMA_NAMES[resource]) },

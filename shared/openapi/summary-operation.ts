@@ -1,11 +1,11 @@
 import { mediaTypeOf } from '../http/negotiate.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../http/request-id.js';
 import type { Resource } from '../model/resources.js';
 import { operationErrorCodes, problemResponseName } from './error-responses.js';
 import { FILTER_SCHEMA_NAMES } from './filter-body-schema.js';
 import { filterParameters } from './filter-parameters.js';
-import { parameterRef } from './headers.js';
+import { componentRef, schemaRef } from './component-ref.js';
 import type { JsonObject } from './json-value.js';
-import { schemaRef } from './schema-ref.js';
 import type { ServiceDefaults } from './service-defaults.js';
 import { successResponse } from './success-response.js';
 
@@ -28,7 +28,7 @@ export function operationId(resource: Resource): string {
 export function summaryOperation(resource: Resource, defaults: ServiceDefaults): JsonObject {
   const responses: JsonObject = { 200: successResponse(resource) };
   for (const status of operationErrorCodes().keys()) {
-    responses[String(status)] = { $ref: `#/components/responses/${problemResponseName(status)}` };
+    responses[String(status)] = componentRef('responses', problemResponseName(status));
   }
   return {
     operationId: operationId(resource),
@@ -40,7 +40,7 @@ export function summaryOperation(resource: Resource, defaults: ServiceDefaults):
       + `or \`${mediaTypeOf('parquet')}\`; anything else is 406 \`NOT_ACCEPTABLE\`. `
       + `JSON is paged (page ${defaults.page}, pageSize ${defaults.pageSize} by default), ordered by ${defaults.orderBy} ${defaults.order} unless orderBy/order say otherwise. `
       + 'Credentials are checked before anything about the request: a caller missing one learns nothing about the request or the data.',
-    parameters: [parameterRef('X-Request-ID'), ...filterParameters(resource, defaults)],
+    parameters: [componentRef('parameters', 'X-Request-ID'), ...filterParameters(resource, defaults)],
     requestBody: {
       required: false,
       description: 'The filters as a JSON object, sent with `Content-Type: application/json` (a body with another Content-Type is 415; over 64 KiB is 413 `REQUEST_TOO_LARGE`).',
@@ -54,5 +54,18 @@ export function summaryOperation(resource: Resource, defaults: ServiceDefaults):
       },
     },
     responses,
+  };
+}
+
+/** The request parameters shared by both operations (`components.parameters`). */
+export function sharedParameters(): Record<string, JsonObject> {
+  return {
+    'X-Request-ID': {
+      name: 'X-Request-ID',
+      in: 'header',
+      required: false,
+      description: 'Optional: your identifier for this request (1–128 of A–Z a–z 0–9 . _ : -). It is kept and returned; otherwise (absent or invalid) the gateway assigns one.',
+      schema: { type: 'string', pattern: REQUEST_ID.source },
+    },
   };
 }

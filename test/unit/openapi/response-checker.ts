@@ -6,14 +6,14 @@ export interface ObservedResponse {
   readonly method: string;
   readonly status: number;
   readonly headers: Headers;
-  /** The parsed JSON body (problem or envelope). */
-  readonly body: unknown;
+  /** The parsed JSON body (problem or envelope); undefined for a binary body, which is not checked. */
+  readonly body?: unknown;
 }
 
 /**
  * Checks one response against the document: the status is listed for the operation, every
  * required header is present and every documented header present matches its schema, the media
- * type is one the response lists, and the body validates against that media type's schema.
+ * type is one the response lists, and a JSON body validates against that media type's schema.
  * Returns the problems found (empty when the response conforms).
  */
 export function checkResponse(document: Record<string, unknown>, validator: DocumentValidator, observed: ObservedResponse): string[] {
@@ -44,6 +44,8 @@ export function checkResponse(document: Record<string, unknown>, validator: Docu
     problems.push(`media type "${mediaType}" is not listed for status ${observed.status}`);
     return problems;
   }
-  problems.push(...validator.errorsAt(schemaPointer, observed.body).map((error) => `body: ${error}`));
+  if (observed.body !== undefined) {
+    problems.push(...validator.errorsAt(schemaPointer, observed.body).map((error) => `body: ${error}`));
+  }
   return problems;
 }

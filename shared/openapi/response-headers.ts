@@ -1,15 +1,5 @@
-import { VALID as REQUEST_ID } from '../http/request-id.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../http/request-id.js';
 import type { JsonObject } from './json-value.js';
-
-/** A `$ref` to a header under `components.headers`. */
-export function headerRef(name: string): JsonObject {
-  return { $ref: `#/components/headers/${name}` };
-}
-
-/** A `$ref` to a parameter under `components.parameters`. */
-export function parameterRef(name: string): JsonObject {
-  return { $ref: `#/components/parameters/${name}` };
-}
 
 const requestIdSchema: JsonObject = { type: 'string', pattern: REQUEST_ID.source };
 
@@ -37,19 +27,6 @@ export function responseHeaders(): Record<string, JsonObject> {
       description: 'Seconds to wait before retrying.',
       required: true,
       schema: { type: 'integer', minimum: 0 },
-    },
-  };
-}
-
-/** The request parameters shared by both operations (`components.parameters`). */
-export function sharedParameters(): Record<string, JsonObject> {
-  return {
-    'X-Request-ID': {
-      name: 'X-Request-ID',
-      in: 'header',
-      required: false,
-      description: 'Optional: your identifier for this request (1–128 of A–Z a–z 0–9 . _ : -). It is kept and returned; otherwise (absent or invalid) the gateway assigns one.',
-      schema: requestIdSchema,
     },
   };
 }
