@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
+import { findDuplicateMember } from './find-duplicate-member.js';
 
 /** The largest request body accepted. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -24,11 +25,19 @@ export async function readJsonBody(request: BodySource): Promise<unknown> {
   }
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   if (text.trim() === '') return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw new ApiError('INVALID_JSON', 'The body is not valid JSON; send a JSON object such as {"createdFrom":"2025-01-01","createdTo":"2025-01-31"}.');
   }
+  const duplicate = typeof body === 'object' && body !== null && !Array.isArray(body) ? findDuplicateMember(text) : undefined;
+  if (duplicate !== undefined) {
+    throw new ApiError('INVALID_BODY', `The member ${duplicate} appears more than once in the body; send each filter once.`, {
+      errors: [{ member: duplicate, code: 'INVALID_BODY', message: `${duplicate} is given more than once.` }],
+    });
+  }
+  return body;
 }
 
 function isJsonContentType(value: string | null): boolean {

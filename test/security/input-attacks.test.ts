@@ -1,0 +1,144 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { call, type Envelope, type Problem } from '../support/stack.js';
+
+// OWASP API4/API8 (resource consumption, misconfiguration) and injection: every bad request is a
+// clear 4xx problem, never a 5xx, and the service stays healthy.
+async function status(options: Parameters<typeof call>[1], resource: 'contracts' | 'invoices' = 'contracts') {
+  const response = await call(resource, options);
+  const text = await response.text();
+  const body = response.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as Problem & Envelope) : undefined;
+  if (response.status >= 400) {
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(body?.requestId).toBe(response.headers.get('x-request-id'));
+  }
+  return { status: response.status, code: body?.code, body };
+}
+
+describe('malformed bodies', () => {
+  it.each([
+    ['malformed JSON', '{"page": 1,', 400, 'INVALID_JSON'],
+    ['a trailing comma', '{"page": 1,}', 400, 'INVALID_JSON'],
+    ['a JSON array', '[{"page":1}]', 400, 'INVALID_BODY'],
+    ['a JSON string', '"page"', 400, 'INVALID_BODY'],
+    ['JSON null', 'null', 400, 'INVALID_BODY'],
+    ['a duplicate member', '{"pageSize":5,"pageSize":2000}', 400, 'INVALID_BODY'],
+    ['__proto__', '{"__proto__":{"tenantId":"fabrikam"}}', 400, 'UNKNOWN_FILTER'],
+    ['constructor', '{"constructor":{"prototype":{}}}', 400, 'UNKNOWN_FILTER'],
+    ['tenantId', '{"tenantId":"fabrikam"}', 400, 'UNKNOWN_FILTER'],
+    ['a lone UTF-16 surrogate', '{"contractWorkspaceID":"\\ud800"}', 400, 'INVALID_FILTER'],
+  ])('answers %s with %i %s', async (_label, rawBody, expected, code) => {
+    expect(await status({ rawBody })).toMatchObject({ status: expected, code });
+  });
+
+  it('answers deeply nested JSON without falling over', async () => {
+    const depth = 20_000;
+    expect((await status({ rawBody: `${'['.repeat(depth)}${']'.repeat(depth)}` })).code).toBe('INVALID_BODY');
+    expect((await status({ rawBody: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}` })).code).toBe('UNKNOWN_FILTER');
+  });
+
+  it.each([
+    ['text/plain', 415],
+    ['application/xml', 415],
+    ['application/json; charset=latin1', 415],
+    ['multipart/form-data; boundary=x', 415],
+    ['application/merge-patch+json', 200],
+    ['application/json; charset=UTF-8', 200],
+  ])('answers Content-Type %s with %i', async (contentType, expected) => {
+    expect((await status({ rawBody: '{"pageSize":1}', headers: { 'content-type': contentType } })).status).toBe(expected);
+  });
+
+  it('answers a body without Content-Type with 415, and an empty one without it with 200', async () => {
+    expect((await status({ rawBody: '{}', headers: { 'content-type': undefined } })).status).toBe(415);
+    expect((await status({ headers: { 'content-type': undefined } })).status).toBe(200);
+  });
+
+  it('refuses a huge body before reading it whole', async () => {
+    const started = Date.now();
+    const answer = await status({ rawBody: JSON.stringify({ contractId: 'x'.repeat(8 * 1024 * 1024) }) }, 'invoices');
+    expect(answer).toMatchObject({ status: 413, code: 'REQUEST_TOO_LARGE' });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('numbers at every edge', () => {
+  // Raw JSON text, so that values JSON.stringify cannot write (1e400) are sent as they are.
+  it.each(['0', '-1', '1.5', '"1"', '"2"', 'true', 'null', '[]', '{}', '1e400', '-0.0001', '9007199254740993'])('refuses page %s', async (page) => {
+    expect((await status({ rawBody: `{"page":${page}}` })).code).toBe('INVALID_FILTER');
+  });
+
+  it.each([['0', 'INVALID_FILTER'], ['-5', 'INVALID_FILTER'], ['2.5', 'INVALID_FILTER'], ['"10"', 'INVALID_FILTER'], ['1001', 'PAGE_SIZE_TOO_LARGE'], ['1e9', 'PAGE_SIZE_TOO_LARGE'], ['1e400', 'INVALID_FILTER']])('refuses pageSize %s with %s', async (pageSize, code) => {
+    expect((await status({ rawBody: `{"pageSize":${pageSize}}` })).code).toBe(code);
+  });
+
+  it('answers the largest safe page with an empty page and a warning', async () => {
+    const answer = await status({ body: { page: Number.MAX_SAFE_INTEGER } });
+    expect(answer.status).toBe(200);
+    expect(answer.body?.data).toEqual([]);
+    expect(answer.body?.meta.warning).toBeTruthy();
+  });
+});
+
+describe('dates that are not dates', () => {
+  it.each(['2025-02-29', '2025-04-31', '2025-00-01', '2025-1-1', '02025-01-01', '2025-01-01T00:00:00Z', '2025-01-01 ', '２０２５-０１-０１', '٢٠٢٥-٠١-٠١', '2025/01/01', '', '0000-01-01', '+2025-01-01'])('refuses %p', async (date) => {
+    expect((await status({ body: { createdFrom: date, createdTo: '2025-01-31' } })).code).toBe('INVALID_DATE');
+  });
+});
+
+describe('injection', () => {
+  it.each(['title DESC, c.tenantId', 'title; DROP', 'c.tenantId', '(SELECT 1)', 'tenantId', 'id', 'contractAmount'])('refuses orderBy %p from a basic caller', async (orderBy) => {
+    expect((await status({ as: 'contoso-basic', body: { orderBy } })).code).toBe('INVALID_ORDER_BY');
+  });
+
+  it.each([
+    "x' OR '1'='1",
+    'x" OR c.tenantId != "contoso',
+    'IS_DEFINED(c.id)',
+    '") OR true --',
+    'ENDSWITH(c.id, "1")',
+    '@tenant',
+  ])('binds filter value %p as a plain value: 200, no match', async (value) => {
+    const answer = await status({ body: { contractId: value, supplierId: value } }, 'invoices');
+    expect(answer.status).toBe(200);
+    expect(answer.body?.pagination.totalRecords).toBe(0);
+  });
+});
+
+describe('arbitrary bodies (property)', () => {
+  const filterNames = ['contractWorkspaceID', 'createdFrom', 'createdTo', 'updatedFrom', 'updatedTo', 'invoiceDateFrom', 'invoiceDateTo', 'contractId', 'supplierId', 'status', 'orderBy', 'order', 'page', 'pageSize'];
+  const value = fc.oneof(
+    fc.string({ maxLength: 20 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null),
+    fc.constantFrom('2025-01-01', '2025-01-31', '2025-02-30', 'asc', 'desc', 'title', 'Paid', 'CW1234', '1', '25'),
+    fc.array(fc.integer(), { maxLength: 3 }),
+  );
+  const body = fc.oneof(
+    fc.dictionary(fc.constantFrom(...filterNames), value, { maxKeys: 6 }),
+    fc.dictionary(fc.string({ maxLength: 12 }), value, { maxKeys: 4 }),
+    fc.jsonValue({ maxDepth: 3 }),
+  );
+
+  it('answers 200 or a 4xx problem, never a 5xx, and stays healthy', async () => {
+    await fc.assert(
+      fc.asyncProperty(body, fc.constantFrom('contracts', 'invoices'), fc.constantFrom('application/json', 'application/vnd.apache.parquet'), async (candidate, resource, accept) => {
+        const response = await call(resource as 'contracts' | 'invoices', { rawBody: JSON.stringify(candidate), headers: { accept } });
+        const text = await response.text();
+        expect(response.status).toBeLessThan(500);
+        if (response.status >= 400) expect((JSON.parse(text) as Problem).code).toMatch(/^[A-Z_]+$/);
+      }),
+      { numRuns: 150 },
+    );
+    expect((await call('contracts')).status).toBe(200);
+  }, 60_000);
+
+  it('answers arbitrary query strings the same way', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })), { maxLength: 4 }), async (pairs) => {
+        const response = await call('contracts', { query: new URLSearchParams(pairs).toString() });
+        await response.arrayBuffer();
+        expect(response.status).toBeLessThan(500);
+      }),
+      { numRuns: 60 },
+    );
+    expect((await call('contracts')).status).toBe(200);
+  }, 60_000);
+});

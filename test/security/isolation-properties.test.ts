@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { DATAPOINTS } from '../../shared/access/datapoints.js';
+import { SORTABLE_FIELDS, type Resource } from '../../shared/model/resources.js';
+import { accessClaims, callService, startTestService, type TestService } from '../support/test-service.js';
+import { storeRecords } from '../support/store-records.js';
+import { readParquet, unzip } from '../support/parquet.js';
+
+// OWASP API1 (BOLA: tenant) and API3 (property-level authorization: allowlist), as properties:
+// over arbitrary role sets, clients of both tenants and arbitrary valid filters, every record
+// belongs to the caller's tenant, every field is in the union of its roles' datapoints, and
+// Drafts appear only with Data.Read.Drafts — in JSON keys, Parquet columns and both zip entries.
+const ROLES = Object.keys(DATAPOINTS);
+const CLIENTS = { contoso: 'contoso-basic', fabrikam: 'fabrikam-basic' } as const;
+let service: TestService;
+const ids: Record<string, Record<Resource, Set<string>>> = {};
+
+beforeAll(async () => {
+  service = await startTestService();
+  for (const tenant of Object.keys(CLIENTS)) {
+    ids[tenant] = {
+      contracts: new Set((await storeRecords('contracts', tenant)).map((record) => record.contractId as string)),
+      invoices: new Set((await storeRecords('invoices', tenant)).map((record) => record.invoiceId as string)),
+    };
+  }
+});
+
+afterAll(async () => {
+  await service.stop();
+});
+
+function allowed(resource: Resource, roles: readonly string[]) {
+  const grants = roles.filter((role) => role in DATAPOINTS).map((role) => DATAPOINTS[role]!);
+  return {
+    fields: new Set(grants.flatMap((grant) => grant[resource])),
+    lines: new Set(grants.flatMap((grant) => grant.invoiceLines)),
+    drafts: grants.some((grant) => grant.drafts),
+  };
+}
+
+const day = fc.integer({ min: Date.UTC(2025, 0, 1) / 86_400_000, max: Date.UTC(2026, 9, 31) / 86_400_000 });
+const iso = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
+const filters = fc.record({
+  range: fc.constantFrom('created', 'updated'),
+  from: day,
+  span: fc.integer({ min: 0, max: 28 }),
+  order: fc.constantFrom('asc', 'desc'),
+  orderIndex: fc.nat(),
+  pageSize: fc.integer({ min: 1, max: 300 }),
+});
+
+describe('tenant and allowlist properties', () => {
+  it('never shows another tenant, a field beyond the roles, or a Draft without the role', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.subarray(ROLES), fc.constantFrom('contoso', 'fabrikam'), fc.constantFrom<Resource>('contracts', 'invoices'), fc.constantFrom('json', 'parquet'), filters,
+        async (roles, tenant, resource, format, f) => {
+          const token = await service.idp!.signToken(accessClaims(service, CLIENTS[tenant as keyof typeof CLIENTS], { roles }));
+          const may = allowed(resource, roles);
+          const sortable = SORTABLE_FIELDS[resource].filter((field) => may.fields.has(field));
+          const body: Record<string, unknown> = { [`${f.range}From`]: iso(f.from), [`${f.range}To`]: iso(f.from + f.span), order: f.order };
+          if (sortable.length > 0) body.orderBy = sortable[f.orderIndex % sortable.length];
+          if (format === 'json') body.pageSize = f.pageSize;
+          const response = await callService(service, resource, {
+            headers: { authorization: `Bearer ${token}`, 'x-api-key': service.identities.apiKeys[0]!, accept: format === 'json' ? 'application/json' : 'application/vnd.apache.parquet' },
+            body: JSON.stringify(body),
+          });
+          const bytes = new Uint8Array(await response.arrayBuffer());
+          if (!roles.includes('Data.Read')) {
+            expect(response.status).toBe(403);
+            return;
+          }
+          expect(response.status).toBe(200);
+          const idField = resource === 'contracts' ? 'contractId' : 'invoiceId';
+          const own = ids[tenant]![resource];
+          const checkRecords = (records: Record<string, unknown>[], columns: string[]) => {
+            for (const column of columns) expect(may.fields.has(column)).toBe(true);
+            for (const record of records) {
+              expect(own.has(record[idField] as string)).toBe(true);
+              if (!may.drafts) expect(record.status).not.toBe('Draft');
+            }
+          };
+          if (format === 'json') {
+            const { data } = JSON.parse(Buffer.from(bytes).toString()) as { data: Record<string, unknown>[] };
+            for (const record of data) {
+              checkRecords([record], Object.keys(record).filter((key) => key !== 'lines'));
+              for (const line of (record.lines as Record<string, unknown>[] | undefined) ?? []) for (const key of Object.keys(line)) expect(may.lines.has(key)).toBe(true);
+            }
+          } else if (resource === 'contracts') {
+            const file = await readParquet(bytes);
+            checkRecords(file.rows, file.columns);
+          } else {
+            const entries = unzip(bytes);
+            expect(Object.keys(entries).sort()).toEqual(['invoice_tables.parquet', 'invoices.parquet']);
+            const headers = await readParquet(entries['invoices.parquet']!);
+            checkRecords(headers.rows, headers.columns);
+            const lines = await readParquet(entries['invoice_tables.parquet']!);
+            expect(lines.columns[0]).toBe('invoiceId');
+            for (const column of lines.columns.slice(1)) expect(may.lines.has(column)).toBe(true);
+            for (const row of lines.rows) expect(own.has(row.invoiceId as string)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 120_000);
+});
