@@ -1,0 +1,45 @@
+import { startLocalStack } from '../dev/local-stack.js';
+
+/** What the load driver gets from the stack process. */
+export interface LoadTarget {
+  readonly baseUrl: string;
+  readonly tokens: Readonly<Record<string, string>>;
+  readonly subscriptionKey: string;
+  readonly apiKey: string;
+}
+
+const CLIENTS = ['contoso-full', 'contoso-basic', 'fabrikam-full', 'contoso-norole'];
+
+/**
+ * The local stack in a process of its own (run with --expose-gc), so its memory can be read
+ * apart from the load generator's: it answers 'rss' with its RSS after a full collection.
+ */
+async function main(): Promise<void> {
+  // A smaller seed than npm start's: the embedded store's query engine, not the service, bounds throughput.
+  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, seedRecords: Number(process.env.LOAD_SEED_RECORDS ?? 500), settings: { LOG_REQUESTS: 'false' }, logGateway: () => {} });
+  const tokens: Record<string, string> = {};
+  for (const name of CLIENTS) {
+    const client = stack.identities.clients.find((candidate) => candidate.name === name)!;
+    const response = await fetch(`${stack.authUrl}/${stack.identities.tenantId}/oauth2/v2.0/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, scope: `api://${stack.identities.appId}/.default` }),
+    });
+    tokens[name] = ((await response.json()) as { access_token: string }).access_token;
+  }
+  process.on('message', (message) => {
+    if (message === 'rss') {
+      (globalThis as { gc?: () => void }).gc?.();
+      process.send!({ rss: process.memoryUsage().rss });
+    } else if (message === 'stop') {
+      void stack.stop().then(() => process.exit(0));
+    }
+  });
+  process.on('disconnect', () => void stack.stop().then(() => process.exit(0)));
+  const target: LoadTarget = { baseUrl: stack.baseUrl, tokens, subscriptionKey: stack.identities.subscriptionKeys[0]!, apiKey: stack.identities.apiKeys[0]! };
+  process.send!({ ready: target });
+}
+
+main().catch((error: unknown) => {
+  process.send?.({ failed: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});
