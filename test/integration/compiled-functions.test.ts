@@ -7,37 +7,84 @@ import { describe, expect, it } from '@jest/globals';
 // (as the Functions host loads `main`), not only under jest's transform.
 const root = new URL('../../', import.meta.url);
 const settings = (JSON.parse(readFileSync(new URL('local.settings.example.json', root), 'utf8')) as { Values: Record<string, string> }).Values;
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { main: string; type: string };
 
+// What the Node.js worker does at start-up, in a fresh process: it provides the built-in module
+// `@azure/functions-core` by intercepting require (that is how `app.http` reaches the host), then
+// resolves package.json `main` (a glob) and imports every match. Each `registerFunction` call is
+// the metadata the host receives: name and bindings (trigger type, route, methods, auth level).
 const probe = `
-  const c = await import('./dist/functions/contracts-summary.js');
-  const i = await import('./dist/functions/invoices-summary.js');
-  const pick = (o) => ({ route: o.route, methods: o.methods, authLevel: o.authLevel, handler: typeof o.handler });
-  console.log(JSON.stringify([pick(c.contractsSummary), pick(i.invoicesSummary)]));
+  import Module from 'node:module';
+  import { readdirSync, readFileSync } from 'node:fs';
+  import { dirname, join, basename } from 'node:path';
+  import { pathToFileURL } from 'node:url';
+
+  const registered = [];
+  const coreApi = {
+    version: 'probe',
+    hostVersion: 'probe',
+    setProgrammingModel() {},
+    getProgrammingModel() { return undefined; },
+    registerHook() { return { dispose() {} }; },
+    registerFunction(metadata, callback) {
+      registered.push({ metadata, callback: typeof callback });
+      return { dispose() {} };
+    },
+    log() {},
+    Disposable: class { dispose() {} },
+  };
+  Module.prototype.require = new Proxy(Module.prototype.require, {
+    apply(target, self, args) {
+      return args[0] === '@azure/functions-core' ? coreApi : Reflect.apply(target, self, args);
+    },
+  });
+
+  const main = JSON.parse(readFileSync('package.json', 'utf8')).main;
+  const folder = dirname(main);
+  const pattern = new RegExp('^' + basename(main).split('*').map((part) => part.replace(/[.+?^$()|[\\]\\\\{}]/g, '\\\\$&')).join('[^/]*') + '$');
+  const files = readdirSync(folder).filter((name) => pattern.test(name)).sort();
+  for (const file of files) await import(pathToFileURL(join(process.cwd(), folder, file)).href);
+  console.log(JSON.stringify({ files, registered }));
 `;
 
+interface Registration {
+  metadata: { name: string; bindings: Record<string, { type: string; direction: string; route?: string; methods?: string[]; authLevel?: string }> };
+  callback: string;
+}
+
+async function loadLikeTheHost(extraEnv: Record<string, string> = {}): Promise<{ files: string[]; registered: Registration[] }> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe], {
+    cwd: root,
+    env: { PATH: process.env.PATH, ...settings, ...extraEnv },
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as { files: string[]; registered: Registration[] };
+}
+
 describe('the compiled function files', () => {
-  it('load under plain Node with their routes, POST only and function auth level', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe], {
-      cwd: root,
-      env: { PATH: process.env.PATH, ...settings },
+  it('load from package.json main the way the host does, registering both operations: route, POST only, function auth level', async () => {
+    const { files, registered } = await loadLikeTheHost();
+    expect(files).toEqual(['contracts-summary.js', 'invoices-summary.js']);
+    const triggers = registered.map(({ metadata, callback }) => {
+      const [trigger, ...others] = Object.values(metadata.bindings).filter((binding) => binding.direction === 'in');
+      expect(others).toEqual([]);
+      return { name: metadata.name, type: trigger!.type, route: trigger!.route, methods: trigger!.methods, authLevel: trigger!.authLevel, callback };
     });
-    const registrations = JSON.parse(stdout.trim().split('\n').at(-1)!) as unknown[];
-    expect(registrations).toEqual([
-      { route: 'v1/contracts/summary', methods: ['POST'], authLevel: 'function', handler: 'function' },
-      { route: 'v1/invoices/summary', methods: ['POST'], authLevel: 'function', handler: 'function' },
+    expect(triggers).toEqual([
+      { name: 'contractsSummary', type: 'httpTrigger', route: 'v1/contracts/summary', methods: ['POST'], authLevel: 'function', callback: 'function' },
+      { name: 'invoicesSummary', type: 'httpTrigger', route: 'v1/invoices/summary', methods: ['POST'], authLevel: 'function', callback: 'function' },
     ]);
+    for (const { metadata } of registered) {
+      expect(Object.values(metadata.bindings).filter((binding) => binding.direction === 'out').map((binding) => binding.type)).toEqual(['http']);
+    }
   });
 
   it('stop start-up with a message naming a bad setting', async () => {
-    const failure = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe], {
-      cwd: root,
-      env: { PATH: process.env.PATH, ...settings, MAX_PAGE_SIZE: 'lots' },
-    }).catch((error: { stderr: string }) => error);
+    const failure = await loadLikeTheHost({ MAX_PAGE_SIZE: 'lots' }).catch((error: { stderr: string }) => error);
     expect('stderr' in failure ? failure.stderr : '').toContain('MAX_PAGE_SIZE');
   });
 
-  it('points package.json main at the compiled function files', () => {
-    const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { main: string };
+  it('are what package.json main points at, as ES modules', () => {
     expect(pkg.main).toBe('dist/functions/*.js');
+    expect(pkg.type).toBe('module');
   });
 });

@@ -1,0 +1,261 @@
+metadata name = 'Contracts and Invoices Summary Data Service'
+metadata description = 'Everything one environment of the service needs in one resource group: monitoring, storage for the Functions runtime, Key Vault with the backend API keys, Cosmos DB, the function app with its uat slot, and API Management in front of it.'
+
+import { apiManagementPublisherType, apiManagementSkuType, clientRegistryType, elasticPremiumSkuType, rateLimitType, serviceLimitsType } from 'types.bicep'
+
+@description('Required. Short name of the environment (for example uat); part of every resource name.')
+@minLength(1)
+@maxLength(12)
+param environmentName string
+
+@description('Optional. Location of every resource.')
+param location string = resourceGroup().location
+
+@description('Optional. Tags added to every resource (azd-env-name and workload are always set).')
+param tags object = {}
+
+@description('Required. Application (client) id of the API app registration in Entra ID: the audience of the access tokens (AUTH_APP_ID).')
+param apiAppId string
+
+@description('Optional. Entra ID tenant that issues the access tokens (AUTH_TENANT_ID). Defaults to the tenant of the deployment.')
+param entraTenantId string = tenant().tenantId
+
+@description('Required. Client registry of the production slot: client application id to data tenant.')
+param clientRegistry clientRegistryType
+
+@description('Required. Client registry of the uat slot: client application id to data tenant.')
+param uatClientRegistry clientRegistryType
+
+@description('Required. Backend API keys (x-api-key) the production slot accepts, comma separated; stored in Key Vault.')
+@secure()
+param backendApiKeys string
+
+@description('Required. Backend API keys (x-api-key) the uat slot accepts, comma separated; stored in Key Vault.')
+@secure()
+param uatBackendApiKeys string
+
+@description('Optional. Service limits; an omitted one keeps the service default.')
+param serviceLimits serviceLimitsType = {}
+
+@description('Required. Publisher of the API Management instance.')
+param apiManagementPublisher apiManagementPublisherType
+
+@description('Optional. Tier of the API Management instance.')
+param apiManagementSku apiManagementSkuType = 'Developer'
+
+@description('Optional. Calls allowed per subscription and renewal period at the gateway.')
+param rateLimit rateLimitType = {
+  calls: 600
+  renewalPeriodSeconds: 60
+}
+
+@description('Optional. Instance size of the Elastic Premium plan.')
+param planSku elasticPremiumSkuType = 'EP1'
+
+@description('Optional. Cosmos DB serverless capacity (true) or provisioned throughput (false).')
+param cosmosServerless bool = true
+
+var abbreviations = loadJsonContent('abbreviations.json')
+var workload = 'summary'
+// Deterministic per subscription, resource group, environment and location: a redeployment
+// updates the same resources, another environment gets its own.
+var resourceToken = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName, location))
+var allTags = union(tags, {
+  'azd-env-name': environmentName
+  workload: workload
+})
+var loginEndpoint = environment().authentication.loginEndpoint
+var authorityHost = endsWith(loginEndpoint, '/') ? substring(loginEndpoint, 0, length(loginEndpoint) - 1) : loginEndpoint
+var slotName = 'uat'
+
+var names = {
+  logAnalyticsWorkspace: '${abbreviations.operationalInsightsWorkspaces}${workload}-${resourceToken}'
+  applicationInsights: '${abbreviations.insightsComponents}${workload}-${resourceToken}'
+  storageAccount: '${abbreviations.storageStorageAccounts}${resourceToken}'
+  keyVault: '${abbreviations.keyVaultVaults}${resourceToken}'
+  cosmosDbAccount: '${abbreviations.documentDBDatabaseAccounts}${workload}-${resourceToken}'
+  appServicePlan: '${abbreviations.webServerFarms}${workload}-${resourceToken}'
+  functionApp: '${abbreviations.webSitesFunctions}${workload}-${resourceToken}'
+  apiManagement: '${abbreviations.apiManagementService}${workload}-${resourceToken}'
+}
+
+module logAnalyticsWorkspace 'modules/log-analytics-workspace.bicep' = {
+  name: 'log-analytics-workspace'
+  params: {
+    name: names.logAnalyticsWorkspace
+    location: location
+    tags: allTags
+  }
+}
+
+module applicationInsights 'modules/application-insights.bicep' = {
+  name: 'application-insights'
+  params: {
+    name: names.applicationInsights
+    location: location
+    tags: allTags
+    workspaceResourceId: logAnalyticsWorkspace.outputs.resourceId
+  }
+}
+
+module apiManagementService 'modules/api-management-service.bicep' = {
+  name: 'api-management-service'
+  params: {
+    name: names.apiManagement
+    location: location
+    tags: allTags
+    sku: apiManagementSku
+    publisher: apiManagementPublisher
+  }
+}
+
+module appServicePlan 'modules/app-service-plan.bicep' = {
+  name: 'app-service-plan'
+  params: {
+    name: names.appServicePlan
+    location: location
+    tags: allTags
+    sku: planSku
+  }
+}
+
+module functionApp 'modules/function-app.bicep' = {
+  name: 'function-app'
+  params: {
+    name: names.functionApp
+    location: location
+    tags: allTags
+    appServicePlanId: appServicePlan.outputs.resourceId
+    gatewayIpAddresses: apiManagementService.outputs.publicIpAddresses
+    slotName: slotName
+  }
+}
+
+module storageAccount 'modules/storage-account.bicep' = {
+  name: 'storage-account'
+  params: {
+    name: names.storageAccount
+    location: location
+    tags: allTags
+    hostPrincipalIds: [
+      functionApp.outputs.principalId
+      functionApp.outputs.slotPrincipalId
+    ]
+    // The identity running this deployment (the pipeline) uploads the packages afterwards.
+    packageWriterPrincipalIds: [
+      deployer().objectId
+    ]
+  }
+}
+
+module keyVault 'modules/key-vault.bicep' = {
+  name: 'key-vault'
+  params: {
+    name: names.keyVault
+    location: location
+    tags: allTags
+  }
+}
+
+module apiKeysSecret 'modules/key-vault-secret.bicep' = {
+  name: 'key-vault-secret-backend-api-keys'
+  params: {
+    keyVaultName: keyVault.outputs.name
+    name: 'backend-api-keys'
+    value: backendApiKeys
+    readerPrincipalIds: [
+      functionApp.outputs.principalId
+    ]
+  }
+}
+
+module uatApiKeysSecret 'modules/key-vault-secret.bicep' = {
+  name: 'key-vault-secret-backend-api-keys-uat'
+  params: {
+    keyVaultName: keyVault.outputs.name
+    name: 'backend-api-keys-uat'
+    value: uatBackendApiKeys
+    readerPrincipalIds: [
+      functionApp.outputs.slotPrincipalId
+    ]
+  }
+}
+
+module cosmosDbAccount 'modules/cosmos-db-account.bicep' = {
+  name: 'cosmos-db-account'
+  params: {
+    name: names.cosmosDbAccount
+    location: location
+    tags: allTags
+    serverless: cosmosServerless
+    readerPrincipalIds: [
+      functionApp.outputs.principalId
+      functionApp.outputs.slotPrincipalId
+    ]
+  }
+}
+
+module functionAppSettings 'modules/function-app-settings.bicep' = {
+  name: 'function-app-settings'
+  params: {
+    functionAppName: functionApp.outputs.name
+    slotName: functionApp.outputs.slotName
+    storageAccountName: storageAccount.outputs.name
+    applicationInsightsConnectionString: applicationInsights.outputs.connectionString
+    cosmosEndpoint: cosmosDbAccount.outputs.endpoint
+    authorityHost: authorityHost
+    entraTenantId: entraTenantId
+    apiAppId: apiAppId
+    apiKeysSecretUri: apiKeysSecret.outputs.uri
+    uatApiKeysSecretUri: uatApiKeysSecret.outputs.uri
+    clientRegistry: clientRegistry
+    uatClientRegistry: uatClientRegistry
+    serviceLimits: serviceLimits
+  }
+}
+
+module apiManagementApi 'modules/api-management-api.bicep' = {
+  name: 'api-management-api'
+  params: {
+    serviceName: apiManagementService.outputs.name
+    apiPath: workload
+    functionAppName: functionApp.outputs.name
+    slotName: functionApp.outputs.slotName
+    functionAppHostName: functionApp.outputs.defaultHostName
+    slotHostName: functionApp.outputs.slotDefaultHostName
+    authorityHost: authorityHost
+    entraTenantId: entraTenantId
+    apiAppId: apiAppId
+    rateLimit: rateLimit
+    applicationInsightsResourceId: applicationInsights.outputs.resourceId
+    applicationInsightsConnectionString: applicationInsights.outputs.connectionString
+  }
+  // The function keys are read from the running host, which needs its settings and storage roles.
+  dependsOn: [
+    functionAppSettings
+  ]
+}
+
+@description('Base URL of the API on the gateway (the spec\'s base_url): the gateway URL followed by the API path.')
+output gatewayBaseUrl string = apiManagementApi.outputs.baseUrl
+
+@description('Name of the API Management instance.')
+output apiManagementName string = apiManagementService.outputs.name
+
+@description('Name of the UAT subscription of the summary product; the smoke test reads its key with listSecrets.')
+output uatSubscriptionName string = apiManagementApi.outputs.uatSubscriptionName
+
+@description('Name of the function app (its production slot).')
+output functionAppName string = functionApp.outputs.name
+
+@description('Name of the deployment slot packages are deployed to before the swap.')
+output functionAppSlotName string = functionApp.outputs.slotName
+
+@description('URL of the blob container the pipeline uploads packages to (each slot runs one of them).')
+output packageContainerUrl string = storageAccount.outputs.packageContainerUrl
+
+@description('Cosmos DB account endpoint (COSMOS_ENDPOINT of both slots).')
+output cosmosEndpoint string = cosmosDbAccount.outputs.endpoint
+
+@description('Name of the Key Vault holding the backend API keys.')
+output keyVaultName string = keyVault.outputs.name

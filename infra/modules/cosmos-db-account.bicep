@@ -1,0 +1,99 @@
+metadata name = 'Cosmos DB account'
+metadata description = 'A Cosmos DB for NoSQL account with key (local) auth disabled, the summary database and its containers exactly as the service defines them (generated/cosmos-containers.json, written from shared/store/container-definitions.ts), and the built-in Data Reader role on that database for the function app identities.'
+
+@description('Required. Name of the account (3-44 lower-case letters, digits and hyphens).')
+@minLength(3)
+@maxLength(44)
+param name string
+
+@description('Optional. Location of the account (its only region).')
+param location string = resourceGroup().location
+
+@description('Optional. Tags of the account.')
+param tags object = {}
+
+@description('Optional. Serverless capacity (pay per request; suits UAT). False provisions throughput per container instead.')
+param serverless bool = true
+
+@description('Required. Principal ids of the function app identities that read the data.')
+param readerPrincipalIds string[]
+
+// The one definition of the containers (partition key /tenantId, a composite index per sortable
+// field in both directions), generated from the code by `npm run infra:containers`.
+var definition = loadJsonContent('../generated/cosmos-containers.json')
+
+// Built-in "Cosmos DB Built-in Data Reader" (data plane): read items, query, read metadata. No write.
+var dataReaderRoleDefinitionId = '00000000-0000-0000-0000-000000000001'
+
+resource account 'Microsoft.DocumentDB/databaseAccounts@2024-05-15' = {
+  name: name
+  location: location
+  tags: tags
+  kind: 'GlobalDocumentDB'
+  properties: {
+    databaseAccountOfferType: 'Standard'
+    consistencyPolicy: {
+      defaultConsistencyLevel: 'Session'
+    }
+    locations: [
+      {
+        locationName: location
+        failoverPriority: 0
+        isZoneRedundant: false
+      }
+    ]
+    capabilities: serverless ? [
+      {
+        name: 'EnableServerless'
+      }
+    ] : []
+    disableLocalAuth: true
+    disableKeyBasedMetadataWriteAccess: true
+    minimalTlsVersion: 'Tls12'
+    publicNetworkAccess: 'Enabled'
+  }
+}
+
+resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-05-15' = {
+  parent: account
+  name: definition.databaseId
+  properties: {
+    resource: {
+      id: definition.databaseId
+    }
+  }
+}
+
+resource containers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-05-15' = [for container in definition.containers: {
+  parent: database
+  name: container.id
+  properties: {
+    resource: {
+      id: container.id
+      partitionKey: container.partitionKey
+      indexingPolicy: container.indexingPolicy
+    }
+  }
+}]
+
+resource dataReaders 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-05-15' = [for principalId in readerPrincipalIds: {
+  parent: account
+  name: guid(account.id, definition.databaseId, principalId, dataReaderRoleDefinitionId)
+  properties: {
+    principalId: principalId
+    roleDefinitionId: '${account.id}/sqlRoleDefinitions/${dataReaderRoleDefinitionId}'
+    scope: '${account.id}/dbs/${definition.databaseId}'
+  }
+}]
+
+@description('Resource id of the account.')
+output resourceId string = account.id
+
+@description('Name of the account.')
+output name string = account.name
+
+@description('Endpoint of the account: the value of COSMOS_ENDPOINT.')
+output endpoint string = account.properties.documentEndpoint
+
+@description('Name of the database.')
+output databaseName string = database.name

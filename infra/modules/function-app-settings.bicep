@@ -1,0 +1,129 @@
+metadata name = 'Function app settings'
+metadata description = 'The app settings of the function app and of its uat slot, and which of them stick to their slot on a swap. Applied after the identities received their roles, so that Key Vault references and the identity-based storage connection resolve on first start.'
+
+import { clientRegistryType, serviceLimitsType } from '../types.bicep'
+
+@description('Required. Name of the existing function app.')
+param functionAppName string
+
+@description('Required. Name of its existing deployment slot.')
+param slotName string
+
+@description('Required. Name of the storage account the Functions host uses (AzureWebJobsStorage__accountName).')
+param storageAccountName string
+
+@description('Required. Application Insights connection string.')
+param applicationInsightsConnectionString string
+
+@description('Required. Cosmos DB endpoint (COSMOS_ENDPOINT).')
+param cosmosEndpoint string
+
+@description('Required. Identity provider host, without a trailing slash (AUTH_AUTHORITY_HOST).')
+param authorityHost string
+
+@description('Required. Identity tenant id (AUTH_TENANT_ID).')
+param entraTenantId string
+
+@description('Required. Application (client) id of this API\'s app registration (AUTH_APP_ID).')
+param apiAppId string
+
+@description('Required. URI (without version) of the secret holding the production slot\'s backend API keys.')
+param apiKeysSecretUri string
+
+@description('Required. URI (without version) of the secret holding the uat slot\'s backend API keys.')
+param uatApiKeysSecretUri string
+
+@description('Required. Client registry of the production slot (CLIENT_REGISTRY).')
+param clientRegistry clientRegistryType
+
+@description('Required. Client registry of the uat slot (CLIENT_REGISTRY).')
+param uatClientRegistry clientRegistryType
+
+@description('Optional. Service limits; an omitted one keeps the service default.')
+param serviceLimits serviceLimitsType = {}
+
+// The keys of local.settings.example.json's Values, with their Azure values (test/infra holds the
+// two lists together). Left out on purpose, because they only serve the local stack:
+//   COSMOS_KEY                    Cosmos key auth is disabled (disableLocalAuth); the managed identity reads.
+//   COSMOS_ALLOW_SELF_SIGNED_TLS  only for the embedded server's self-signed certificate on loopback.
+// Renamed: AzureWebJobsStorage is AzureWebJobsStorage__accountName (identity-based, no account key).
+var serviceSettings = {
+  FUNCTIONS_WORKER_RUNTIME: 'node'
+  AzureWebJobsStorage__accountName: storageAccountName
+  AUTH_AUTHORITY_HOST: authorityHost
+  AUTH_TENANT_ID: entraTenantId
+  AUTH_APP_ID: apiAppId
+  AUTH_CLOCK_TOLERANCE_SECONDS: string(serviceLimits.?clockToleranceSeconds ?? 30)
+  COSMOS_ENDPOINT: cosmosEndpoint
+  STORE_TIMEOUT_MS: string(serviceLimits.?storeTimeoutMs ?? 10000)
+  MAX_PAGE_SIZE: string(serviceLimits.?maxPageSize ?? 1000)
+  MAX_RESULT_WINDOW: string(serviceLimits.?maxResultWindow ?? 10000)
+  PARQUET_MAX_BYTES: string(serviceLimits.?parquetMaxBytes ?? 104857600)
+  LOG_REQUESTS: 'true'
+}
+
+// Per slot, and sticky (slotConfigNames below): a swap moves the code, while each slot keeps the
+// callers it admits. UAT callers reach the uat slot (see policies/summary-api.xml).
+var productionSlotSettings = {
+  API_KEYS: '@Microsoft.KeyVault(SecretUri=${apiKeysSecretUri})'
+  CLIENT_REGISTRY: string(clientRegistry)
+}
+
+var uatSlotSettings = {
+  API_KEYS: '@Microsoft.KeyVault(SecretUri=${uatApiKeysSecretUri})'
+  CLIENT_REGISTRY: string(uatClientRegistry)
+}
+
+// Platform settings with no local counterpart. No WEBSITE_CONTENTAZUREFILECONNECTIONSTRING or
+// WEBSITE_CONTENTSHARE: Azure Files needs an account key. Without it, Functions requires the app to
+// run from an external package URL, read here with the slot's own identity.
+var platformSettings = {
+  FUNCTIONS_EXTENSION_VERSION: '~4'
+  APPLICATIONINSIGHTS_CONNECTION_STRING: applicationInsightsConnectionString
+  WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID: 'SystemAssigned'
+}
+
+// The package each slot runs: set by the pipeline (deploy to uat, then swap), so an
+// infrastructure deployment keeps the current value. Not sticky: a swap moves it with the code.
+var productionPackage = {
+  WEBSITE_RUN_FROM_PACKAGE: list('${functionApp.id}/config/appsettings', '2023-12-01').properties.?WEBSITE_RUN_FROM_PACKAGE ?? ''
+}
+
+var uatPackage = {
+  WEBSITE_RUN_FROM_PACKAGE: list('${uatSlot.id}/config/appsettings', '2023-12-01').properties.?WEBSITE_RUN_FROM_PACKAGE ?? ''
+}
+
+resource functionApp 'Microsoft.Web/sites@2023-12-01' existing = {
+  name: functionAppName
+}
+
+resource uatSlot 'Microsoft.Web/sites/slots@2023-12-01' existing = {
+  parent: functionApp
+  name: slotName
+}
+
+resource appSettings 'Microsoft.Web/sites/config@2023-12-01' = {
+  parent: functionApp
+  name: 'appsettings'
+  properties: union(platformSettings, productionPackage, serviceSettings, productionSlotSettings)
+}
+
+resource uatAppSettings 'Microsoft.Web/sites/slots/config@2023-12-01' = {
+  parent: uatSlot
+  name: 'appsettings'
+  properties: union(platformSettings, uatPackage, serviceSettings, uatSlotSettings)
+}
+
+resource stickySettings 'Microsoft.Web/sites/config@2023-12-01' = {
+  parent: functionApp
+  name: 'slotConfigNames'
+  properties: {
+    appSettingNames: [
+      'API_KEYS'
+      'CLIENT_REGISTRY'
+    ]
+  }
+}
+
+@description('Names of the app settings that stay with their slot on a swap.')
+output stickySettingNames array = stickySettings.properties.appSettingNames

@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ERROR_CODES } from '../../shared/errors/error-codes.js';
+import { PROBLEM_TYPE_BASE } from '../../shared/errors/problem-response.js';
+import {
+  INFRA,
+  ROOT,
+  assignedValue,
+  at,
+  declaration,
+  deployables,
+  filesUnder,
+  literalString,
+  objectExpressionKeys,
+  parseBicepFile,
+  resourcesOfType,
+  stringArgumentsOf,
+  throughVariables,
+  type BicepFile,
+} from './bicep-tree.js';
+import { allText, child, findAll, namedValueReferences, parsePolicy, validateXml, type Element } from './policy-xml.js';
+
+const policyFiles = filesUnder(join(INFRA, 'policies'), ['.xml']);
+const read = (path: string) => readFileSync(path, 'utf8');
+let apiModule: BicepFile;
+let main: BicepFile;
+let apiPolicy: Element;
+let productPolicy: Element;
+
+beforeAll(async () => {
+  apiModule = await parseBicepFile(join(INFRA, 'modules/api-management-api.bicep'));
+  main = await parseBicepFile(join(INFRA, 'main.bicep'));
+  apiPolicy = parsePolicy(read(join(INFRA, 'policies/summary-api.xml')));
+  productPolicy = parsePolicy(read(join(INFRA, 'policies/summary-product.xml')));
+});
+
+/** The policy files loaded by the API module, by the resource type that loads them. */
+function loadedPolicies(): Map<string, string> {
+  const loaded = new Map<string, string>();
+  for (const resource of deployables(apiModule, 'resource_declaration')) {
+    const value = at(resource.body, 'properties', 'value');
+    const path = value?.type === 'call_expression' && value.childForFieldName('function')?.text === 'loadTextContent'
+      ? literalString(value.childForFieldName('arguments')?.namedChildren[0])
+      : undefined;
+    if (path?.endsWith('.xml')) loaded.set(resource.type.split('@')[0]!, resolve(INFRA, 'modules', path));
+  }
+  return loaded;
+}
+
+/** Names of the named values the API module defines (literal names and the keys of a looped object). */
+function definedNamedValues(): string[] {
+  return resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/namedValues').flatMap((resource) => {
+    const name = literalString(at(resource.body, 'name'));
+    if (name !== undefined) return [name];
+    const loop = resource.loop?.text.match(/^\[for (\w+) in items\((\w+)\):/);
+    if (loop === null || loop === undefined || at(resource.body, 'name')?.text !== `${loop[1]}.key`) {
+      throw new Error(`cannot read the name of named value ${resource.symbol}`);
+    }
+    return objectExpressionKeys(apiModule, assignedValue(declaration(apiModule, 'variable_declaration', loop[2]!)));
+  });
+}
+
+describe('the policy files', () => {
+  it.each(policyFiles.map((path) => [basename(path), path]))('%s is well-formed XML with a <policies> root and all four sections', (_name, path) => {
+    expect(validateXml(read(path))).toBe(true);
+    const root = parsePolicy(read(path));
+    expect(root.name).toBe('policies');
+    expect(root.children.map((section) => section.name)).toEqual(['inbound', 'backend', 'outbound', 'on-error']);
+  });
+
+  it('reports malformed XML (the check can fail): an unescaped < in a policy expression', () => {
+    expect(validateXml('<policies><inbound><set-body>@(a < b)</set-body></inbound></policies>')).not.toBe(true);
+  });
+
+  it('are each loaded by the Bicep, and every policy file the Bicep loads exists', () => {
+    const loaded = loadedPolicies();
+    expect([...loaded.keys()].sort()).toEqual(['Microsoft.ApiManagement/service/apis/policies', 'Microsoft.ApiManagement/service/products/policies']);
+    expect([...loaded.values()].sort()).toEqual(policyFiles);
+  });
+
+  it('refer only to named values the Bicep defines', () => {
+    const defined = definedNamedValues();
+    expect(defined).toEqual(expect.arrayContaining(['summary-function-key', 'summary-function-key-uat', 'entra-tenant-id']));
+    const used = policyFiles.flatMap((path) => namedValueReferences(read(path)));
+    expect(used.length).toBeGreaterThan(5);
+    expect([...new Set(used.filter((name) => !defined.includes(name)))]).toEqual([]);
+  });
+
+  it('route only to backends the Bicep defines', () => {
+    const backends = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/backends').map((resource) => literalString(at(resource.body, 'name')));
+    const used = findAll(apiPolicy, 'set-backend-service').map((element) => element.attributes['backend-id']);
+    expect(used.sort()).toEqual(['summary-function-app', 'summary-function-app-uat']);
+    expect(used.filter((id) => !backends.includes(id))).toEqual([]);
+  });
+});
+
+describe('the API policy', () => {
+  it('validates the Entra ID token: tenant keys and issuer, this API as audience, the Data.Read role', () => {
+    const [jwt, ...others] = findAll(child(apiPolicy, 'inbound'), 'validate-jwt');
+    expect(others).toEqual([]);
+    expect(jwt!.attributes).toMatchObject({ 'header-name': 'Authorization', 'require-scheme': 'Bearer', 'require-signed-tokens': 'true', 'require-expiration-time': 'true' });
+    expect(child(jwt!, 'openid-config').attributes.url).toBe('{{entra-authority-host}}/{{entra-tenant-id}}/v2.0/.well-known/openid-configuration');
+    expect(findAll(jwt!, 'issuer').map((issuer) => issuer.text)).toEqual(['{{entra-authority-host}}/{{entra-tenant-id}}/v2.0']);
+    expect(findAll(jwt!, 'audience').map((audience) => audience.text)).toEqual(['{{summary-api-app-id}}', 'api://{{summary-api-app-id}}']);
+    const [roles] = findAll(jwt!, 'claim');
+    expect(roles!.attributes).toEqual({ name: 'roles', match: 'any' });
+    expect(roles!.children.map((value) => value.text)).toEqual(['Data.Read']);
+  });
+
+  it('removes the subscription key (header and query) before forwarding', () => {
+    const inbound = child(apiPolicy, 'inbound');
+    expect(findAll(inbound, 'set-header').filter((header) => header.attributes.name === 'Ocp-Apim-Subscription-Key').map((header) => header.attributes['exists-action'])).toEqual(['delete']);
+    expect(findAll(inbound, 'set-query-parameter').map((parameter) => parameter.attributes)).toEqual([{ name: 'subscription-key', 'exists-action': 'delete' }]);
+  });
+
+  it('sends a function key from a named value as x-functions-key on every route to a backend', () => {
+    const branches = findAll(child(apiPolicy, 'inbound'), 'choose').flatMap((choose) => choose.children);
+    expect(branches.length).toBe(2);
+    for (const branch of branches) {
+      expect(findAll(branch, 'set-backend-service')).toHaveLength(1);
+      const keys = findAll(branch, 'set-header').filter((header) => header.attributes.name === 'x-functions-key');
+      expect(keys.map((header) => allText(header))).toEqual([expect.stringMatching(/^\{\{summary-function-key(-uat)?\}\}$/)]);
+    }
+  });
+
+  it('sets X-Request-ID from context.RequestId when absent and returns it on success and on every error', () => {
+    const inbound = findAll(child(apiPolicy, 'inbound'), 'set-variable').find((variable) => variable.attributes.name === 'requestId');
+    expect(inbound?.attributes.value).toContain('context.RequestId');
+    expect(inbound?.attributes.value).toContain('^[A-Za-z0-9._:-]{1,128}$');
+    const requestIdHeaders = (section: string) => findAll(child(apiPolicy, section), 'set-header').filter((header) => header.attributes.name === 'X-Request-ID');
+    expect(requestIdHeaders('inbound')).toHaveLength(1);
+    expect(requestIdHeaders('outbound')).toHaveLength(1);
+    const onError = child(apiPolicy, 'on-error');
+    for (const response of findAll(onError, 'return-response')) {
+      expect(findAll(response, 'set-header').some((header) => header.attributes.name === 'X-Request-ID')).toBe(true);
+    }
+    expect(onError.children.at(-1)?.attributes).toEqual({ name: 'X-Request-ID', 'exists-action': 'skip' });
+  });
+
+  it('answers its own errors as problem documents with the service\'s codes, statuses, titles and type URIs', () => {
+    const responses = findAll(child(apiPolicy, 'on-error'), 'return-response');
+    expect(responses.length).toBe(4);
+    const codes = responses.map((response) => {
+      const body = allText(child(response, 'set-body'));
+      const field = (name: string) => body.match(new RegExp(`new JProperty\\("${name}", "?([^")]+)"?\\)`))?.[1];
+      const code = field('code')!;
+      const registered = ERROR_CODES[code as keyof typeof ERROR_CODES];
+      expect({ code, status: Number(field('status')), title: field('title') }).toEqual({ code, status: registered?.status, title: registered?.title });
+      expect(field('type')).toBe(PROBLEM_TYPE_BASE + code.toLowerCase().replaceAll('_', '-'));
+      expect(child(response, 'set-status').attributes.code).toBe(String(registered?.status));
+      expect(findAll(response, 'set-header').find((header) => header.attributes.name === 'Content-Type')?.children[0]?.text).toBe('application/problem+json');
+      return code;
+    });
+    expect(codes).toEqual(['INVALID_SUBSCRIPTION_KEY', 'MISSING_ROLE', 'INVALID_TOKEN', 'RATE_LIMITED']);
+  });
+});
+
+describe('the product policy', () => {
+  it('rate-limits per subscription', () => {
+    const [limit, ...others] = findAll(productPolicy, 'rate-limit-by-key');
+    expect(others).toEqual([]);
+    expect(limit!.attributes['counter-key']).toBe('@(context.Subscription.Id)');
+    expect(limit!.attributes.calls).toBe('{{rate-limit-calls}}');
+  });
+});
+
+describe('the API, product and subscription', () => {
+  it('import the API from openapi/openapi.json under the summary path, subscription required, HTTPS only', () => {
+    const [api] = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/apis');
+    const value = at(api?.body, 'properties', 'value');
+    expect(value?.text).toBe("loadTextContent('../../openapi/openapi.json')");
+    expect(resolve(INFRA, 'modules', stringArgumentsOf(apiModule, 'loadTextContent').find((path) => path.endsWith('.json'))!)).toBe(join(ROOT, 'openapi/openapi.json'));
+    expect(literalString(at(api?.body, 'properties', 'format'))).toBe('openapi+json');
+    expect(at(api?.body, 'properties', 'subscriptionRequired')?.text).toBe('true');
+    expect(at(api?.body, 'properties', 'protocols')?.namedChildren.map((node) => literalString(node))).toEqual(['https']);
+    const module = deployables(main, 'module_declaration').find((candidate) => candidate.type === 'modules/api-management-api.bicep');
+    expect(throughVariables(main, at(module?.body, 'params', 'apiPath'))?.text).toBe("'summary'");
+  });
+
+  it('keep openapi/openapi.json within what loadTextContent can load (131,072 characters)', () => {
+    // Only its length is read here; its content is checked by the OpenAPI tests.
+    expect(read(join(ROOT, 'openapi/openapi.json')).length).toBeLessThanOrEqual(131_072);
+  });
+
+  it('publish a product that requires a subscription, with the UAT subscription scoped to it', () => {
+    const [product] = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/products');
+    expect(at(product?.body, 'properties', 'subscriptionRequired')?.text).toBe('true');
+    const [subscription] = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/subscriptions');
+    expect(at(subscription?.body, 'properties', 'scope')?.text).toBe(`'/products/\${${product?.symbol}.name}'`);
+    expect(literalString(assignedValue(declaration(apiModule, 'parameter_declaration', 'uatSubscriptionName')))).toBe('summary-uat');
+    const [link] = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/products/apis');
+    expect(at(link?.body, 'parent')?.text).toBe(product?.symbol);
+  });
+
+  it('log neither headers nor bodies, frontend or backend', () => {
+    const [diagnostics] = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/apis/diagnostics');
+    for (const side of ['frontend', 'backend']) {
+      for (const direction of ['request', 'response']) {
+        const logged = throughVariables(apiModule, at(diagnostics?.body, 'properties', side, direction));
+        expect(at(logged, 'headers')?.namedChildren).toEqual([]);
+        expect(at(logged, 'body', 'bytes')?.text).toBe('0');
+      }
+    }
+    expect(at(diagnostics?.body, 'properties', 'logClientIp')?.text).toBe('false');
+  });
+
+  it('output the gateway base URL as gateway URL plus the API path', () => {
+    const output = assignedValue(declaration(apiModule, 'output_declaration', 'baseUrl'));
+    expect(output?.text).toBe("'${service.properties.gatewayUrl}/${api.properties.path}'");
+    expect(assignedValue(declaration(main, 'output_declaration', 'gatewayBaseUrl'))?.text).toBe('apiManagementApi.outputs.baseUrl');
+  });
+});

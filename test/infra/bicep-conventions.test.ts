@@ -1,0 +1,187 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  INFRA,
+  assignedValue,
+  bicepparamAsBicep,
+  declarations,
+  declaredName,
+  decoratorsOf,
+  deployables,
+  descriptionOf,
+  filesUnder,
+  fromRoot,
+  literalString,
+  parseBicep,
+  parseBicepFile,
+  properties,
+  propertyDecorators,
+  stringArgumentsOf,
+  type BicepFile,
+  type Node,
+} from './bicep-tree.js';
+
+const PREFIX = /^(Required|Optional|Conditional)\. \S/;
+
+const templates = filesUnder(INFRA, ['.bicep']);
+const files = new Map<string, BicepFile>();
+let main: BicepFile;
+
+beforeAll(async () => {
+  for (const path of templates) files.set(path, await parseBicepFile(path));
+  main = files.get(join(INFRA, 'main.bicep'))!;
+});
+
+/** A parameter: whether it has a default or a nullable type (then it may be omitted). */
+function parameters(file: BicepFile): { name: string; optional: boolean; node: Node }[] {
+  return declarations(file, 'parameter_declaration').map((node) => ({
+    name: declaredName(node),
+    optional: node.children.some((child) => child.type === '=') || node.descendantsOfType('nullable_type').length > 0,
+    node,
+  }));
+}
+
+function parameterDescriptions(path: string): string[] {
+  const file = files.get(path)!;
+  return parameters(file).map(({ name, optional, node }) => {
+    const description = descriptionOf(node);
+    if (description === undefined) return `${name}: no @description`;
+    if (!PREFIX.test(description)) return `${name}: "${description}" does not start with Required./Optional./Conditional.`;
+    if (description.startsWith('Required.') && optional) return `${name}: Required but has a default`;
+    if (description.startsWith('Optional.') && !optional) return `${name}: Optional but has no default`;
+    return 'ok';
+  });
+}
+
+describe.each(templates.map((path) => [fromRoot(path), path]))('%s (AVM style)', (_name, path) => {
+  it('opens with metadata name and description', () => {
+    const metadata = declarations(files.get(path)!, 'metadata_declaration').map(declaredName);
+    expect(metadata).toEqual(expect.arrayContaining(['name', 'description']));
+  });
+
+  it('describes every parameter with Required./Optional./Conditional., matching whether it has a default', () => {
+    expect(parameterDescriptions(path).filter((result) => result !== 'ok')).toEqual([]);
+  });
+
+  it('describes every output', () => {
+    const outputs = declarations(files.get(path)!, 'output_declaration');
+    expect(outputs.filter((output) => !descriptionOf(output)).map(declaredName)).toEqual([]);
+  });
+
+  it('describes every property of its user-defined types with Required./Optional./Conditional.', () => {
+    const problems = declarations(files.get(path)!, 'type_declaration').flatMap((type) => {
+      const object = type.namedChildren.find((child) => child.type === 'object');
+      if (object === undefined) return [];
+      return [...propertyDecorators(object)].flatMap(([key, decorators]) => {
+        const description = literalString(decorators.get('description'));
+        return description !== undefined && PREFIX.test(description) ? [] : [`${declaredName(type)}.${key}`];
+      });
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('uses every parameter and variable it declares (bicepconfig.json makes the linter agree)', () => {
+    const file = files.get(path)!;
+    const declared = [...declarations(file, 'parameter_declaration'), ...declarations(file, 'variable_declaration')];
+    const uses = new Map<string, number>();
+    for (const identifier of file.root.descendantsOfType('identifier')) {
+      const isPropertyKey = identifier.parent?.type === 'object_property' && identifier.parent.children[0]?.equals(identifier);
+      if (!isPropertyKey) uses.set(identifier.text, (uses.get(identifier.text) ?? 0) + 1);
+    }
+    // The declaration's own name is one occurrence; a use is any other (an object key is not a use).
+    expect(declared.map(declaredName).filter((name) => (uses.get(name) ?? 0) < 2)).toEqual([]);
+  });
+
+  it('refers only to files that exist (modules, imports, loadTextContent, loadJsonContent)', () => {
+    const file = files.get(path)!;
+    const referenced = [
+      ...deployables(file, 'module_declaration').map((module) => module.type),
+      ...declarations(file, 'import_functionality').map((node) => literalString(node.namedChildren.at(-1)) ?? ''),
+      ...stringArgumentsOf(file, 'loadTextContent'),
+      ...stringArgumentsOf(file, 'loadJsonContent'),
+    ];
+    const missing = referenced.filter((target) => !existsSync(resolve(dirname(path), target)));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('the parameter check', () => {
+  it('rejects an undescribed parameter and a Required one with a default (it can fail)', async () => {
+    const file = await parseBicep("param a string\n@description('Required. B.')\nparam b string = 'x'\n@description('Optional. C.')\nparam c string?\n");
+    files.set('<inline>', file);
+    expect(parameterDescriptions('<inline>')).toEqual(['a: no @description', 'b: Required but has a default', 'ok']);
+    files.delete('<inline>');
+  });
+});
+
+describe('main.bicep', () => {
+  it('composes modules named after what they create, each file used', () => {
+    const used = deployables(main, 'module_declaration').map((module) => resolve(INFRA, module.type));
+    const modules = templates.filter((path) => path.includes('/modules/'));
+    expect(modules.filter((path) => !used.includes(path)).map(fromRoot)).toEqual([]);
+  });
+
+  it('passes each module only parameters it declares, and every parameter it requires', () => {
+    const problems = deployables(main, 'module_declaration').flatMap((module) => {
+      const target = files.get(resolve(INFRA, module.type))!;
+      const declared = parameters(target);
+      const params = properties(module.body).get('params');
+      const passed = params ? [...properties(params).keys()] : [];
+      return [
+        ...passed.filter((name) => !declared.some((parameter) => parameter.name === name)).map((name) => `${module.symbol}: unknown ${name}`),
+        ...declared.filter((parameter) => !parameter.optional && !passed.includes(parameter.name)).map((parameter) => `${module.symbol}: missing ${parameter.name}`),
+      ];
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('reads only outputs its modules declare', () => {
+    const modules = new Map(deployables(main, 'module_declaration').map((module) => [module.symbol, files.get(resolve(INFRA, module.type))!]));
+    const read = main.root.descendantsOfType('member_expression').flatMap((member) => {
+      const outputs = member.childForFieldName('object');
+      const module = outputs?.childForFieldName('object')?.text;
+      if (outputs?.type !== 'member_expression' || outputs.childForFieldName('property')?.text !== 'outputs' || !module || !modules.has(module)) return [];
+      return [{ module, output: member.childForFieldName('property')!.text }];
+    });
+    expect(read.length).toBeGreaterThan(10);
+    const unknown = read.filter(({ module, output }) => !declarations(modules.get(module)!, 'output_declaration').some((node) => declaredName(node) === output));
+    expect(unknown).toEqual([]);
+  });
+
+  it('names resources deterministically from a resource token and the abbreviations', () => {
+    const token = assignedValue(declarations(main, 'variable_declaration').find((node) => declaredName(node) === 'resourceToken')!);
+    expect(token?.text).toMatch(/^toLower\(uniqueString\(subscription\(\)\.id, resourceGroup\(\)\.id, environmentName, location\)\)$/);
+    const names = assignedValue(declarations(main, 'variable_declaration').find((node) => declaredName(node) === 'names')!)!;
+    for (const value of properties(names).values()) expect(value.text).toMatch(/^'\$\{abbreviations\.[A-Za-z]+\}.*\$\{resourceToken\}'$/);
+  });
+
+  it('outputs the gateway base URL, the function app and slot names and the Cosmos endpoint', () => {
+    const outputs = declarations(main, 'output_declaration').map(declaredName);
+    expect(outputs).toEqual(expect.arrayContaining(['gatewayBaseUrl', 'functionAppName', 'functionAppSlotName', 'cosmosEndpoint']));
+  });
+
+  it('marks the API keys parameters @secure', () => {
+    const secure = declarations(main, 'parameter_declaration').filter((node) => decoratorsOf(node).has('secure')).map(declaredName);
+    expect(secure).toEqual(['backendApiKeys', 'uatBackendApiKeys']);
+  });
+});
+
+describe('uat.bicepparam', () => {
+  it('sets only parameters main.bicep declares, and every one it requires', async () => {
+    const file = await parseBicep(bicepparamAsBicep(readFileSync(join(INFRA, 'uat.bicepparam'), 'utf8')));
+    const set = declarations(file, 'variable_declaration').map(declaredName);
+    const declared = parameters(main);
+    expect(set.filter((name) => !declared.some((parameter) => parameter.name === name))).toEqual([]);
+    expect(declared.filter((parameter) => !parameter.optional && !set.includes(parameter.name)).map((parameter) => parameter.name)).toEqual([]);
+  });
+
+  it('reads every secret from the environment instead of holding it', async () => {
+    const file = await parseBicep(bicepparamAsBicep(readFileSync(join(INFRA, 'uat.bicepparam'), 'utf8')));
+    const secure = declarations(main, 'parameter_declaration').filter((node) => decoratorsOf(node).has('secure')).map(declaredName);
+    for (const name of secure) {
+      const value = assignedValue(declarations(file, 'variable_declaration').find((node) => declaredName(node) === name)!);
+      expect(value?.text).toMatch(/^readEnvironmentVariable\('[A-Z_]+'\)$/);
+    }
+  });
+});

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { COSMOS_CONTAINERS_PATH, renderCosmosContainers } from '../../infra/scripts/render-cosmos-containers.js';
+import { CONTAINER_DEFINITIONS } from '../../shared/store/container-definitions.js';
+import { DATABASE_ID, PARTITION_KEY_PATH, SORTABLE_FIELDS, type Resource } from '../../shared/model/resources.js';
+import {
+  INFRA,
+  ROOT,
+  assignedValue,
+  at,
+  declaration,
+  deployables,
+  filesUnder,
+  literalString,
+  parseBicepFile,
+  resourcesOfType,
+  stringArgumentsOf,
+  type BicepFile,
+} from './bicep-tree.js';
+
+interface ContainersDocument {
+  databaseId: string;
+  containers: { id: string; partitionKey: { paths: string[] }; indexingPolicy: { compositeIndexes: { path: string; order: string }[][] } }[];
+}
+
+const committed = readFileSync(join(ROOT, COSMOS_CONTAINERS_PATH), 'utf8');
+const document = JSON.parse(committed) as ContainersDocument;
+let cosmos: BicepFile;
+let main: BicepFile;
+
+beforeAll(async () => {
+  cosmos = await parseBicepFile(join(INFRA, 'modules/cosmos-db-account.bicep'));
+  main = await parseBicepFile(join(INFRA, 'main.bicep'));
+});
+
+describe('the committed Cosmos container document', () => {
+  it('is exactly what `npm run infra:containers` writes from the code\'s container definitions', () => {
+    // When this fails: run `npm run infra:containers` and commit infra/generated/cosmos-containers.json.
+    expect(committed).toBe(renderCosmosContainers());
+  });
+
+  it('holds database summary with the contracts and invoices containers, partitioned by /tenantId', () => {
+    expect(document.databaseId).toBe(DATABASE_ID);
+    expect(document.databaseId).toBe('summary');
+    expect(document.containers.map((container) => container.id)).toEqual(['contracts', 'invoices']);
+    for (const container of document.containers) expect(container.partitionKey.paths).toEqual([PARTITION_KEY_PATH]);
+    expect(PARTITION_KEY_PATH).toBe('/tenantId');
+  });
+
+  it('has a (field, id) composite index in both directions for every sortable field', () => {
+    for (const container of document.containers) {
+      const resource = container.id as Resource;
+      const indexed = container.indexingPolicy.compositeIndexes.map((pair) => pair.map((path) => `${path.path} ${path.order}`).join(', '));
+      const expected = SORTABLE_FIELDS[resource].flatMap((field) => [
+        `/${field} ascending, /id ascending`,
+        `/${field} descending, /id descending`,
+      ]);
+      expect(indexed).toEqual(expected);
+      expect(container).toEqual(JSON.parse(JSON.stringify(CONTAINER_DEFINITIONS[resource])));
+    }
+  });
+});
+
+describe('the Cosmos DB Bicep module', () => {
+  it('loads the generated document, and nothing else defines containers', () => {
+    const loaded = stringArgumentsOf(cosmos, 'loadJsonContent').map((path) => resolve(INFRA, 'modules', path));
+    expect(loaded).toEqual([join(ROOT, COSMOS_CONTAINERS_PATH)]);
+    expect(assignedValue(declaration(cosmos, 'variable_declaration', 'definition'))?.text).toBe("loadJsonContent('../generated/cosmos-containers.json')");
+  });
+
+  it('creates the database and one container per definition, with the definition\'s partition key and indexing policy', () => {
+    const [database] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases');
+    expect(at(database?.body, 'name')?.text).toBe('definition.databaseId');
+    const [containers] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers');
+    expect(containers?.loop?.text).toMatch(/^\[for container in definition\.containers:/);
+    const resource = at(containers?.body, 'properties', 'resource');
+    expect(at(resource, 'id')?.text).toBe('container.id');
+    expect(at(resource, 'partitionKey')?.text).toBe('container.partitionKey');
+    expect(at(resource, 'indexingPolicy')?.text).toBe('container.indexingPolicy');
+  });
+
+  it('disables key (local) auth', () => {
+    const [account] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts');
+    expect(at(account?.body, 'properties', 'disableLocalAuth')?.text).toBe('true');
+    expect(at(account?.body, 'properties', 'disableKeyBasedMetadataWriteAccess')?.text).toBe('true');
+  });
+
+  it('grants the built-in Data Reader role (data plane) on the database, and no other role', () => {
+    const [readers, ...others] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+    expect(others).toEqual([]);
+    expect(readers?.loop?.text).toMatch(/^\[for principalId in readerPrincipalIds:/);
+    expect(literalString(assignedValue(declaration(cosmos, 'variable_declaration', 'dataReaderRoleDefinitionId')))).toBe('00000000-0000-0000-0000-000000000001');
+    expect(at(readers?.body, 'properties', 'roleDefinitionId')?.text).toBe("'${account.id}/sqlRoleDefinitions/${dataReaderRoleDefinitionId}'");
+    expect(at(readers?.body, 'properties', 'scope')?.text).toBe("'${account.id}/dbs/${definition.databaseId}'");
+    expect(resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleDefinitions')).toEqual([]);
+    expect(resourcesOfType(cosmos, 'Microsoft.Authorization/roleAssignments')).toEqual([]);
+  });
+
+  it('is given exactly the function app\'s two identities as readers', () => {
+    const module = deployables(main, 'module_declaration').find((candidate) => candidate.type === 'modules/cosmos-db-account.bicep');
+    const readers = at(module?.body, 'params', 'readerPrincipalIds');
+    expect(readers?.namedChildren.map((node) => node.text)).toEqual(['functionApp.outputs.principalId', 'functionApp.outputs.slotPrincipalId']);
+  });
+
+  it('is the only template that touches Cosmos DB roles', async () => {
+    const others = filesUnder(INFRA, ['.bicep']).filter((path) => !path.endsWith('cosmos-db-account.bicep'));
+    for (const path of others) {
+      const file = await parseBicepFile(path);
+      expect(resourcesOfType(file, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments')).toEqual([]);
+    }
+  });
+});

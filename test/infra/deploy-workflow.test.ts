@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
+import { ROOT } from './bicep-tree.js';
+
+interface Step { uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string>; name?: string }
+interface Job {
+  needs?: string | string[];
+  environment?: string;
+  permissions?: Record<string, string>;
+  env?: Record<string, string>;
+  strategy?: { matrix?: Record<string, unknown[]> };
+  steps: Step[];
+}
+interface Workflow { on: unknown; permissions?: Record<string, string>; env?: Record<string, string>; jobs: Record<string, Job> }
+
+const source = readFileSync(join(ROOT, '.github/workflows/deploy-uat.yml'), 'utf8');
+const workflow = parse(source) as Workflow;
+const jobs = workflow.jobs;
+const deployDoc = readFileSync(join(ROOT, 'docs/deploy.md'), 'utf8');
+
+const runOf = (job: string) => jobs[job]!.steps.map((step) => step.run ?? '').join('\n');
+const needsOf = (job: string) => [jobs[job]!.needs ?? []].flat();
+const used = (context: 'secrets' | 'vars') => [...new Set([...source.matchAll(new RegExp(`\\$\\{\\{\\s*${context}\\.([A-Z0-9_]+)\\s*\\}\\}`, 'g'))].map((match) => match[1]!))].sort();
+/** Names in the first column of the docs/deploy.md table whose heading mentions the word. */
+function documented(heading: string): string[] {
+  const section = deployDoc.split(/^### /m).find((part) => part.toLowerCase().startsWith(heading));
+  return [...(section ?? '').matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1]!).sort();
+}
+
+describe('the deployment workflow', () => {
+  it('chains test → validate → deploy infra → deploy package → smoke test → approved swap', () => {
+    expect(Object.keys(jobs)).toEqual(['test', 'validate-infra', 'deploy-infra', 'deploy-app', 'smoke-test', 'promote']);
+    expect(needsOf('validate-infra')).toEqual(['test']);
+    expect(needsOf('deploy-infra')).toEqual(['validate-infra']);
+    expect(needsOf('deploy-app')).toEqual(['deploy-infra']);
+    expect(needsOf('smoke-test')).toEqual(expect.arrayContaining(['deploy-app']));
+    expect(needsOf('promote')).toEqual(expect.arrayContaining(['smoke-test']));
+  });
+
+  it('runs the README test command on Node 20 and Node 22', () => {
+    expect(jobs.test!.strategy?.matrix?.node).toEqual([20, 22]);
+    expect(runOf('test')).toMatch(/npm ci[\s\S]*npm test/);
+  });
+
+  it('builds, lints and what-ifs the Bicep before deploying it', () => {
+    const run = runOf('validate-infra');
+    expect(run).toContain('az bicep build --file infra/main.bicep');
+    expect(run).toContain('az bicep build-params --file infra/uat.bicepparam');
+    expect(run).toContain('az bicep lint');
+    expect(run).toContain('az deployment group what-if');
+    expect(runOf('deploy-infra')).toContain('az deployment group create');
+  });
+
+  it('deploys the package to the uat slot, smoke-tests the gateway, and swaps only in the production environment', () => {
+    expect(runOf('deploy-app')).toMatch(/--slot "\$SLOT_NAME"/);
+    expect(runOf('smoke-test')).toContain('node .github/scripts/smoke-test.mjs');
+    expect(existsSync(join(ROOT, '.github/scripts/smoke-test.mjs'))).toBe(true);
+    expect(runOf('promote')).toContain('az functionapp deployment slot swap');
+    expect(jobs.promote!.environment).toBe('production');
+    for (const job of ['validate-infra', 'deploy-infra', 'deploy-app', 'smoke-test']) expect(jobs[job]!.environment).toBe('uat');
+    expect(Object.entries(jobs).filter(([, job]) => /slot swap/.test(job.steps.map((step) => step.run ?? '').join())).map(([name]) => name)).toEqual(['promote']);
+  });
+
+  it('signs in to Azure with OIDC only: id-token permission, federated client id, no client secret or creds', () => {
+    expect(workflow.permissions).toEqual({ contents: 'read' });
+    for (const [name, job] of Object.entries(jobs)) {
+      const logins = job.steps.filter((step) => step.uses?.startsWith('azure/login@'));
+      if (logins.length === 0) {
+        expect([name, job.permissions?.['id-token']]).toEqual([name, undefined]);
+        continue;
+      }
+      expect([name, job.permissions]).toEqual([name, { contents: 'read', 'id-token': 'write' }]);
+      for (const login of logins) expect(Object.keys(login.with ?? {}).sort()).toEqual(['client-id', 'subscription-id', 'tenant-id']);
+    }
+  });
+
+  it('never expands a secret inside a script: secrets reach steps through env only', () => {
+    const scripts = Object.values(jobs).flatMap((job) => job.steps.map((step) => step.run ?? ''));
+    expect(scripts.filter((script) => /\$\{\{\s*secrets\./.test(script))).toEqual([]);
+  });
+
+  it('masks every backend API key and the fetched subscription key before using them', () => {
+    for (const job of ['validate-infra', 'deploy-infra']) {
+      const [first] = jobs[job]!.steps.filter((step) => step.run !== undefined);
+      expect(first?.run).toMatch(/::add-mask::\$key/);
+    }
+    const smoke = runOf('smoke-test');
+    expect(smoke.indexOf('::add-mask::$SMOKE_SUBSCRIPTION_KEY')).toBeGreaterThan(0);
+    expect(smoke.indexOf('::add-mask::$SMOKE_SUBSCRIPTION_KEY')).toBeLessThan(smoke.indexOf('node .github/scripts/smoke-test.mjs'));
+  });
+
+  it('uses exactly the secrets and variables docs/deploy.md documents', () => {
+    expect(used('secrets').length).toBeGreaterThan(3);
+    expect(used('secrets')).toEqual(documented('secrets'));
+    expect(used('vars')).toEqual(documented('variables'));
+  });
+
+  it('feeds uat.bicepparam every environment variable it reads', () => {
+    const parameters = readFileSync(join(ROOT, 'infra/uat.bicepparam'), 'utf8');
+    const read = [...parameters.matchAll(/readEnvironmentVariable\('([A-Z0-9_]+)'/g)].map((match) => match[1]!);
+    expect(read.length).toBeGreaterThan(3);
+    for (const job of ['validate-infra', 'deploy-infra']) {
+      expect(read.filter((name) => !(name in (jobs[job]!.env ?? {})))).toEqual([]);
+    }
+  });
+});
