@@ -77,23 +77,9 @@ export async function call(resource: 'contracts' | 'invoices', options: CallOpti
   });
 }
 
-/** A problem document's parts the tests assert on. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  requestId: string;
-  errors?: { member: string; code: string; message: string }[];
-}
-
-/** A JSON envelope. */
-export interface Envelope {
-  data: Record<string, unknown>[];
-  pagination: { page: number; pageSize: number; totalRecords: number; totalPages: number; hasNext: boolean };
-  meta: { requestId: string; generatedAt: string; warning?: string };
-}
+/** The service's own types of what it answers: tests read responses as these. */
+export type { ProblemDocument as Problem } from '../../shared/errors/problem-response.js';
+export type { JsonEnvelope as Envelope } from '../../shared/output/json-envelope.js';
 
 /** A Cosmos client on the embedded server, for checking answers against the store directly. */
 export function directStore(): CosmosClient {
