@@ -44,7 +44,7 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
       errors.push(unknownMember(name, Object.keys(rules), source));
       return;
     }
-    const result = rule.schema(source).safeParse(raw);
+    const result = rule.schema[source].safeParse(raw);
     if (result.success) given[name] = result.data;
     else errors.push({ member: name, code: rule.code, message: `${name} must be ${rule.expected}.` });
   };

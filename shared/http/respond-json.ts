@@ -40,7 +40,9 @@ export async function respondJson({ scope, query, requestId, deps }: JsonStageIn
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
     },
-    body: JSON.stringify(envelope),
+    // Encoded once here: the host needs bytes anyway, and the log needs their count
+    // (Buffer.byteLength of a 400 kB string cost a sixth of a 1000-row request, measured).
+    body: Buffer.from(JSON.stringify(envelope), 'utf8'),
     records: records.length,
   };
 }

@@ -16,7 +16,7 @@ import { toJsonSchema } from './to-json-schema.js';
 export function filterMemberSchema(resource: Resource, name: string, source: Source, defaults: ServiceDefaults): JsonObject {
   const rule = FILTER_MEMBERS[resource][name];
   if (rule === undefined) throw new TypeError(`${name} is not a filter of ${resource}`);
-  const schema = toJsonSchema(rule.schema(source), 'input');
+  const schema = toJsonSchema(rule.schema[source], 'input');
   // A query-string value is text, so its default is too.
   const setDefault = (value: string | number) => { schema.default = source === 'query' ? String(value) : value; };
   const notes = [`Must be ${rule.expected}; otherwise 400 \`${rule.code}\`.`];

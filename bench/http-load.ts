@@ -1,0 +1,90 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { StackTarget } from './stack-worker.js';
+
+/** How the end-to-end load is applied. */
+export interface HttpLoadInput {
+  readonly connections: number;
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
+  readonly runs: number;
+  readonly cases: readonly { readonly resource: 'contracts' | 'invoices'; readonly pageSize: number }[];
+}
+
+/** One autocannon run. */
+export interface HttpRun {
+  readonly requestsPerSecond: number;
+  readonly p99Ms: number;
+  readonly p50Ms: number;
+  readonly non2xx: number;
+  readonly errors: number;
+}
+
+/** Every run of one case. */
+export interface HttpCaseFigures {
+  readonly resource: 'contracts' | 'invoices';
+  readonly pageSize: number;
+  readonly runs: readonly HttpRun[];
+}
+
+/**
+ * Starts the local stack in a child process and drives it over loopback with autocannon from
+ * this process: JSON calls with all three credentials (subscription key, x-api-key, bearer token).
+ */
+export async function httpLoad(input: HttpLoadInput): Promise<HttpCaseFigures[]> {
+  // The stack's output (the Functions library's test-mode warnings) is shown only if it fails.
+  const child = fork(fileURLToPath(new URL('./stack-worker.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (stderr.length < 20_000) stderr += chunk.toString('utf8');
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const target = await new Promise<StackTarget>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the local stack did not start within 180 s')), 180_000);
+      child.once('message', (message) => {
+        clearTimeout(timer);
+        const answer = message as { ok: true; result: StackTarget } | { ok: false; error: string };
+        if (answer.ok) resolve(answer.result);
+        else reject(new Error(`the local stack failed to start: ${answer.error}\n${stderr}`));
+      });
+      child.once('exit', (code) => reject(new Error(`the local stack exited (${code}) before it was ready\n${stderr}`)));
+    });
+    const figures: HttpCaseFigures[] = [];
+    for (const { resource, pageSize } of input.cases) {
+      const options: autocannon.Options = {
+        url: `${target.baseUrl}/v1/${resource}/summary`,
+        method: 'POST',
+        connections: input.connections,
+        headers: {
+          authorization: `Bearer ${target.token}`,
+          'ocp-apim-subscription-key': target.subscriptionKey,
+          'x-api-key': target.apiKey,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
+        body: JSON.stringify({ createdFrom: '2025-03-01', createdTo: '2025-03-31', pageSize }),
+      };
+      await autocannon({ ...options, duration: input.warmupSeconds });
+      const runs: HttpRun[] = [];
+      for (let run = 0; run < input.runs; run++) {
+        const result = await autocannon({ ...options, duration: input.durationSeconds });
+        runs.push({
+          requestsPerSecond: result.requests.average,
+          p99Ms: result.latency.p99,
+          p50Ms: result.latency.p50,
+          non2xx: result.non2xx,
+          errors: result.errors,
+        });
+      }
+      figures.push({ resource, pageSize, runs });
+    }
+    return figures;
+  } finally {
+    if (child.connected) child.send('stop');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(killer);
+  }
+}

@@ -1,0 +1,35 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem, type } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project root: the nearest folder above this file with the service's package.json. */
+export function projectRoot(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'summary-data-service') return dir;
+  }
+  throw new Error('the project root (package.json of summary-data-service) was not found');
+}
+
+function installedVersion(root: string, path: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(root, path, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'not installed';
+  }
+}
+
+/** Where and with what the figures were measured. */
+export function machineFacts(startLoad: readonly number[]): string[] {
+  const root = projectRoot();
+  const cores = cpus();
+  const load = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(' / ');
+  return [
+    `date: ${new Date().toISOString()}`,
+    `node: ${process.version} (${type()} ${release()}, ${process.arch})`,
+    `cores: ${cores.length} × ${cores[0]?.model.trim() ?? 'unknown'}; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    `load average (1/5/15 min) at start: ${load(startLoad)}; at end: ${load(loadavg())}`,
+    `hyparquet-writer ${installedVersion(root, 'node_modules/hyparquet-writer')}, @duckdb/node-api ${installedVersion(root, 'test/tools/duckdb/node_modules/@duckdb/node-api')}, autocannon ${installedVersion(root, 'node_modules/autocannon')}`,
+  ];
+}

@@ -1,0 +1,111 @@
+import type { ExportCaseResult, ExportSummary } from './export-case.js';
+import type { HttpCaseFigures } from './http-load.js';
+import type { JsonPageFigures } from './json-path.js';
+import { median } from './median.js';
+import { count, duration, size, times, type Standing, type TableRow } from './table.js';
+
+/** The issue's targets, measured on this machine. */
+export const TARGETS = {
+  /** 1M contracts: ours ÷ DuckDB-fed-from-JS time at most this (2× faster). */
+  vsAppender: 0.5,
+  /** 1M contracts: ours ÷ DuckDB COPY time at most this. */
+  vsCopy: 3,
+  /** 1M contracts: peak RSS below this (bytes, MB = 10^6). */
+  peakRssBytes: 400e6,
+  /** JSON: ours ÷ bare p50 at most this, by page size. */
+  json: { 25: 2, 1000: 1.3 } as Readonly<Record<number, number>>,
+} as const;
+
+/** The case whose figures the export targets are about. */
+export const TARGET_CASE = 'contracts 1M';
+
+const EMPTY = { time: '—', throughput: '—', p99: '—', memory: '—', output: '—', ratio: '—', target: '', standing: '' } as const;
+
+function judge(ok: boolean): Standing {
+  return ok ? 'met' : 'not met';
+}
+
+/** Three rows per export case: ours, DuckDB fed by the appender, DuckDB COPY. */
+export function exportRows({ exportCase, ours, appender, copy }: ExportCaseResult): TableRow[] {
+  const targeted = exportCase.label === TARGET_CASE;
+  const base = (summary: ExportSummary) => ({
+    time: `${duration(summary.ms)} [${duration(summary.minMs)}–${duration(summary.maxMs)}]`,
+    throughput: `${count((summary.rows / summary.ms) * 1000)} rows/s`,
+    p99: '—',
+    memory: `${size(summary.peakRssBytes)} (${size(summary.rssBeforeBytes)})`,
+    output: size(summary.bytes),
+  });
+  const measurement = `export ${exportCase.label} (${count(ours.rows)} Parquet rows, ${exportCase.runs} run${exportCase.runs === 1 ? '' : 's'})`;
+  const vsAppender = ours.ms / appender.ms;
+  const vsCopy = ours.ms / copy.ms;
+  return [
+    {
+      measurement, subject: `ours: exportParquet${exportCase.resource === 'invoices' ? ' → zip' : ''} (${ours.codecs.join('+')})`, ...base(ours), ratio: '',
+      target: targeted ? `peak RSS < ${TARGETS.peakRssBytes / 1e6} MB` : '',
+      standing: targeted ? judge(ours.peakRssBytes < TARGETS.peakRssBytes) : '',
+      ...(targeted ? { verdict: `${exportCase.label}: peak RSS ${size(ours.peakRssBytes)} (of which ${size(ours.rssBeforeBytes)} before the export started: the process and its in-memory source), target < ${TARGETS.peakRssBytes / 1e6} MB` } : {}),
+    },
+    {
+      measurement, subject: `DuckDB appender from JS + COPY (${appender.codecs.join('+')}, ${appender.threads} threads)`, ...base(appender),
+      ratio: times(vsAppender), target: targeted ? `≤ ${times(TARGETS.vsAppender)} (2× faster)` : '',
+      standing: targeted ? judge(vsAppender <= TARGETS.vsAppender) : '',
+      ...(targeted ? { verdict: `${exportCase.label}: ours ÷ DuckDB fed from JS = ${times(vsAppender)} (${duration(ours.ms)} vs ${duration(appender.ms)}), target ≤ ${times(TARGETS.vsAppender)} (2× faster)` } : {}),
+    },
+    {
+      measurement, subject: `DuckDB COPY from loaded table (${copy.codecs.join('+')}, ${copy.threads} threads)`, ...base(copy),
+      ratio: times(vsCopy), target: targeted ? `≤ ${times(TARGETS.vsCopy)}` : '',
+      standing: targeted ? judge(vsCopy <= TARGETS.vsCopy) : '',
+      ...(targeted ? { verdict: `${exportCase.label}: ours ÷ DuckDB COPY = ${times(vsCopy)} (${duration(ours.ms)} vs ${duration(copy.ms)}), target ≤ ${times(TARGETS.vsCopy)}` } : {}),
+    },
+  ];
+}
+
+/** Two rows per page size: our pipeline (judged on the p50 ratio) and the bare baseline. */
+export function jsonRows(page: JsonPageFigures): TableRow[] {
+  const summary = (rounds: JsonPageFigures['ours']) => ({
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    mean: median(rounds.map((r) => r.mean)),
+  });
+  const ours = summary(page.ours);
+  const bare = summary(page.bare);
+  const ratio = ours.p50 / bare.p50;
+  const limit = TARGETS.json[page.pageSize];
+  const measurement = `JSON in-process, page of ${page.pageSize} (${page.ours.length} rounds × ${count(page.iterations)} requests)`;
+  const row = (figures: typeof ours, bytes: number) => ({
+    time: `p50 ${duration(figures.p50 / 1000)}`,
+    throughput: `${count(1e6 / figures.mean)} req/s (1 at a time)`,
+    p99: duration(figures.p99 / 1000),
+    memory: '—',
+    output: size(bytes),
+  });
+  return [
+    {
+      measurement, subject: 'ours: handleSummary (credentials, filters, store seam, projection, envelope)', ...row(ours, page.oursBytes),
+      ratio: `${times(ratio)} (p99 ${times(ours.p99 / bare.p99)})`,
+      target: limit === undefined ? '' : `p50 ≤ ${times(limit)}`,
+      standing: limit === undefined ? '' : judge(ratio <= limit),
+      ...(limit === undefined ? {} : { verdict: `JSON page of ${page.pageSize}: ours ÷ bare p50 = ${times(ratio)} (${duration(ours.p50 / 1000)} vs ${duration(bare.p50 / 1000)}; p99 ${times(ours.p99 / bare.p99)}), target ≤ ${times(limit)}` }),
+    },
+    { measurement, subject: 'bare: read + JSON.parse body, JSON.stringify rows', ...row(bare, page.bareBytes), ratio: '', target: '', standing: '' },
+  ];
+}
+
+/** One row per HTTP case (informational). */
+export function httpRows(figures: HttpCaseFigures, connections: number, durationSeconds: number): TableRow {
+  const failures = figures.runs.reduce((sum, run) => sum + run.non2xx + run.errors, 0);
+  return {
+    measurement: `HTTP end to end, ${figures.resource} page of ${figures.pageSize} (${connections} connections, ${figures.runs.length} × ${durationSeconds} s)`,
+    subject: `local stack: gateway → function → embedded Cosmos${failures > 0 ? ` (${failures} non-2xx/errors!)` : ''}`,
+    time: `p50 ${duration(median(figures.runs.map((run) => run.p50Ms)))}`,
+    throughput: `${count(median(figures.runs.map((run) => run.requestsPerSecond)))} req/s`,
+    p99: duration(median(figures.runs.map((run) => run.p99Ms))),
+    memory: '—', output: '—', ratio: '—', target: 'informational', standing: 'info',
+  };
+}
+
+/** A row saying a measurement could not be made (the rest of the table still prints). */
+export function failedRow(measurement: string, error: unknown): TableRow {
+  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+  return { measurement, subject: `failed: ${message.slice(0, 160)}`, ...EMPTY, standing: 'failed', verdict: `${measurement}: not measured (${message.slice(0, 160)})` };
+}

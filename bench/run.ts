@@ -1,0 +1,113 @@
+/**
+ * `npm run bench`: measures the export, the in-process JSON path and the local stack over HTTP,
+ * prints one table and writes it with the machine's facts to bench/results.md. Not a test: it
+ * never fails on a figure, it says where each target stands. `BENCH_SECTIONS=export,json,http`
+ * runs a subset while developing (results.md is then left alone).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { measureExportCase, type ExportCase } from './export-case.js';
+import { httpLoad, type HttpLoadInput } from './http-load.js';
+import type { JsonInput, JsonPageFigures } from './json-path.js';
+import { machineFacts, projectRoot } from './machine-facts.js';
+import { exportRows, failedRow, httpRows, jsonRows, TARGET_CASE } from './result-rows.js';
+import { runWorker } from './run-worker.js';
+import { renderTable, type TableRow } from './table.js';
+
+// Run counts keep the whole run under ~10 minutes on the 2-core machine.
+const EXPORT_CASES: readonly ExportCase[] = [
+  { label: 'contracts 100k', resource: 'contracts', records: 100_000, poolSize: 100_000, runs: 5 },
+  { label: TARGET_CASE, resource: 'contracts', records: 1_000_000, poolSize: 100_000, runs: 3 },
+  { label: 'invoices 100k', resource: 'invoices', records: 100_000, poolSize: 100_000, runs: 5 },
+];
+const JSON_INPUT: JsonInput = { pageSizes: [25, 1000], rounds: 5, iterations: { 25: 2000, 1000: 300 }, warmup: 300 };
+const HTTP_INPUT: HttpLoadInput = {
+  connections: 16, durationSeconds: 10, warmupSeconds: 2, runs: 3,
+  cases: [{ resource: 'contracts', pageSize: 25 }, { resource: 'invoices', pageSize: 25 }],
+};
+const SECTIONS = ['export', 'json', 'http'] as const;
+
+const NOTES = [
+  'Every figure is the median of the runs named in its row; export times show [fastest–slowest run] beside it. Ratios are ours ÷ baseline of the median times measured in this same run (below 1× ours is faster); JSON ratios compare p50 latencies (p99 ratio in brackets).',
+  'Export: every measurement runs in a fresh Node process. The source is an in-memory pool of deterministic store documents from dev/seed-data (tenant contoso; 100k contracts, cycled 10× for 1M; 100k invoices with 1–8 lines, 4.5 on average), generated once per run, written as JSON and parsed by each process (objects shaped as the Cosmos SDK hands them over), then handed over one record at a time as an async iterable like the store stream; none of that is timed, and a forced GC precedes the timer. Peak RSS is `process.resourceUsage().maxRSS` of that process, so it includes the source, whose share is the RSS "at start" in brackets. MB = 10^6 bytes.',
+  'Ours: exportParquet through the all-roles view from buildAllowlist(DATAPOINTS) (every column), to bytes in memory; invoices include the stored zip of both files. The codec in the subject is read back from the produced footers.',
+  'DuckDB: in-memory database, default settings (threads = cores), the same columns, order, types and nullability as ours (VARCHAR, DATE, TIMESTAMPTZ, DECIMAL(18,2)/(18,4), INTEGER; NOT NULL where ours is REQUIRED); `COPY t TO file (FORMAT parquet)` with DuckDB\'s default compression, snappy (read back from the files), and its default row groups; the file is read back into memory inside the timer. TIMESTAMPTZ is written as TIMESTAMP(MICROS, UTC) where ours is MILLIS (same INT64). Invoices: two files, not zipped. DuckDB reads its files and ours back as the same rows (EXCEPT ALL both ways) with the same column types (checked while building this benchmark, 20k records of each resource). Appender: one row at a time from the same pool, with the fastest correct append per type found in @duckdb/node-api 1.5 (VARCHAR for strings, dates and ISO timestamps, DuckDB casting; appendDouble into DECIMAL; appendDecimal(DuckDBDecimalValue) and appendTimestampTZ go through the generic appendValue and were 2–8× slower per column), then COPY, both timed. COPY: the table is loaded from the first appender run\'s files outside the timer; only COPY (and reading the bytes) is timed.',
+  'JSON: handleSummary in-process on a constructed @azure/functions HttpRequest (POST contracts, a one-month createdFrom/createdTo filter, orderBy, pageSize), deps from the production createSummaryDeps: real x-api-key check, a real RS256 token from the dev identity provider (started in this process on a loopback port; key set fetched once, verified-token cache warm), allowlist, filter parsing, projection, envelope, serialization, log line built (LOG_REQUESTS=false, so not printed); the store is a RecordStore over 1000 pre-built records (count returns the number, list slices). Bare baseline: read and JSON.parse the same request body, JSON.stringify the same rows. Requests alternate between the two, one at a time; warm-up excluded; building the HttpRequest is outside both timers.',
+  'HTTP: startLocalStack on free loopback ports with the default seed (1500 contracts and 1500 invoices per tenant), in its own process; autocannon in the benchmark process; POST with all three credentials (subscription key, x-api-key, bearer token), a one-month created filter and pageSize 25; a 2 s warm-up is discarded. Informational: the embedded Cosmos server dominates.',
+];
+
+async function main(): Promise<void> {
+  const startLoad = loadavg();
+  const wanted = new Set((process.env.BENCH_SECTIONS ?? SECTIONS.join(',')).split(',').map((name) => name.trim()));
+  const progress = (line: string) => console.error(`[bench] ${line}`);
+  const rows: TableRow[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const started = performance.now();
+  try {
+    if (wanted.has('export')) {
+      for (const exportCase of EXPORT_CASES) {
+        progress(`export ${exportCase.label}: ${exportCase.runs} runs of ours, DuckDB appender, DuckDB COPY`);
+        try {
+          rows.push(...exportRows(await measureExportCase(exportCase, dir, progress)));
+        } catch (error) {
+          rows.push(failedRow(`export ${exportCase.label}`, error));
+        }
+      }
+    }
+    if (wanted.has('json')) {
+      progress(`JSON in-process: pages of ${JSON_INPUT.pageSizes.join(' and ')} rows, ${JSON_INPUT.rounds} rounds`);
+      try {
+        const pages = await runWorker<JsonPageFigures[]>('json-path', JSON_INPUT, 300_000);
+        for (const page of pages) rows.push(...jsonRows(page));
+      } catch (error) {
+        rows.push(failedRow('JSON in-process', error));
+      }
+    }
+    if (wanted.has('http')) {
+      progress(`HTTP end to end: ${HTTP_INPUT.runs} × ${HTTP_INPUT.durationSeconds} s per case at ${HTTP_INPUT.connections} connections`);
+      try {
+        for (const figures of await httpLoad(HTTP_INPUT)) rows.push(httpRows(figures, HTTP_INPUT.connections, HTTP_INPUT.durationSeconds));
+      } catch (error) {
+        rows.push(failedRow('HTTP end to end', error));
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const table = renderTable(rows);
+  const standing = rows.flatMap((row) => (row.verdict ? [`- ${row.verdict}: **${row.standing}**`] : []));
+  const facts = machineFacts(startLoad);
+  facts.push(`benchmark wall time: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  const document = [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\` (bench/run.ts) from its last full run; figures move with the machine's load (below).`,
+    '',
+    ...facts.map((fact) => `- ${fact}`),
+    '',
+    table,
+    '',
+    '## Where the targets stand',
+    '',
+    ...(standing.length > 0 ? standing : ['- (no targeted measurement ran)']),
+    '',
+    '## How it was measured',
+    '',
+    ...NOTES.map((note) => `- ${note}`),
+    '',
+  ].join('\n');
+  console.log([...facts, '', table, '', 'Where the targets stand:', ...standing].join('\n'));
+  if (SECTIONS.every((section) => wanted.has(section))) {
+    writeFileSync(join(projectRoot(), 'bench', 'results.md'), document);
+    progress('written to bench/results.md');
+  } else {
+    progress('a subset ran (BENCH_SECTIONS): bench/results.md left as it was');
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
