@@ -26,13 +26,12 @@ async function main(): Promise<void> {
     const target = await ready(child);
     const kinds = workload(target);
     await drive(target, kinds, WARMUP_SECONDS, newTally());
-    const rssAfterWarmup = await rss(child);
+    const afterWarmup = await memory(child);
     const tally = newTally();
     const result = await drive(target, kinds, SECONDS, tally);
-    const rssAtEnd = await rss(child);
+    const atEnd = await memory(child);
     const fiveXX = [...tally.statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
-    const growth = (rssAtEnd - rssAfterWarmup) / rssAfterWarmup;
-    const report = render(result, tally, { rssAfterWarmup, rssAtEnd, growth, fiveXX });
+    const report = render(result, tally, { afterWarmup, atEnd, fiveXX });
     console.log(report);
     writeReport(report);
     if (fiveXX > 0 || tally.wrong.length > 0 || result.errors > 0) process.exitCode = 1;
@@ -102,14 +101,19 @@ function ready(child: ChildProcess): Promise<LoadTarget> {
   });
 }
 
-function rss(child: ChildProcess): Promise<number> {
+interface Memory {
+  readonly rss: number;
+  readonly heapUsed: number;
+}
+
+function memory(child: ChildProcess): Promise<Memory> {
   return new Promise((resolve) => {
-    child.once('message', (message) => resolve((message as { rss: number }).rss));
+    child.once('message', (message) => resolve(message as Memory));
     child.send('rss');
   });
 }
 
-function render(result: autocannon.Result, tally: Tally, memory: { rssAfterWarmup: number; rssAtEnd: number; growth: number; fiveXX: number }): string {
+function render(result: autocannon.Result, tally: Tally, memory: { afterWarmup: Memory; atEnd: Memory; fiveXX: number }): string {
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
   const statuses = [...tally.statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
   const kinds = [...tally.perKind].map(([name, { count, wrong }]) => `| ${name} | ${count} | ${wrong} |`).join('\n');
@@ -124,13 +128,18 @@ function render(result: autocannon.Result, tally: Tally, memory: { rssAfterWarmu
     `| wrong answers (every status checked, every ${SAMPLE_EVERY}th body) | ${tally.wrong.length} |`,
     `| transport errors / timeouts | ${result.errors} / ${result.timeouts} |`,
     `| latency p50 / p99 | ${result.latency.p50} ms / ${result.latency.p99} ms |`,
-    `| stack RSS after warm-up → end (after GC) | ${mb(memory.rssAfterWarmup)} → ${mb(memory.rssAtEnd)} (${(memory.growth * 100).toFixed(1)}%) |`,
+    `| stack RSS after warm-up → end (after GC) | ${mb(memory.afterWarmup.rss)} → ${mb(memory.atEnd.rss)} (${growth(memory.afterWarmup.rss, memory.atEnd.rss)}) |`,
+    `| stack heap used after warm-up → end (after GC) | ${mb(memory.afterWarmup.heapUsed)} → ${mb(memory.atEnd.heapUsed)} (${growth(memory.afterWarmup.heapUsed, memory.atEnd.heapUsed)}) |`,
     '',
     '| request kind | answers | wrong |',
     '|---|---|---|',
     kinds,
     ...(tally.wrong.length > 0 ? ['', 'First wrong answers:', ...tally.wrong.map((line) => `- ${line}`)] : []),
   ].join('\n');
+}
+
+function growth(before: number, after: number): string {
+  return `${(((after - before) / before) * 100).toFixed(1)}%`;
 }
 
 /** Replaces the generated part of docs/reliability.md. */

@@ -29,7 +29,8 @@ async function main(): Promise<void> {
   process.on('message', (message) => {
     if (message === 'rss') {
       (globalThis as { gc?: () => void }).gc?.();
-      process.send!({ rss: process.memoryUsage().rss });
+      const { rss, heapUsed } = process.memoryUsage();
+      process.send!({ rss, heapUsed });
     } else if (message === 'stop') {
       void stack.stop().then(() => process.exit(0));
     }

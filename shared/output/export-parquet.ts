@@ -57,8 +57,8 @@ export async function exportParquet(records: AsyncIterable<StoredRecord>, view: 
   };
   for await (const record of records) {
     invoices.add(record);
-    const invoiceId = record.invoiceId;
-    for (const line of (record.lines as readonly StoredRecord[] | undefined) ?? []) lines.add({ ...line, invoiceId });
+    const leading = [record.invoiceId];
+    for (const line of (record.lines as readonly StoredRecord[] | undefined) ?? []) lines.add(line, leading);
     checkTotal();
     count++;
   }

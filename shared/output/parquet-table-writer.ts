@@ -47,11 +47,14 @@ export class ParquetTableWriter {
     return this.sink.offset;
   }
 
-  /** Adds one record; writes a row group when one is full. */
-  add(record: Readonly<Record<string, unknown>>): void {
+  /**
+   * Adds one record; writes a row group when one is full. `leading` values fill the first columns
+   * (the invoice lines' `invoiceId`) without copying the record into a new object.
+   */
+  add(record: Readonly<Record<string, unknown>>, leading: readonly unknown[] = []): void {
     for (let c = 0; c < this.columns.length; c++) {
       const column = this.columns[c]!;
-      this.buffers[c]!.push(column.encode(record[column.name]));
+      this.buffers[c]!.push(column.encode(c < leading.length ? leading[c] : record[column.name]));
     }
     if (++this.rows === this.rowGroupSize) this.writeGroup();
   }
