@@ -22,7 +22,8 @@ export type HostListener = (request: IncomingMessage, response: ServerResponse, 
 export function createFunctionsHost(registrations: readonly FunctionRegistration[], routePrefix = 'api'): HostListener {
   const routes = new Map(registrations.map((registration) => [`/${routePrefix}/${registration.options.route}`, registration]));
   return async (request, response, requestId) => {
-    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
+    // A fixed base: the Host header is the caller's and may not even parse as one.
+    const url = new URL(request.url ?? '/', 'http://localhost');
     const registration = routes.get(url.pathname);
     if (!registration) return sendError(response, new ApiError('NOT_FOUND', `No operation at ${url.pathname}; the operations are POST /api/v1/contracts/summary and POST /api/v1/invoices/summary.`), requestId);
     const methods = (registration.options.methods ?? ['GET', 'POST']).map((method) => method.toUpperCase());
@@ -40,6 +41,8 @@ export function createFunctionsHost(registrations: readonly FunctionRegistration
     const context = new azureFunctions.InvocationContext({ functionName: registration.name, logHandler: () => {} });
     const result = await registration.options.handler(httpRequest, context);
     const headers = new Headers(result.headers as Record<string, string> | undefined);
+    // The rest of an oversized body was never read: close the connection once it is drained.
+    if (body.byteLength > MAX_BODY_BYTES) headers.set('Connection', 'close');
     response.writeHead(result.status ?? 200, Object.fromEntries(headers));
     response.end(toBuffer(result.body));
   };
@@ -59,13 +62,20 @@ function flattenHeaders(request: IncomingMessage): Record<string, string> {
   return headers;
 }
 
+/**
+ * Reads the body up to `limit` bytes. Past it the rest is drained unread (not destroyed: that
+ * would reset the connection under a client still sending, instead of letting it read the 413).
+ */
 async function readAtMost(request: IncomingMessage, limit: number): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
+  for await (const chunk of request.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     chunks.push(chunk);
     size += chunk.length;
-    if (size >= limit) break; // the rest is never read; the connection closes after the answer
+    if (size >= limit) {
+      request.resume();
+      break;
+    }
   }
   return Buffer.concat(chunks, Math.min(size, limit)).subarray(0, limit);
 }

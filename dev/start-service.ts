@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFunctionsHost, type FunctionRegistration } from './functions-host.js';
 import { createGateway, type GatewayLogEntry } from './gateway.js';
+import { errorResponse } from '../shared/http/error-response.js';
 
 /** Options of the service part of the local stack: the gateway in front of the functions host. */
 export interface ServiceOptions {
@@ -33,9 +34,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const server = createServer((request, response) => {
     gateway(request, response).catch((error: unknown) => {
       // The pipeline answers every fault itself; this is the host failing, so no details.
-      console.error(JSON.stringify({ level: 'error', error: error instanceof Error ? error.name : 'unknown' }));
-      if (!response.headersSent) response.writeHead(500);
-      response.end();
+      const requestId = typeof request.headers['x-request-id'] === 'string' ? request.headers['x-request-id'] : 'unknown';
+      console.error(JSON.stringify({ level: 'error', requestId, error: error instanceof Error ? error.name : 'unknown' }));
+      if (response.headersSent) return void response.end();
+      const { status, headers, body } = errorResponse(error, requestId, () => {});
+      response.writeHead(status, headers);
+      response.end(body);
     });
   });
   const port = await listen(server, options.port ?? 7071, host);

@@ -44,6 +44,12 @@ function keySetFetch(fetchImpl: typeof fetch): FetchImplementation {
       throw new KeySetUnavailable('the key set could not be fetched', { cause });
     }
     if (response.status !== 200) throw new KeySetUnavailable(`the key set answered ${response.status}`);
+    // A provider answering 200 with something that is not JSON is unavailable, not a bad token.
+    try {
+      await response.clone().json();
+    } catch (cause) {
+      throw new KeySetUnavailable('the key set is not JSON', { cause });
+    }
     return response;
   };
 }
@@ -88,6 +94,11 @@ function identityOf(payload: JWTPayload, tenantId: string): TokenIdentity {
   const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.appid === 'string' ? payload.appid : undefined;
   if (payload.tid !== tenantId || !clientId || typeof payload.exp !== 'number') {
     throw invalidToken('The access token does not name this tenant and a client application.');
+  }
+  // The calling application must hold the role: a user-delegated token (it has `scp`, or an
+  // `idtyp` other than app) is refused even if the user was given the role.
+  if (payload.scp !== undefined || (payload.idtyp !== undefined && payload.idtyp !== 'app')) {
+    throw invalidToken('A user-delegated token is not accepted: obtain an application token with the client credentials grant.');
   }
   const roles = Array.isArray(payload.roles) ? payload.roles.filter((role): role is string => typeof role === 'string') : [];
   return { clientId, roles, exp: payload.exp };

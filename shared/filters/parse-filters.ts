@@ -64,7 +64,7 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
   if (typeof given.pageSize === 'number' && given.pageSize > maxPageSize && !errors.some((e) => e.member === 'pageSize')) {
     errors.push({ member: 'pageSize', code: 'PAGE_SIZE_TOO_LARGE', message: `pageSize may be at most ${maxPageSize}; ask for more pages, or export Parquet.` });
   }
-  if (errors.length > 0) throw ApiError.fromFieldErrors(errors as [FieldError, ...FieldError[]]);
+  if (errors.length > 0) throw ApiError.fromFieldErrors(capped(errors) as [FieldError, ...FieldError[]]);
 
   const filters: Filters = {
     ...ranges.filters,
@@ -79,6 +79,15 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
     pageSize: (given.pageSize as number | undefined) ?? 25,
     given,
   };
+}
+
+/** Problems listed at most; a 64 KiB body of junk members must not become a 2 MB answer. */
+const MAX_ERRORS = 20;
+
+function capped(errors: FieldError[]): FieldError[] {
+  if (errors.length <= MAX_ERRORS) return errors;
+  const first = errors[0]!;
+  return [...errors.slice(0, MAX_ERRORS - 1), { member: 'body', code: first.code, message: `${errors.length - MAX_ERRORS + 1} more problems are not listed; fix these first.` }];
 }
 
 function unknownMember(name: string, known: readonly string[], source: Source): FieldError {

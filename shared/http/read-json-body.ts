@@ -45,7 +45,7 @@ function isJsonContentType(value: string | null): boolean {
   const [mediaType, ...params] = value.split(';').map((part) => part.trim().toLowerCase());
   const charset = params.find((param) => param.startsWith('charset='))?.slice('charset='.length).replaceAll('"', '');
   return (mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType ?? ''))
-    && (charset === undefined || charset === 'utf-8');
+    && (charset === undefined || charset === 'utf-8' || charset === 'utf8');
 }
 
 async function readCapped(stream: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {

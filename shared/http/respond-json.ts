@@ -31,7 +31,7 @@ export async function respondJson({ scope, query, requestId, deps }: JsonStageIn
     }
     records = await deps.store.list(scope, query, skip, take);
   }
-  const envelope = buildJsonEnvelope(records, scope.view, { page: query.page, pageSize: query.pageSize, totalRecords }, { requestId, generatedAt: deps.clock() });
+  const envelope = buildJsonEnvelope(records, scope.view, { page: query.page, pageSize: query.pageSize, totalRecords, resultWindow: deps.config.maxResultWindow }, { requestId, generatedAt: deps.clock() });
   return {
     status: 200,
     headers: {

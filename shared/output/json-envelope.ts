@@ -14,23 +14,30 @@ export interface PageInfo {
   readonly page: number;
   readonly pageSize: number;
   readonly totalRecords: number;
+  /** The deepest record pages may reach (MAX_RESULT_WINDOW). */
+  readonly resultWindow: number;
 }
 
 /** Builds the envelope for one page of records, projected through the caller's view. */
 export function buildJsonEnvelope(
   records: readonly StoredRecord[],
   view: View,
-  { page, pageSize, totalRecords }: PageInfo,
+  { page, pageSize, totalRecords, resultWindow }: PageInfo,
   meta: { requestId: string; generatedAt: Date },
 ): JsonEnvelope {
   const totalPages = Math.ceil(totalRecords / pageSize);
+  // The next page must be reachable, not merely exist: a client following hasNext never hits
+  // RESULT_WINDOW_EXCEEDED.
+  const windowEnds = page < totalPages && page * pageSize >= resultWindow;
   const envelope: JsonEnvelope = {
     data: records.map((record) => projectRecord(record, view)),
-    pagination: { page, pageSize, totalRecords, totalPages, hasNext: page < totalPages },
+    pagination: { page, pageSize, totalRecords, totalPages, hasNext: page < totalPages && !windowEnds },
     meta: { requestId: meta.requestId, generatedAt: meta.generatedAt.toISOString() },
   };
   if (page > 1 && page > totalPages) {
     envelope.meta.warning = `Page ${page} is past the last page (${totalPages}); there are no records on it.`;
+  } else if (windowEnds) {
+    envelope.meta.warning = `Pages reach the first ${resultWindow} of ${totalRecords} records only; narrow the filters (for example a shorter date range) or export the whole result as Parquet.`;
   }
   return envelope;
 }

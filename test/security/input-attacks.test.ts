@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { call, type Envelope, type Problem } from '../support/stack.js';
+import { connect } from 'node:net';
+import { call, identities, stack, type Envelope, type Problem } from '../support/stack.js';
 
 // OWASP API4/API8 (resource consumption, misconfiguration) and injection: every bad request is a
 // clear 4xx problem, never a 5xx, and the service stays healthy.
@@ -58,6 +59,30 @@ describe('malformed bodies', () => {
     const answer = await status({ rawBody: JSON.stringify({ contractId: 'x'.repeat(8 * 1024 * 1024) }) }, 'invoices');
     expect(answer).toMatchObject({ status: 413, code: 'REQUEST_TOO_LARGE' });
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('the host layer', () => {
+  it('answers every oversized body with 413, never a reset connection', async () => {
+    for (const size of [200_000, 1_000_000, 1_000_000, 3_000_000, 3_000_000]) {
+      const answer = await status({ rawBody: JSON.stringify({ contractId: 'x'.repeat(size) }) }, 'invoices');
+      expect(answer).toMatchObject({ status: 413, code: 'REQUEST_TOO_LARGE' });
+    }
+  });
+
+  it('answers a Host header that is not a host with a problem, not a bare 500', async () => {
+    const url = new URL(stack.baseUrl);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(`POST ${url.pathname}/v1/contracts/summary HTTP/1.1\r\nHost: a b\r\nOcp-Apim-Subscription-Key: ${identities.subscriptionKeys[0]}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      });
+      let text = '';
+      socket.on('data', (chunk) => { text += chunk.toString(); });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 401/);
+    expect(raw).toMatch(/application\/problem\+json/);
   });
 });
 

@@ -164,3 +164,28 @@ describe('authenticate', () => {
     expect((error as ApiError).headers['Retry-After']).toBeDefined();
   });
 });
+
+describe('authenticate, delegated and odd tokens', () => {
+  it('refuses a user-delegated token even with Data.Read', async () => {
+    const error = await failure(bearer(await idp.signToken(baseClaims({ scp: 'user_impersonation' }))));
+    expect(error.code).toBe('INVALID_TOKEN');
+    expect((await failure(bearer(await idp.signToken(baseClaims({ idtyp: 'user' }))))).code).toBe('INVALID_TOKEN');
+    await expect(authenticate(bearer(await idp.signToken(baseClaims({ idtyp: 'app' }))), deps)).resolves.toBeDefined();
+  });
+
+  it('challenges a missing x-api-key (every 401 names its scheme)', async () => {
+    const error = await failure({ authorization: null, apiKey: null });
+    expect(error.headers['WWW-Authenticate']).toBe('ApiKey header="x-api-key"');
+  });
+});
+
+describe('authenticate, a broken identity provider', () => {
+  it('answers 503 when the key set answers 200 with something that is not JSON', async () => {
+    const verifyToken = createTokenVerifier(
+      { issuer: idp.issuer, jwksUri: idp.jwksUri, tenantId: identities.tenantId, audiences: [identities.appId], clockToleranceSeconds: 30 },
+      { now: () => nowSeconds, fetch: (async () => new Response('<html>maintenance</html>', { status: 200 })) as unknown as typeof fetch },
+    );
+    const error = await authenticate(bearer(await idp.signToken(baseClaims())), { ...deps, verifyToken }).catch((caught: unknown) => caught);
+    expect((error as ApiError).code).toBe('IDENTITY_UNAVAILABLE');
+  });
+});

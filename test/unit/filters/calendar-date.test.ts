@@ -22,3 +22,12 @@ describe('calendar dates', () => {
     expect(formatDay(oneMonthAfter(parseCalendarDate(from)!))).toBe(to);
   });
 });
+
+describe('calendar dates before the year 100', () => {
+  it('are their own years, not 19xx', () => {
+    expect(formatDay(parseCalendarDate('0099-12-31')!)).toBe('0099-12-31');
+    expect(formatDay(oneMonthAfter(parseCalendarDate('0025-01-31')!))).toBe('0025-02-28');
+    expect(parseCalendarDate('0004-02-29')).toBeDefined();
+    expect(parseCalendarDate('0001-02-29')).toBeUndefined();
+  });
+});

@@ -115,6 +115,10 @@ describe('parseFilters', () => {
     else expect(failure({ createdFrom: from, createdTo: to }).code).toBe('DATE_RANGE_TOO_LONG');
   });
 
+  it('refuses a range from year 99 to 2000 as too long', () => {
+    expect(failure({ createdFrom: '0099-12-31', createdTo: '2000-01-15' }).code).toBe('DATE_RANGE_TOO_LONG');
+  });
+
   it('lists the sortable fields the caller can see when orderBy is wrong', () => {
     const error = failure({ orderBy: 'contractAmount' }, { roles: ['Data.Read'] });
     expect(error.code).toBe('INVALID_ORDER_BY');
@@ -152,6 +156,14 @@ describe('parseFilters', () => {
   it('refuses a filter on a field the caller cannot see', () => {
     expect(failure({ supplierId: 'S1' }, { resource: 'invoices', roles: ['Data.Read'] }).code).toBe('INVALID_FILTER');
     expect(parse({ supplierId: 'S1' }, { resource: 'invoices' }).filters.supplierId).toBe('S1');
+  });
+
+  it('lists at most 20 problems, so junk members cannot inflate the answer', () => {
+    const body = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`x${i}`, i]));
+    const error = failure(body);
+    expect(error.errors).toHaveLength(20);
+    expect(error.errors[19]?.message).toMatch(/4981 more problems/);
+    expect(JSON.stringify(error.errors).length).toBeLessThan(20_000);
   });
 
   it('collects every problem, and the first decides the code', () => {

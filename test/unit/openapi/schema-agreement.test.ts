@@ -42,7 +42,7 @@ describe('the document and the code agree on', () => {
     for (const roles of ROLE_SETS) {
       const view = allowlist.view(resource, roles);
       for (const [page, shown] of [[1, records], [2, records.slice(0, 0)]] as const) {
-        const envelope = buildJsonEnvelope(shown, view, { page, pageSize: records.length, totalRecords: records.length }, meta);
+        const envelope = buildJsonEnvelope(shown, view, { page, pageSize: records.length, totalRecords: records.length, resultWindow: 10_000 }, meta);
         expect([roles, page, validator.errorsAt(schema, JSON.parse(JSON.stringify(envelope)))]).toEqual([roles, page, []]);
       }
     }
@@ -58,7 +58,7 @@ describe('the document and the code agree on', () => {
   });
 
   it('nothing more: a record carrying a field outside the model fails the envelope schema', () => {
-    const envelope = buildJsonEnvelope(contracts.slice(0, 1), allowlist.view('contracts', ['Data.Read']), { page: 1, pageSize: 1, totalRecords: 1 }, meta);
+    const envelope = buildJsonEnvelope(contracts.slice(0, 1), allowlist.view('contracts', ['Data.Read']), { page: 1, pageSize: 1, totalRecords: 1, resultWindow: 10_000 }, meta);
     const leaked = { ...envelope, data: [{ ...envelope.data[0], tenantId: 'contoso' }] };
     expect(validator.errorsAt('/components/schemas/ContractsEnvelope', JSON.parse(JSON.stringify(leaked))).join()).toMatch(/additional/);
   });
