@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   INTERNAL: { status: 500, title: 'Internal error' },
   STORE_UNAVAILABLE: { status: 503, title: 'Data store unavailable' },
   IDENTITY_UNAVAILABLE: { status: 503, title: 'Identity provider unavailable' },
+  EXPORTS_BUSY: { status: 503, title: 'Too many exports in progress' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 /** A stable error code. */

@@ -8,6 +8,10 @@ import type { Config } from '../config/load-config.js';
 import { createCosmosClient } from '../store/create-cosmos-client.js';
 import { createCosmosRecordStore } from '../store/cosmos-record-store.js';
 import { createJsonLogger } from './request-log-entry.js';
+import { createExportSlots } from '../output/export-slots.js';
+
+/** Parquet exports one instance runs at once: two at the 100 MiB default stay well inside an EP1's memory. */
+const MAX_CONCURRENT_EXPORTS = 2;
 import type { SummaryDeps } from './summary-deps.js';
 
 /**
@@ -32,6 +36,7 @@ export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps
     checkApiKey: overrides.checkApiKey ?? createApiKeyChecker(config.apiKeys),
     verifyToken: overrides.verifyToken ?? cacheVerifiedTokens(createTokenVerifier(config.auth)),
     clock: overrides.clock ?? (() => new Date()),
+    exportSlots: overrides.exportSlots ?? createExportSlots(MAX_CONCURRENT_EXPORTS),
     log: overrides.log ?? createJsonLogger(config.logRequests ? (line) => console.log(line) : () => {}, (line) => console.error(line)),
   };
 }

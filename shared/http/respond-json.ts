@@ -10,7 +10,7 @@ export interface JsonStageInput {
   readonly scope: Scope;
   readonly query: SummaryQuery;
   readonly requestId: string;
-  readonly deps: Pick<SummaryDeps, 'store' | 'clock' | 'config'>;
+  readonly deps: Pick<SummaryDeps, 'store' | 'clock' | 'config' | 'exportSlots'>;
 }
 
 /**

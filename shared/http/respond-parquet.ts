@@ -17,6 +17,10 @@ export async function respondParquet({ scope, query, requestId, deps }: JsonStag
     { key: 'summary.resource', value: query.resource },
     { key: 'summary.filters', value: JSON.stringify(query.given) },
   ];
+  const release = deps.exportSlots.tryAcquire();
+  if (!release) {
+    throw new ApiError('EXPORTS_BUSY', 'Too many exports are running on this instance; retry shortly.', { headers: { 'Retry-After': '10' } });
+  }
   let result;
   try {
     result = await exportParquet(deps.store.stream(scope, query), scope.view, { maxBytes: deps.config.parquetMaxBytes, metadata, generatedAt });
@@ -25,6 +29,8 @@ export async function respondParquet({ scope, query, requestId, deps }: JsonStag
       throw new ApiError('RESULT_TOO_LARGE', `The export would exceed ${deps.config.parquetMaxBytes} bytes; narrow the filters (a shorter date range, one workspace or one status) and export in parts.`);
     }
     throw error;
+  } finally {
+    release();
   }
   const zip = query.resource === 'invoices';
   const filename = `${query.resource}-${requestId}.${zip ? 'zip' : 'parquet'}`;

@@ -71,3 +71,26 @@ describe.each<Resource>(['contracts', 'invoices'])('the %s export', (resource) =
     expect(JSON.parse(response.body as string)).toMatchObject({ code: 'STORE_UNAVAILABLE' });
   });
 });
+
+describe('concurrent exports', () => {
+  it('runs at most two at once per instance and answers the third 503 EXPORTS_BUSY, then recovers', async () => {
+    let open = 0;
+    const slow = (real: RecordStore): RecordStore => ({
+      ...real,
+      async *stream(scope, query) {
+        open++;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        yield* real.stream(scope, query);
+      },
+    });
+    const deps = depsWith({}, slow);
+    const answers = await Promise.all([0, 1, 2].map(async () => handleSummary('contracts', await exportRequest('contracts'), deps)));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([200, 200, 503]);
+    const busy = answers.find((answer) => answer.status === 503)!;
+    expect(JSON.parse(busy.body as string)).toMatchObject({ code: 'EXPORTS_BUSY' });
+    expect(busy.headers['Retry-After']).toMatch(/^\d+$/);
+    expect(open).toBe(2);
+    expect((await handleSummary('contracts', await exportRequest('contracts'), deps)).status).toBe(200);
+  });
+});
