@@ -1,4 +1,5 @@
 import { startLocalStack } from '../dev/local-stack.js';
+import { requestTokens } from '../dev/request-tokens.js';
 
 /** What the load driver gets from the stack process. */
 export interface LoadTarget {
@@ -18,14 +19,7 @@ async function main(): Promise<void> {
   // A smaller seed than npm start's: the embedded store's query engine, not the service, bounds throughput.
   const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, seedRecords: Number(process.env.LOAD_SEED_RECORDS ?? 500), settings: { LOG_REQUESTS: 'false' }, logGateway: () => {} });
   const tokens: Record<string, string> = {};
-  for (const name of CLIENTS) {
-    const client = stack.identities.clients.find((candidate) => candidate.name === name)!;
-    const response = await fetch(`${stack.authUrl}/${stack.identities.tenantId}/oauth2/v2.0/token`, {
-      method: 'POST',
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, scope: `api://${stack.identities.appId}/.default` }),
-    });
-    tokens[name] = ((await response.json()) as { access_token: string }).access_token;
-  }
+  for (const name of CLIENTS) tokens[name] = (await requestTokens(stack.authUrl, stack.identities, name)).access_token;
   process.on('message', (message) => {
     if (message === 'rss') {
       (globalThis as { gc?: () => void }).gc?.();

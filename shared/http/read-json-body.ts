@@ -1,6 +1,8 @@
 import { ApiError } from '../errors/api-error.js';
 import { findDuplicateMember } from './find-duplicate-member.js';
 
+const UTF8 = new TextDecoder('utf-8', { fatal: false });
+
 /** The largest request body accepted. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -23,7 +25,7 @@ export async function readJsonBody(request: BodySource): Promise<unknown> {
   if (!isJsonContentType(request.headers.get('content-type'))) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the filters as JSON with Content-Type: application/json.');
   }
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  const text = UTF8.decode(bytes);
   if (text.trim() === '') return undefined;
   let body: unknown;
   try {

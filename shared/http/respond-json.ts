@@ -1,24 +1,13 @@
 import { ApiError } from '../errors/api-error.js';
 import { buildJsonEnvelope } from '../output/json-envelope.js';
-import type { SummaryQuery } from '../filters/summary-query.js';
-import type { Scope } from '../store/record-store.js';
-import type { HttpResult } from './http-result.js';
-import type { SummaryDeps } from './summary-deps.js';
-
-/** Inputs of the JSON output stage. */
-export interface JsonStageInput {
-  readonly scope: Scope;
-  readonly query: SummaryQuery;
-  readonly requestId: string;
-  readonly deps: Pick<SummaryDeps, 'store' | 'clock' | 'config' | 'exportSlots'>;
-}
+import type { OutputStage } from './output-stage.js';
 
 /**
  * The JSON output stage: total from a COUNT under the same filters, then the one page asked for.
  * A page past the end is an empty 200 with a warning; a page reaching past MAX_RESULT_WINDOW is a
  * 400 that points to narrower filters or a Parquet export.
  */
-export async function respondJson({ scope, query, requestId, deps }: JsonStageInput): Promise<HttpResult> {
+export const respondJson: OutputStage = async ({ scope, query, requestId, deps }) => {
   const totalRecords = await deps.store.count(scope, query);
   const skip = (query.page - 1) * query.pageSize;
   let records: Awaited<ReturnType<typeof deps.store.list>> = [];
@@ -45,4 +34,4 @@ export async function respondJson({ scope, query, requestId, deps }: JsonStageIn
     body: Buffer.from(JSON.stringify(envelope), 'utf8'),
     records: records.length,
   };
-}
+};

@@ -1,15 +1,14 @@
 import { ApiError } from '../errors/api-error.js';
 import { exportParquet } from '../output/export-parquet.js';
 import { OutputLimitExceeded } from '../output/limited-byte-writer.js';
-import type { HttpResult } from './http-result.js';
-import type { JsonStageInput } from './respond-json.js';
+import type { OutputStage } from './output-stage.js';
 
 /**
  * The Parquet output stage: the whole result, read from the store as a stream, as one Parquet
  * file (contracts) or a zip of two (invoices). The body is complete before a byte is sent, so a
  * store fault is a clean 503 and a result over PARQUET_MAX_BYTES a 413, never a truncated file.
  */
-export async function respondParquet({ scope, query, requestId, deps }: JsonStageInput): Promise<HttpResult> {
+export const respondParquet: OutputStage = async ({ scope, query, requestId, deps }) => {
   const generatedAt = deps.clock();
   const metadata = [
     { key: 'summary.requestId', value: requestId },
@@ -46,4 +45,4 @@ export async function respondParquet({ scope, query, requestId, deps }: JsonStag
     body: result.body,
     records: result.records,
   };
-}
+};

@@ -33,10 +33,10 @@ const INVOICE_ID: FieldSpec = INVOICE_FIELDS.find((field) => field.name === 'inv
  * stops as soon as the size limit is certain to be exceeded.
  */
 export async function exportParquet(records: AsyncIterable<StoredRecord>, view: View, options: ExportOptions): Promise<ExportResult> {
-  const table = (fields: readonly FieldSpec[], table: string) => new ParquetTableWriter({
+  const table = (fields: readonly FieldSpec[], name: string) => new ParquetTableWriter({
     fields,
     maxBytes: options.maxBytes,
-    metadata: [...options.metadata, { key: 'summary.table', value: table }],
+    metadata: [...options.metadata, { key: 'summary.table', value: name }],
     ...(options.rowGroupSize ? { rowGroupSize: options.rowGroupSize } : {}),
   });
   let count = 0;

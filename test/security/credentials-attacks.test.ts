@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SignTokenOptions } from '../../dev/identity-provider.js';
+import { requestTokens } from '../../dev/request-tokens.js';
 import { accessClaims, callService, startTestService, type TestService } from '../support/test-service.js';
 
 // OWASP API2 (broken authentication), over HTTP against a service of this file's own whose
@@ -81,11 +82,7 @@ describe('forged and misused tokens over HTTP', () => {
   });
 
   it('refuses the id_token of a real token response', async () => {
-    const client = service.identities.clients.find((candidate) => candidate.name === 'contoso-full')!;
-    const tokens = (await (await fetch(`${service.idp!.url}/${service.identities.tenantId}/oauth2/v2.0/token`, {
-      method: 'POST',
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, scope: `api://${service.identities.appId}/.default` }),
-    })).json()) as { access_token: string; id_token: string };
+    const tokens = await requestTokens(service.idp!.url, service.identities, 'contoso-full');
     expect((await answer(tokens.access_token)).status).toBe(200);
     expect((await answer(tokens.id_token)).code).toBe('INVALID_TOKEN');
   });

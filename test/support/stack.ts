@@ -1,6 +1,7 @@
 import { CosmosClient } from '@azure/cosmos';
 import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
 import { loadDevIdentities, type DevClient } from '../../dev/identities.js';
+import { requestTokens, type TokenResponse } from '../../dev/request-tokens.js';
 
 /** Where the global setup started the local stack. */
 export const stack = {
@@ -20,20 +21,13 @@ export function client(name: string): DevClient {
   return found;
 }
 
-const tokens = new Map<string, Promise<{ access_token: string; id_token: string }>>();
+const tokens = new Map<string, Promise<TokenResponse>>();
 
 /** The token response for a dev client, from the local identity provider (cached per run). */
-export function tokenResponse(name: string): Promise<{ access_token: string; id_token: string }> {
+export function tokenResponse(name: string): Promise<TokenResponse> {
   let pending = tokens.get(name);
   if (!pending) {
-    const { clientId, clientSecret } = client(name);
-    pending = fetch(`${stack.authUrl}/${identities.tenantId}/oauth2/v2.0/token`, {
-      method: 'POST',
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: `api://${identities.appId}/.default` }),
-    }).then(async (response) => {
-      if (response.status !== 200) throw new Error(`token request for ${name} answered ${response.status}`);
-      return (await response.json()) as { access_token: string; id_token: string };
-    });
+    pending = requestTokens(stack.authUrl, identities, name);
     tokens.set(name, pending);
   }
   return pending;

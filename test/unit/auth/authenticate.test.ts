@@ -5,6 +5,7 @@ import { createTokenVerifier } from '../../../shared/auth/token-verifier.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import { startIdentityProvider, type IdentityProvider } from '../../../dev/identity-provider.js';
 import { clientRegistry, loadDevIdentities } from '../../../dev/identities.js';
+import { requestTokens } from '../../../dev/request-tokens.js';
 
 // The credentials checks, each failure on its own, against the real dev identity provider over
 // loopback (its JWKS is what the verifier fetches). Time is frozen: the provider and the
@@ -17,14 +18,7 @@ let deps: Parameters<typeof authenticate>[1];
 
 const API_KEY = identities.apiKeys[0]!;
 
-async function tokenFor(name: string): Promise<{ access_token: string; id_token: string }> {
-  const client = identities.clients.find((candidate) => candidate.name === name)!;
-  const response = await fetch(`${idp.url}/${identities.tenantId}/oauth2/v2.0/token`, {
-    method: 'POST',
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, scope: `api://${identities.appId}/.default` }),
-  });
-  return (await response.json()) as { access_token: string; id_token: string };
-}
+const tokenFor = (name: string) => requestTokens(idp.url, identities, name);
 
 function baseClaims(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const client = identities.clients.find((candidate) => candidate.name === 'contoso-full')!;
