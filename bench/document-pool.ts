@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { generateContracts, generateInvoices } from '../dev/seed-data.js';
-import type { StoredRecord } from '../shared/store/record-store.js';
+import type { StoredRecord } from '../shared/model/view.js';
 
 /** The resources the export benchmark covers. */
 export type BenchResource = 'contracts' | 'invoices';

@@ -1,5 +1,6 @@
-import { INVOICE_FIELDS, type FieldSpec } from '../shared/model/resources.js';
-import type { StoredRecord } from '../shared/store/record-store.js';
+import type { FieldSpec } from '../shared/model/fields.js';
+import { fieldSpec } from '../shared/model/resource-definition.js';
+import type { StoredRecord } from '../shared/model/view.js';
 import type { BenchResource } from './document-pool.js';
 import type { DuckAppender, DuckConnection } from './duckdb-api.js';
 import { fullView } from './full-view.js';
@@ -11,13 +12,14 @@ export interface DuckTable {
   readonly fields: readonly FieldSpec[];
 }
 
-const INVOICE_ID = INVOICE_FIELDS.find((field) => field.name === 'invoiceId')!;
-
 /** The tables of a resource's export: the same columns, order, types and nullability as ours. */
 export function duckTables(resource: BenchResource): DuckTable[] {
   const view = fullView(resource);
-  if (resource === 'contracts') return [{ name: 'contracts', fields: view.fields }];
-  return [{ name: 'invoices', fields: view.fields }, { name: 'invoice_tables', fields: [INVOICE_ID, ...view.lineFields] }];
+  const shape = view.resource.export;
+  if (shape.kind === 'file') return [{ name: view.resource.name, fields: view.fields }];
+  const stem = (entry: string) => entry.replace(/\.parquet$/, '');
+  const id = fieldSpec(view.resource, view.resource.idField);
+  return [{ name: stem(shape.records), fields: view.fields }, { name: stem(shape.lines), fields: [id, ...view.lineFields] }];
 }
 
 /**
@@ -83,8 +85,9 @@ export async function appendRecords(connection: DuckConnection, tables: readonly
     const record = pool[i % pool.length]!;
     appendMain(mainAppender, record);
     if (lineAppender && appendLine) {
-      const invoiceId = record.invoiceId;
-      for (const line of (record.lines as readonly StoredRecord[] | undefined) ?? []) appendLine(lineAppender, { ...line, invoiceId });
+      const idName = lines!.fields[0]!.name;
+      const id = record[idName];
+      for (const line of (record.lines as readonly StoredRecord[] | undefined) ?? []) appendLine(lineAppender, { ...line, [idName]: id });
     }
   }
   mainAppender.closeSync();

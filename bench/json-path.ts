@@ -5,8 +5,10 @@ import { startIdentityProvider } from '../dev/identity-provider.js';
 import { loadConfig } from '../shared/config/load-config.js';
 import { createSummaryDeps } from '../shared/http/create-summary-deps.js';
 import { handleSummary } from '../shared/http/handle-summary.js';
-import type { SummaryDeps } from '../shared/http/summary-deps.js';
-import type { RecordStore, StoredRecord } from '../shared/store/record-store.js';
+import type { SummaryDeps } from '../shared/http/create-summary-deps.js';
+import type { StoredRecord } from '../shared/model/view.js';
+import { CONTRACTS } from '../shared/model/contracts.js';
+import { memoryStore } from '../test/support/memory-store.js';
 import { BENCH_TENANT } from './document-pool.js';
 import { BENCH_CLIENT, devAccessToken } from './dev-token.js';
 import { fullView } from './full-view.js';
@@ -40,17 +42,6 @@ export interface JsonPageFigures {
 }
 
 const URL_PATH = 'http://127.0.0.1/api/v1/contracts/summary';
-
-/** A store over pre-built records, shaped as the Cosmos store returns them (visible fields only). */
-function memoryStore(records: readonly StoredRecord[]): RecordStore {
-  return {
-    count: async () => records.length,
-    list: async (_scope, _query, skip, take) => records.slice(skip, skip + take),
-    stream: async function* () {
-      yield* records;
-    },
-  };
-}
 
 async function measure(input: JsonInput): Promise<JsonPageFigures[]> {
   const identities = loadDevIdentities();
@@ -104,7 +95,7 @@ async function measurePage(
   const ours = async (): Promise<Sample> => {
     const given = request();
     const started = performance.now();
-    const result = await handleSummary('contracts', given, deps);
+    const result = await handleSummary(CONTRACTS, given, deps);
     const elapsed = performance.now() - started;
     if (result.status !== 200 || result.records !== pageSize) {
       throw new Error(`handleSummary answered ${result.status} with ${result.records} records: ${String(result.body).slice(0, 300)}`);

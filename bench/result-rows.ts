@@ -1,6 +1,8 @@
 import type { ExportCaseResult, ExportSummary } from './export-case.js';
 import type { HttpCaseFigures } from './http-load.js';
 import type { JsonPageFigures } from './json-path.js';
+import { resourceNamed } from '../shared/model/resources.js';
+import { exportFile } from '../shared/output/export-parquet.js';
 import { median } from './median.js';
 import { count, duration, size, times, type Standing, type TableRow } from './table.js';
 
@@ -40,7 +42,7 @@ export function exportRows({ exportCase, ours, appender, copy }: ExportCaseResul
   const vsCopy = ours.ms / copy.ms;
   return [
     {
-      measurement, subject: `ours: exportParquet${exportCase.resource === 'invoices' ? ' → zip' : ''} (${ours.codecs.join('+')})`, ...base(ours), ratio: '',
+      measurement, subject: `ours: exportParquet${exportFile(resourceNamed(exportCase.resource).export).extension === 'zip' ? ' → zip' : ''} (${ours.codecs.join('+')})`, ...base(ours), ratio: '',
       target: targeted ? `peak RSS < ${TARGETS.peakRssBytes / 1e6} MB` : '',
       standing: targeted ? judge(ours.peakRssBytes < TARGETS.peakRssBytes) : '',
       ...(targeted ? { verdict: `${exportCase.label}: peak RSS ${size(ours.peakRssBytes)} (of which ${size(ours.rssBeforeBytes)} before the export started: the process and its in-memory source), target < ${TARGETS.peakRssBytes / 1e6} MB` } : {}),

@@ -1,14 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import azureFunctions, { type HttpFunctionOptions } from '@azure/functions';
+import azureFunctions from '@azure/functions';
 import { ApiError } from '../shared/errors/api-error.js';
 import { errorResponse } from '../shared/http/error-response.js';
 import { MAX_BODY_BYTES } from '../shared/http/read-json-body.js';
+import type { FunctionRegistration } from '../shared/http/summary-function.js';
 
-/** One HTTP function as the host sees it: its name and its registration options. */
-export interface FunctionRegistration {
-  readonly name: string;
-  readonly options: HttpFunctionOptions & { route: string };
-}
+export type { FunctionRegistration };
 
 /** A Node request listener that also knows the request id the gateway settled on. */
 export type HostListener = (request: IncomingMessage, response: ServerResponse, requestId: string) => Promise<void>;
@@ -21,11 +18,12 @@ export type HostListener = (request: IncomingMessage, response: ServerResponse, 
  */
 export function createFunctionsHost(registrations: readonly FunctionRegistration[], routePrefix = 'api'): HostListener {
   const routes = new Map(registrations.map((registration) => [`/${routePrefix}/${registration.options.route}`, registration]));
+  const operations = registrations.map((registration) => `${(registration.options.methods ?? ['GET', 'POST']).join('/')} /${routePrefix}/${registration.options.route}`).join(', ');
   return async (request, response, requestId) => {
     // A fixed base: the Host header is the caller's and may not even parse as one.
     const url = new URL(request.url ?? '/', 'http://localhost');
     const registration = routes.get(url.pathname);
-    if (!registration) return sendError(response, new ApiError('NOT_FOUND', `No operation at ${url.pathname}; the operations are POST /api/v1/contracts/summary and POST /api/v1/invoices/summary.`), requestId);
+    if (!registration) return sendError(response, new ApiError('NOT_FOUND', `No operation at ${url.pathname}; the operations are ${operations}.`), requestId);
     const methods = (registration.options.methods ?? ['GET', 'POST']).map((method) => method.toUpperCase());
     if (!methods.includes((request.method ?? 'GET').toUpperCase())) {
       return sendError(response, new ApiError('METHOD_NOT_ALLOWED', `Use ${methods.join(', ')} for this operation.`, { headers: { Allow: methods.join(', ') } }), requestId);

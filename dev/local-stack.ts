@@ -91,14 +91,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
-/** The compiled function files, loaded the way the Functions host loads `main`. */
+/** The compiled function file, loaded the way the Functions host loads `main`. */
 async function loadCompiledFunctions(): Promise<readonly FunctionRegistration[]> {
-  const contracts = await import('../functions/contracts-summary.js');
-  const invoices = await import('../functions/invoices-summary.js');
-  return [
-    { name: 'contractsSummary', options: contracts.contractsSummary },
-    { name: 'invoicesSummary', options: invoices.invoicesSummary },
-  ];
+  return (await import('../functions/summary-operations.js')).registrations;
 }
 
 async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {

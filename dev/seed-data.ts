@@ -3,7 +3,14 @@
  * always give the same documents, so a failing test can be replayed against the same data.
  * Money is computed in integer cents and only divided by 100 at the end, so totals add up exactly.
  */
-import { STATUSES } from '../shared/model/resources.js';
+import { CONTRACTS } from '../shared/model/contracts.js';
+import { INVOICES } from '../shared/model/invoices.js';
+import { fieldSpec, type ResourceDefinition } from '../shared/model/resource-definition.js';
+
+/** The values a resource's status field takes. */
+export function statusesOf(resource: ResourceDefinition): readonly string[] {
+  return fieldSpec(resource, 'status').values ?? [];
+}
 
 // Type aliases, not interfaces: only aliases are assignable to the SDK's `JSONObject`.
 
@@ -161,7 +168,7 @@ export function generateContracts(tenant: string, count: number, seed = DEFAULT_
       contractId,
       contractWorkspaceID: workspaceId(random, workspaces),
       title: random.pick(TITLES),
-      status: status(random, STATUSES.contracts, index),
+      status: status(random, statusesOf(CONTRACTS), index),
       supplierId,
       supplierName,
       ownerEmail: `${random.pick(OWNERS)}@${tenant}.example`,
@@ -226,7 +233,7 @@ export function generateInvoices(
       purchaseOrderId: `PO-${random.int(100_000, 999_999)}`,
       supplierId,
       supplierName,
-      status: status(random, STATUSES.invoices, index),
+      status: status(random, statusesOf(INVOICES), index),
       invoiceDate: day(invoiceDay),
       dueDate: day(invoiceDay + random.pick(PAYMENT_TERMS_DAYS) * DAY_MS),
       currency: contract?.currency ?? random.pick(CURRENCIES),
@@ -238,4 +245,13 @@ export function generateInvoices(
       lines,
     };
   });
+}
+
+/**
+ * One tenant's seed documents of every resource, by resource name. Invoices refer to the tenant's
+ * contracts, so both come from one call.
+ */
+export function generateTenantDocuments(tenant: string, count: number, seed = DEFAULT_SEED): Readonly<Record<string, readonly (ContractDocument | InvoiceDocument)[]>> {
+  const contracts = generateContracts(tenant, count, seed);
+  return { [CONTRACTS.name]: contracts, [INVOICES.name]: generateInvoices(tenant, count, contracts, seed) };
 }

@@ -2,9 +2,9 @@
  * Fills the local store with the deterministic seed data of `seed-data.ts`.
  */
 import { BulkOperationType, type Container, type CosmosClient, type OperationInput } from '@azure/cosmos';
-import { CONTAINER_IDS, DATABASE_ID } from '../shared/model/resources.js';
+import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
 import { ensureContainers } from '../shared/store/ensure-containers.js';
-import { generateContracts, generateInvoices, type ContractDocument, type InvoiceDocument } from './seed-data.js';
+import { generateTenantDocuments, type ContractDocument, type InvoiceDocument } from './seed-data.js';
 
 /** What to seed. */
 export interface SeedStoreOptions {
@@ -16,11 +16,8 @@ export interface SeedStoreOptions {
   readonly seed?: number;
 }
 
-/** How many documents were written per container. */
-export interface SeedStoreResult {
-  readonly contracts: number;
-  readonly invoices: number;
-}
+/** How many documents were written, by resource name. */
+export type SeedStoreResult = Readonly<Record<string, number>>;
 
 /**
  * Upserts in bulk: the SDK groups operations into batch requests per partition key range. Each
@@ -46,20 +43,23 @@ async function upsertAll(container: Container, documents: readonly (ContractDocu
   }
 }
 
-/** Creates the database and containers if needed, then upserts every tenant's seed documents. */
+/**
+ * Creates the database and containers if needed, then upserts every tenant's seed documents into
+ * the container of every resource. A resource without seed documents stops the seeding: the local
+ * stack serves every resource it defines.
+ */
 export async function seedStore(client: CosmosClient, options: SeedStoreOptions): Promise<SeedStoreResult> {
   await ensureContainers(client);
-  const perTenant = options.tenants.map((tenant) => {
-    const tenantContracts = generateContracts(tenant, options.recordsPerTenant, options.seed);
-    const tenantInvoices = generateInvoices(tenant, options.recordsPerTenant, tenantContracts, options.seed);
-    return { contracts: tenantContracts, invoices: tenantInvoices };
-  });
-  const contracts = perTenant.flatMap((tenant) => tenant.contracts);
-  const invoices = perTenant.flatMap((tenant) => tenant.invoices);
+  const perTenant = options.tenants.map((tenant) => generateTenantDocuments(tenant, options.recordsPerTenant, options.seed));
   const database = client.database(DATABASE_ID);
-  await Promise.all([
-    upsertAll(database.container(CONTAINER_IDS.contracts), contracts),
-    upsertAll(database.container(CONTAINER_IDS.invoices), invoices),
-  ]);
-  return { contracts: contracts.length, invoices: invoices.length };
+  const counts = await Promise.all(RESOURCES.map(async (resource) => {
+    const documents = perTenant.flatMap((documentsOf) => {
+      const found = documentsOf[resource.name];
+      if (!found) throw new TypeError(`the seed has no documents for resource ${resource.name}: add them to generateTenantDocuments`);
+      return found;
+    });
+    await upsertAll(database.container(resource.containerId), documents);
+    return [resource.name, documents.length] as const;
+  }));
+  return Object.fromEntries(counts);
 }

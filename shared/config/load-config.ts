@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isLoopbackUrl } from './is-loopback-url.js';
-import { deepFreeze } from './deep-freeze.js';
+import { isLoopbackUrl } from '../util/is-loopback-url.js';
+import { deepFreeze } from '../util/deep-freeze.js';
 
 const DATA_TENANT = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -12,6 +12,9 @@ export interface ProblemDocument {
   errors?: { member: string; code: string; message: string }[];
 }
 
+/** The media type of every error response (RFC 9457). */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
 /** Base of the `type` URIs; each code is documented under it (docs/errors.md). */
 export const PROBLEM_TYPE_BASE = 'https://summary-service.invalid/problems/';
 

@@ -1,22 +1,24 @@
 import type { FieldError } from '../errors/api-error.js';
+import { fieldSpec, type DayRangeFilter, type ResourceDefinition } from '../model/resource-definition.js';
+import type { FilterValue } from '../model/summary-query.js';
 import { formatDay, oneMonthAfter, parseCalendarDate } from './calendar-date.js';
-import { DATE_RANGES } from './filter-members.js';
-import type { DateRange } from './summary-query.js';
 
 /** The ranges that passed, and the problems of those that did not. */
 export interface DateRangeCheck {
-  readonly filters: { created?: DateRange; updated?: DateRange; invoiceDate?: DateRange };
+  readonly filters: ReadonlyMap<DayRangeFilter, FilterValue>;
   readonly errors: FieldError[];
 }
 
 /**
- * Applies the date rules to each From/To pair: real calendar dates, both ends given, From ≤ To,
- * and To at most one calendar month after From (clamped to month end). Days are UTC, To inclusive.
+ * Applies the date rules to each From/To pair of a resource: real calendar dates, both ends given,
+ * From ≤ To, and To at most one calendar month after From (clamped to month end). Days are UTC,
+ * To inclusive.
  */
-export function checkDateRanges(given: Readonly<Record<string, string | number>>): DateRangeCheck {
-  const filters: Record<string, DateRange> = {};
+export function checkDateRanges(resource: ResourceDefinition, given: Readonly<Record<string, string | number>>): DateRangeCheck {
+  const filters = new Map<DayRangeFilter, FilterValue>();
   const errors: FieldError[] = [];
-  for (const range of DATE_RANGES) {
+  for (const range of resource.filters) {
+    if (range.kind !== 'dayRange') continue;
     const from = given[range.from];
     const to = given[range.to];
     if (from === undefined && to === undefined) continue;
@@ -42,7 +44,7 @@ export function checkDateRanges(given: Readonly<Record<string, string | number>>
         message: `A range spans at most one month: with ${range.from} ${formatDay(fromDay)}, ${range.to} may be at most ${formatDay(oneMonthAfter(fromDay))}. Split the request into monthly ranges.`,
       });
     } else {
-      filters[range.filter] = { from: formatDay(fromDay), to: formatDay(toDay) };
+      filters.set(range, { kind: 'dayRange', field: fieldSpec(resource, range.field), from: formatDay(fromDay), to: formatDay(toDay) });
     }
   }
   return { filters, errors };

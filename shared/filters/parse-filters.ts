@@ -1,8 +1,11 @@
 import { ApiError, type FieldError } from '../errors/api-error.js';
-import type { View } from '../access/allowlist.js';
-import { FILTER_MEMBERS, type Source } from './filter-members.js';
+import type { Source } from '../model/member-rules.js';
+import { fieldSpec, membersOf } from '../model/resource-definition.js';
+import type { FilterValue, SummaryQuery } from '../model/summary-query.js';
+import type { View } from '../model/view.js';
+import { unreachable } from '../util/unreachable.js';
+import { filterMembers, PAGINATION_MEMBERS } from './filter-members.js';
 import { checkDateRanges } from './check-date-ranges.js';
-import type { Filters, SummaryQuery } from './summary-query.js';
 
 /** Query-string parameters that are not filters: `code` carries an Azure Functions key. */
 const RESERVED_QUERY = new Set(['code']);
@@ -19,15 +22,13 @@ export interface FilterInput {
   readonly pagination?: boolean;
 }
 
-/** The members a Parquet export refuses (400 PAGINATION_NOT_ALLOWED). */
-export const PAGINATION_MEMBERS = new Set(['page', 'pageSize']);
-
 /**
  * Validates and merges the body and query-string filters (the body wins) into a `SummaryQuery`.
  * Collects every problem and throws one 400 `ApiError` listing them.
  */
 export function parseFilters({ body, query, view, maxPageSize, pagination = true }: FilterInput): SummaryQuery {
-  const rules = FILTER_MEMBERS[view.resource];
+  const { resource } = view;
+  const members = filterMembers(resource);
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
     throw new ApiError('INVALID_BODY', 'The body must be a JSON object of filters, for example {"createdFrom":"2025-01-01","createdTo":"2025-01-31"}, or empty.');
   }
@@ -39,9 +40,9 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
       errors.push({ member: name, code: 'PAGINATION_NOT_ALLOWED', message: `${name} cannot be sent with Accept: application/vnd.apache.parquet: an export is the whole result. Leave ${name} out, or ask for JSON.` });
       return;
     }
-    const rule = Object.hasOwn(rules, name) ? rules[name] : undefined;
+    const rule = Object.hasOwn(members, name) ? members[name]!.rule : undefined;
     if (!rule) {
-      errors.push(unknownMember(name, Object.keys(rules), source));
+      errors.push(unknownMember(name, Object.keys(members), source));
       return;
     }
     const result = rule.schema[source].safeParse(raw);
@@ -58,7 +59,7 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
   }
   for (const [name, raw] of Object.entries(body ?? {})) take(name, raw, 'body');
 
-  const ranges = checkDateRanges(given);
+  const ranges = checkDateRanges(resource, given);
   errors.push(...ranges.errors);
   errors.push(...checkVisibility(given, view));
   if (typeof given.pageSize === 'number' && given.pageSize > maxPageSize && !errors.some((e) => e.member === 'pageSize')) {
@@ -66,15 +67,26 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
   }
   if (errors.length > 0) throw ApiError.fromFieldErrors(capped(errors) as [FieldError, ...FieldError[]]);
 
-  const filters: Filters = {
-    ...ranges.filters,
-    ...pick(given, ['contractWorkspaceID', 'contractId', 'supplierId', 'status']),
-  };
+  const filters: FilterValue[] = [];
+  for (const filter of resource.filters) {
+    switch (filter.kind) {
+      case 'equals':
+        if (typeof given[filter.member] === 'string') filters.push({ kind: 'equals', field: fieldSpec(resource, filter.field), value: given[filter.member] as string });
+        break;
+      case 'dayRange': {
+        const range = ranges.filters.get(filter);
+        if (range) filters.push(range);
+        break;
+      }
+      default:
+        unreachable(filter, 'filter kind');
+    }
+  }
   return {
-    resource: view.resource,
+    resource,
     filters,
-    orderBy: (given.orderBy as string | undefined) ?? 'createdDate',
-    order: (given.order as 'asc' | 'desc' | undefined) ?? 'asc',
+    orderBy: (given.orderBy as string | undefined) ?? resource.defaultOrder.orderBy,
+    order: (given.order as 'asc' | 'desc' | undefined) ?? resource.defaultOrder.order,
     page: (given.page as number | undefined) ?? 1,
     pageSize: (given.pageSize as number | undefined) ?? 25,
     given,
@@ -98,20 +110,24 @@ function unknownMember(name: string, known: readonly string[], source: Source): 
   return { member: name, code: 'UNKNOWN_FILTER', message: `${name} (in the ${source === 'body' ? 'body' : 'query string'}) is not a filter of this endpoint. ${hint}` };
 }
 
-/** `orderBy` and field filters may only name fields the caller can see. */
+/**
+ * `orderBy` and filters may only name fields the caller can see: a filter on a hidden field would
+ * let a caller probe the values its roles hide. This is the filters' role gate, derived from each
+ * filter's field, so a new filter cannot forget it.
+ */
 function checkVisibility(given: Record<string, string | number>, view: View): FieldError[] {
   const errors: FieldError[] = [];
   if (typeof given.orderBy === 'string' && !view.sortable.includes(given.orderBy)) {
     errors.push({ member: 'orderBy', code: 'INVALID_ORDER_BY', message: `orderBy must be one of the fields you can sort by: ${view.sortable.join(', ')}.` });
   }
-  for (const name of ['supplierId', 'contractId'] as const) {
-    if (name in given && !view.fields.some((field) => field.name === name)) {
-      errors.push({ member: name, code: 'INVALID_FILTER', message: `${name} is not a field your roles can see, so you cannot filter by it.` });
+  for (const filter of view.resource.filters) {
+    if (view.fields.some((field) => field.name === filter.field)) continue;
+    for (const member of membersOf(filter)) {
+      if (member in given) {
+        const what = member === filter.field ? member : `${member} (a filter on ${filter.field})`;
+        errors.push({ member, code: 'INVALID_FILTER', message: `${what} is not a field your roles can see, so you cannot filter by it.` });
+      }
     }
   }
   return errors;
-}
-
-function pick(given: Record<string, string | number>, names: readonly string[]): Record<string, string> {
-  return Object.fromEntries(names.filter((name) => typeof given[name] === 'string').map((name) => [name, given[name] as string]));
 }

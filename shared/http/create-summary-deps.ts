@@ -1,18 +1,31 @@
 import { ManagedIdentityCredential } from '@azure/identity';
-import { buildAllowlist } from '../access/allowlist.js';
+import { buildAllowlist, type Allowlist } from '../access/allowlist.js';
 import { DATAPOINTS } from '../access/datapoints.js';
-import { createApiKeyChecker } from '../auth/api-key-checker.js';
-import { createTokenVerifier } from '../auth/token-verifier.js';
+import { createApiKeyChecker, type ApiKeyChecker } from '../auth/api-key-checker.js';
+import { createTokenVerifier, type TokenVerifier } from '../auth/token-verifier.js';
 import { cacheVerifiedTokens } from '../auth/cache-verified-tokens.js';
 import type { Config } from '../config/load-config.js';
 import { createCosmosClient } from '../store/create-cosmos-client.js';
 import { createCosmosRecordStore } from '../store/cosmos-record-store.js';
-import { createJsonLogger } from './request-log-entry.js';
-import { createExportSlots } from '../output/export-slots.js';
+import type { RecordStore } from '../store/record-store.js';
+import { createExportSlots, type ExportSlots } from '../output/export-slots.js';
+import { createJsonLogger, type RequestLogger } from './request-log-entry.js';
 
 /** Parquet exports one instance runs at once: two at the 100 MiB default stay well inside an EP1's memory. */
 const MAX_CONCURRENT_EXPORTS = 2;
-import type { SummaryDeps } from './summary-deps.js';
+
+/** Everything a summary handler works with; built once per process, swapped freely in tests. */
+export interface SummaryDeps {
+  readonly config: Config;
+  readonly store: RecordStore;
+  readonly allowlist: Allowlist;
+  readonly checkApiKey: ApiKeyChecker;
+  readonly verifyToken: TokenVerifier;
+  readonly clock: () => Date;
+  readonly log: RequestLogger;
+  /** Bounds concurrent Parquet exports (memory: slots × PARQUET_MAX_BYTES). */
+  readonly exportSlots: ExportSlots;
+}
 
 /**
  * Builds the production collaborators from the settings: the Cosmos store (key auth locally,

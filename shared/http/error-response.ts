@@ -1,7 +1,8 @@
 import { ApiError } from '../errors/api-error.js';
-import { toProblem } from '../errors/problem-response.js';
+import { PROBLEM_MEDIA_TYPE, toProblem } from '../errors/problem-response.js';
 import type { ErrorCode } from '../errors/error-codes.js';
-import type { HttpResult } from './http-result.js';
+import type { HttpResult } from './output-stage.js';
+import { baseHeaders } from './response-headers.js';
 
 /**
  * Answers an error as `application/problem+json` with `X-Request-ID`. An ApiError keeps its code,
@@ -18,13 +19,7 @@ export function errorResponse(error: unknown, requestId: string, onUnexpected: (
   }
   return {
     status: apiError.status,
-    headers: {
-      ...apiError.headers,
-      'Content-Type': 'application/problem+json',
-      'X-Request-ID': requestId,
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-    },
+    headers: { ...apiError.headers, ...baseHeaders(PROBLEM_MEDIA_TYPE, requestId) },
     body: JSON.stringify(toProblem(apiError, requestId)),
     code: apiError.code,
     records: 0,

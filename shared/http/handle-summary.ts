@@ -2,15 +2,15 @@ import type { HttpRequest } from '@azure/functions';
 import { ApiError } from '../errors/api-error.js';
 import { authenticate, type Principal } from '../auth/authenticate.js';
 import { parseFilters } from '../filters/parse-filters.js';
-import type { Resource } from '../model/resources.js';
+import type { ResourceDefinition } from '../model/resource-definition.js';
 import { negotiate } from './negotiate.js';
 import { pickRequestId } from './request-id.js';
 import { readJsonBody } from './read-json-body.js';
 import { respondJson } from './respond-json.js';
 import { respondParquet } from './respond-parquet.js';
 import { errorResponse } from './error-response.js';
-import type { HttpResult } from './http-result.js';
-import type { SummaryDeps } from './summary-deps.js';
+import type { HttpResult } from './output-stage.js';
+import type { SummaryDeps } from './create-summary-deps.js';
 
 /** The formats both operations produce, each with its output stage. */
 const AVAILABLE_FORMATS = ['json', 'parquet'] as const;
@@ -23,7 +23,7 @@ const OUTPUT_STAGES = { json: respondJson, parquet: respondParquet } as const;
  * export, chosen by Accept) → one log line.
  * Every failure is an ApiError answered as problem+json; anything else is a 500 INTERNAL.
  */
-export async function handleSummary(resource: Resource, request: HttpRequest, deps: SummaryDeps): Promise<HttpResult> {
+export async function handleSummary(resource: ResourceDefinition, request: HttpRequest, deps: SummaryDeps): Promise<HttpResult> {
   const started = performance.now();
   const requestId = pickRequestId(request.headers.get('x-request-id'));
   let principal: Principal | undefined;
@@ -49,7 +49,7 @@ export async function handleSummary(resource: Resource, request: HttpRequest, de
   }
   deps.log.request({
     requestId,
-    operation: `${resource}.summary`,
+    operation: `${resource.name}.summary`,
     clientId: principal?.clientId ?? null,
     dataTenant: principal?.dataTenant ?? null,
     status: result.status,

@@ -1,9 +1,11 @@
+import { PARQUET_MEDIA_TYPE } from '../output/export-parquet.js';
+
 /** The response formats the service can produce. */
 export type Format = 'json' | 'parquet';
 
 const MEDIA_TYPES: Readonly<Record<Format, string>> = {
   json: 'application/json',
-  parquet: 'application/vnd.apache.parquet',
+  parquet: PARQUET_MEDIA_TYPE,
 };
 
 interface Range {

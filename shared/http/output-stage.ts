@@ -1,7 +1,14 @@
-import type { SummaryQuery } from '../filters/summary-query.js';
-import type { Scope } from '../store/record-store.js';
-import type { HttpResult } from './http-result.js';
-import type { SummaryDeps } from './summary-deps.js';
+import type { SummaryQuery } from '../model/summary-query.js';
+import type { Scope } from '../model/view.js';
+import type { SummaryDeps } from './create-summary-deps.js';
+
+/** What a handler answers: status, headers, a complete body, and the record count for the log. */
+export interface HttpResult {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string | Uint8Array;
+  readonly records: number;
+}
 
 /** What an output stage (JSON page or Parquet export) works from. */
 export interface OutputStageInput {

@@ -1,11 +1,12 @@
 import { ApiError } from '../errors/api-error.js';
-import { exportParquet } from '../output/export-parquet.js';
+import { exportFile, exportParquet } from '../output/export-parquet.js';
 import { OutputLimitExceeded } from '../output/limited-byte-writer.js';
 import type { OutputStage } from './output-stage.js';
+import { baseHeaders } from './response-headers.js';
 
 /**
- * The Parquet output stage: the whole result, read from the store as a stream, as one Parquet
- * file (contracts) or a zip of two (invoices). The body is complete before a byte is sent, so a
+ * The Parquet output stage: the whole result, read from the store as a stream, in the resource's
+ * export shape (one Parquet file, or a zip of two). The body is complete before a byte is sent, so a
  * store fault is a clean 503 and a result over PARQUET_MAX_BYTES a 413, never a truncated file.
  */
 export const respondParquet: OutputStage = async ({ scope, query, requestId, deps }) => {
@@ -13,7 +14,7 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, dep
   const metadata = [
     { key: 'summary.requestId', value: requestId },
     { key: 'summary.generatedAt', value: generatedAt.toISOString() },
-    { key: 'summary.resource', value: query.resource },
+    { key: 'summary.resource', value: query.resource.name },
     { key: 'summary.filters', value: JSON.stringify(query.given) },
   ];
   const release = deps.exportSlots.tryAcquire();
@@ -31,16 +32,12 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, dep
   } finally {
     release();
   }
-  const zip = query.resource === 'invoices';
-  const filename = `${query.resource}-${requestId}.${zip ? 'zip' : 'parquet'}`;
+  const file = exportFile(query.resource.export);
   return {
     status: 200,
     headers: {
-      'Content-Type': zip ? 'application/zip' : 'application/vnd.apache.parquet',
-      'Content-Disposition': `attachment; filename="${filename}"`,
-      'X-Request-ID': requestId,
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
+      ...baseHeaders(file.mediaType, requestId),
+      'Content-Disposition': `attachment; filename="${query.resource.name}-${requestId}.${file.extension}"`,
     },
     body: result.body,
     records: result.records,

@@ -1,6 +1,5 @@
 import { loadConfig } from '../config/load-config.js';
-import { createSummaryDeps } from './create-summary-deps.js';
-import type { SummaryDeps } from './summary-deps.js';
+import { createSummaryDeps, type SummaryDeps } from './create-summary-deps.js';
 
 let deps: SummaryDeps | undefined;
 

@@ -1,11 +1,11 @@
 import type { HttpFunctionOptions, HttpRequest, HttpResponseInit } from '@azure/functions';
-import type { Resource } from '../model/resources.js';
+import { operationId, type ResourceDefinition } from '../model/resource-definition.js';
 import { handleSummary } from './handle-summary.js';
-import type { SummaryDeps } from './summary-deps.js';
+import type { SummaryDeps } from './create-summary-deps.js';
 
 /** The route of a resource's summary operation, under the host's `api` prefix. */
-export function summaryRoute(resource: Resource): string {
-  return `v1/${resource}/summary`;
+export function summaryRoute(resource: ResourceDefinition): string {
+  return `v1/${resource.name}/summary`;
 }
 
 /**
@@ -13,7 +13,7 @@ export function summaryRoute(resource: Resource): string {
  * (API Management calls the backend with a function key; local hosts do not enforce it), and a
  * thin adapter from the host's request to the pipeline.
  */
-export function summaryFunction(resource: Resource, deps: SummaryDeps): HttpFunctionOptions & { route: string } {
+export function summaryFunction(resource: ResourceDefinition, deps: SummaryDeps): HttpFunctionOptions & { route: string } {
   return {
     route: summaryRoute(resource),
     methods: ['POST'],
@@ -23,4 +23,15 @@ export function summaryFunction(resource: Resource, deps: SummaryDeps): HttpFunc
       return { status, headers, body };
     },
   };
+}
+
+/** One HTTP function as a host registers it: its name (the operationId) and its options. */
+export interface FunctionRegistration {
+  readonly name: string;
+  readonly options: HttpFunctionOptions & { route: string };
+}
+
+/** The registration of every resource's summary operation, named after its operationId. */
+export function summaryFunctions(resources: readonly ResourceDefinition[], deps: SummaryDeps): FunctionRegistration[] {
+  return resources.map((resource) => ({ name: operationId(resource), options: summaryFunction(resource, deps) }));
 }

@@ -1,17 +1,36 @@
 import type { KeyValue } from 'hyparquet-writer';
-import type { View } from '../access/allowlist.js';
-import { INVOICE_FIELDS, type FieldSpec } from '../model/resources.js';
-import type { StoredRecord } from '../store/record-store.js';
+import type { FieldSpec } from '../model/fields.js';
+import { fieldSpec, type ExportShape, type LineTable } from '../model/resource-definition.js';
+import type { StoredRecord, View } from '../model/view.js';
+import { unreachable } from '../util/unreachable.js';
 import { OutputLimitExceeded } from './limited-byte-writer.js';
 import { ParquetTableWriter } from './parquet-table-writer.js';
 import { zipOverhead, zipStored } from './zip-stored.js';
 
-/** The entries of the invoices zip. */
-export const INVOICE_ZIP_ENTRIES = { invoices: 'invoices.parquet', lines: 'invoice_tables.parquet' } as const;
+/** The Parquet media type (RFC pending; as registered with IANA by the Parquet project). */
+export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
+
+/** How an export's body is labelled: its media type and its file name's extension. */
+export interface ExportFile {
+  readonly mediaType: string;
+  readonly extension: string;
+}
+
+/** The media type and extension of an export of this shape. */
+export function exportFile(shape: ExportShape): ExportFile {
+  switch (shape.kind) {
+    case 'file':
+      return { mediaType: PARQUET_MEDIA_TYPE, extension: 'parquet' };
+    case 'zip':
+      return { mediaType: 'application/zip', extension: 'zip' };
+    default:
+      return unreachable(shape, 'export shape');
+  }
+}
 
 /** Options of one export. */
 export interface ExportOptions {
-  /** The most bytes the body may have (the zip for invoices); past it OutputLimitExceeded. */
+  /** The most bytes the body may have (the whole zip for a zip export); past it OutputLimitExceeded. */
   readonly maxBytes: number;
   readonly metadata: readonly KeyValue[];
   readonly generatedAt: Date;
@@ -24,13 +43,11 @@ export interface ExportResult {
   readonly records: number;
 }
 
-const INVOICE_ID: FieldSpec = INVOICE_FIELDS.find((field) => field.name === 'invoiceId')!;
-
 /**
- * The Parquet export of a record stream through a view: one file for contracts; for invoices a
- * stored zip of `invoices.parquet` (one row per invoice, visible header fields) and
- * `invoice_tables.parquet` (one row per line: invoiceId, then the visible line fields). Reading
- * stops as soon as the size limit is certain to be exceeded.
+ * The Parquet export of a record stream through a view, in the resource's export shape: one file
+ * of the visible record fields; or a stored zip of the records table and the lines table (one row
+ * per line: the record's id, then the visible line fields). Reading stops as soon as the size
+ * limit is certain to be exceeded.
  */
 export async function exportParquet(records: AsyncIterable<StoredRecord>, view: View, options: ExportOptions): Promise<ExportResult> {
   const table = (fields: readonly FieldSpec[], name: string) => new ParquetTableWriter({
@@ -39,32 +56,58 @@ export async function exportParquet(records: AsyncIterable<StoredRecord>, view: 
     metadata: [...options.metadata, { key: 'summary.table', value: name }],
     ...(options.rowGroupSize ? { rowGroupSize: options.rowGroupSize } : {}),
   });
-  let count = 0;
-  if (view.resource === 'contracts') {
-    const contracts = table(view.fields, 'contracts');
-    for await (const record of records) {
-      contracts.add(record);
-      count++;
+  const { resource } = view;
+  const shape = resource.export;
+  switch (shape.kind) {
+    case 'file': {
+      const file = table(view.fields, resource.name);
+      let count = 0;
+      for await (const record of records) {
+        file.add(record);
+        count++;
+      }
+      return { body: file.finish(), records: count };
     }
-    return { body: contracts.finish(), records: count };
+    case 'zip': {
+      if (!resource.lines) throw new TypeError(`resource ${resource.name}: a zip export needs lines`);
+      return exportZip(records, view, resource.lines, shape, table, options);
+    }
+    default:
+      return unreachable(shape, 'export shape');
   }
+}
 
-  const invoices = table(view.fields, 'invoices');
-  const lines = table([INVOICE_ID, ...view.lineFields], 'invoice_tables');
-  const overhead = zipOverhead(Object.values(INVOICE_ZIP_ENTRIES));
+async function exportZip(
+  records: AsyncIterable<StoredRecord>,
+  view: View,
+  lineTable: LineTable,
+  entries: Extract<ExportShape, { kind: 'zip' }>,
+  table: (fields: readonly FieldSpec[], name: string) => ParquetTableWriter,
+  options: ExportOptions,
+): Promise<ExportResult> {
+  const id = fieldSpec(view.resource, view.resource.idField);
+  const main = table(view.fields, tableName(entries.records));
+  const lines = table([id, ...view.lineFields], tableName(entries.lines));
+  const overhead = zipOverhead([entries.records, entries.lines]);
   const checkTotal = () => {
-    if (invoices.bytesWritten + lines.bytesWritten + overhead > options.maxBytes) throw new OutputLimitExceeded('zip would pass the limit');
+    if (main.bytesWritten + lines.bytesWritten + overhead > options.maxBytes) throw new OutputLimitExceeded('zip would pass the limit');
   };
+  let count = 0;
   for await (const record of records) {
-    invoices.add(record);
-    const leading = [record.invoiceId];
-    for (const line of (record.lines as readonly StoredRecord[] | undefined) ?? []) lines.add(line, leading);
+    main.add(record);
+    const leading = [record[id.name]];
+    for (const line of (record[lineTable.member] as readonly StoredRecord[] | undefined) ?? []) lines.add(line, leading);
     checkTotal();
     count++;
   }
-  const entries = { [INVOICE_ZIP_ENTRIES.invoices]: invoices.finish(), [INVOICE_ZIP_ENTRIES.lines]: lines.finish() };
+  const files = { [entries.records]: main.finish(), [entries.lines]: lines.finish() };
   checkTotal();
-  const body = zipStored(entries, options.generatedAt);
+  const body = zipStored(files, options.generatedAt);
   if (body.byteLength > options.maxBytes) throw new OutputLimitExceeded('zip passed the limit');
   return { body, records: count };
+}
+
+/** A zip entry's table name (the `summary.table` metadata): its file name without `.parquet`. */
+function tableName(entry: string): string {
+  return entry.replace(/\.parquet$/, '');
 }

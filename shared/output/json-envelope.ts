@@ -1,5 +1,4 @@
-import type { View } from '../access/allowlist.js';
-import type { StoredRecord } from '../store/record-store.js';
+import type { StoredRecord, View } from '../model/view.js';
 import { projectRecord } from './project-record.js';
 
 /** The JSON response envelope of both summary operations (see the spec). */

@@ -1,5 +1,5 @@
 import type { SchemaElement } from 'hyparquet-writer';
-import type { FieldSpec } from '../model/resources.js';
+import type { FieldSpec } from '../model/fields.js';
 import { dayEncoder, decimalEncoder, timestampMillis, utf8Encoder } from './value-encoders.js';
 
 /** Turns a stored value into what the Parquet encoder takes for its column. */
@@ -25,7 +25,6 @@ export function parquetColumn(field: FieldSpec): ParquetColumn {
   const repetition_type = field.nullable ? 'OPTIONAL' : 'REQUIRED';
   const base = { name: field.name, repetition_type } as const;
   switch (field.kind) {
-    case 'string':
     case 'string': {
       const utf8 = utf8Encoder();
       return { name: field.name, element: { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } }, encode: nullOr((v) => utf8(String(v))), statistics: false };

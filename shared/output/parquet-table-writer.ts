@@ -1,6 +1,6 @@
 import { ParquetWriter, type KeyValue } from 'hyparquet-writer';
 import { snappyCompress } from 'hysnappy';
-import type { FieldSpec } from '../model/resources.js';
+import type { FieldSpec } from '../model/fields.js';
 import { LimitedByteWriter } from './limited-byte-writer.js';
 import { parquetColumn, parquetSchema, type ParquetColumn } from './parquet-columns.js';
 
@@ -49,7 +49,7 @@ export class ParquetTableWriter {
 
   /**
    * Adds one record; writes a row group when one is full. `leading` values fill the first columns
-   * (the invoice lines' `invoiceId`) without copying the record into a new object.
+   * (a line's record id) without copying the record into a new object.
    */
   add(record: Readonly<Record<string, unknown>>, leading: readonly unknown[] = []): void {
     for (let c = 0; c < this.columns.length; c++) {

@@ -1,6 +1,7 @@
-import { DRAFT_STATUS, SORTABLE_FIELDS } from '../model/resources.js';
-import type { Scope } from './record-store.js';
-import type { DateRange, SummaryQuery } from '../filters/summary-query.js';
+import { TENANT_FIELD } from '../model/resource-definition.js';
+import type { FilterValue, SummaryQuery } from '../model/summary-query.js';
+import type { Scope } from '../model/view.js';
+import { unreachable } from '../util/unreachable.js';
 
 /** A parameterized Cosmos SQL query. */
 export interface SqlQuery {
@@ -12,35 +13,41 @@ const DAY_START = 'T00:00:00.000Z';
 
 /**
  * The WHERE clause for a scope and query. Every value is a bound parameter; the only identifiers
- * spliced in are field names from the model. The tenant is in the WHERE clause as well as the
- * partition key, so a store that ignores the partition key (the embedded one) still isolates.
+ * spliced in are field names from the resource definition (plain identifiers, checked where the
+ * fields are declared). The tenant is in the WHERE clause as well as the partition key, so a store
+ * that ignores the partition key (the embedded one) still isolates.
  */
 export function buildWhere(scope: Scope, query: SummaryQuery): SqlQuery {
-  const conditions = ['c.tenantId = @tenant'];
+  const conditions = [`c.${TENANT_FIELD} = @tenant`];
   const parameters = [{ name: '@tenant', value: scope.tenant }];
   const bind = (condition: string, name: string, value: string) => {
-    conditions.push(condition);
-    parameters.push({ name, value });
+    conditions.push(condition.replace('@', `@${name}`));
+    parameters.push({ name: `@${name}`, value });
   };
-  if (!scope.view.drafts) bind('c.status != @draft', '@draft', DRAFT_STATUS);
-  const { filters } = query;
-  if (filters.contractWorkspaceID !== undefined) bind('c.contractWorkspaceID = @workspace', '@workspace', filters.contractWorkspaceID);
-  if (filters.contractId !== undefined) bind('c.contractId = @contractId', '@contractId', filters.contractId);
-  if (filters.supplierId !== undefined) bind('c.supplierId = @supplierId', '@supplierId', filters.supplierId);
-  if (filters.status !== undefined) bind('c.status = @status', '@status', filters.status);
-  // Timestamps are ISO 8601 UTC strings, so a day range is a half-open string range.
-  const timestampRange = (field: string, range: DateRange | undefined) => {
-    if (!range) return;
-    bind(`c.${field} >= @${field}From`, `@${field}From`, range.from + DAY_START);
-    bind(`c.${field} < @${field}To`, `@${field}To`, nextDay(range.to) + DAY_START);
-  };
-  timestampRange('createdDate', filters.created);
-  timestampRange('updatedDate', filters.updated);
-  if (filters.invoiceDate) {
-    bind('c.invoiceDate >= @invoiceDateFrom', '@invoiceDateFrom', filters.invoiceDate.from);
-    bind('c.invoiceDate <= @invoiceDateTo', '@invoiceDateTo', filters.invoiceDate.to);
-  }
+  const { drafts } = query.resource;
+  if (drafts && !scope.view.drafts) bind(`c.${drafts.field} != @`, 'draft', drafts.value);
+  query.filters.forEach((filter, f) => {
+    conditionsOf(filter).forEach(([condition, value], c) => bind(condition, `f${f}_${c}`, value));
+  });
   return { query: conditions.join(' AND '), parameters };
+}
+
+/**
+ * The conditions of one filter, each with `@` where its value goes. A day range on a timestamp is
+ * a half-open range of ISO 8601 UTC strings; on a date, an inclusive range of `YYYY-MM-DD` strings.
+ */
+function conditionsOf(filter: FilterValue): [condition: string, value: string][] {
+  const field = `c.${filter.field.name}`;
+  switch (filter.kind) {
+    case 'equals':
+      return [[`${field} = @`, filter.value]];
+    case 'dayRange':
+      return filter.field.kind === 'timestamp'
+        ? [[`${field} >= @`, filter.from + DAY_START], [`${field} < @`, nextDay(filter.to) + DAY_START]]
+        : [[`${field} >= @`, filter.from], [`${field} <= @`, filter.to]];
+    default:
+      return unreachable(filter, 'filter kind');
+  }
 }
 
 /** `SELECT VALUE COUNT(1)` under the same filters. */
@@ -57,13 +64,14 @@ export function buildCountSql(scope: Scope, query: SummaryQuery): SqlQuery {
 export function buildListSql(scope: Scope, query: SummaryQuery, top?: number): SqlQuery {
   if (top !== undefined && (!Number.isSafeInteger(top) || top < 1)) throw new TypeError(`top must be a positive integer, got ${top}`);
   // Validated upstream against the caller's view; checked again because it is spliced into SQL.
-  if (!SORTABLE_FIELDS[query.resource].includes(query.orderBy)) throw new TypeError(`not a sortable field: ${query.orderBy}`);
+  if (!query.resource.sortable.includes(query.orderBy)) throw new TypeError(`not a sortable field: ${query.orderBy}`);
   const where = buildWhere(scope, query);
   const direction = query.order === 'desc' ? 'DESC' : 'ASC';
   const columns = scope.view.fields.map((field) => `c.${field.name}`);
-  if (scope.view.lineFields.length > 0) {
+  const { lines } = query.resource;
+  if (lines && scope.view.lineFields.length > 0) {
     const lineColumns = scope.view.lineFields.map((field) => `l.${field.name}`).join(', ');
-    columns.push(`ARRAY(SELECT ${lineColumns} FROM l IN c.lines) AS lines`);
+    columns.push(`ARRAY(SELECT ${lineColumns} FROM l IN c.${lines.member}) AS ${lines.member}`);
   }
   return {
     query: `SELECT ${top === undefined ? '' : `TOP ${top} `}${columns.join(', ')} FROM c WHERE ${where.query} ORDER BY c.${query.orderBy} ${direction}, c.id ${direction}`,

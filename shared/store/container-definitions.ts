@@ -3,14 +3,8 @@
  * It is plain data derived from the model, with no SDK types, so that the local stack creates its
  * containers from it and a test can hold the Bicep templates against it.
  */
-import {
-  CONTAINER_IDS,
-  PARTITION_KEY_PATH,
-  RESOURCES,
-  SORTABLE_FIELDS,
-  type Resource,
-} from '../model/resources.js';
-import { deepFreeze } from '../config/deep-freeze.js';
+import { PARTITION_KEY_PATH, type ResourceDefinition } from '../model/resource-definition.js';
+import { deepFreeze } from '../util/deep-freeze.js';
 
 /** One path of a composite index, in the shape Cosmos and Bicep both use. */
 export interface CompositePath {
@@ -44,8 +38,8 @@ const TIE_BREAKER_PATH = '/id';
  * served from a composite index whose orders match the query exactly (both directions equal), and the
  * service always breaks ties by id in the same direction as the requested order.
  */
-function compositeIndexes(resource: Resource): CompositePath[][] {
-  return SORTABLE_FIELDS[resource].flatMap((field) =>
+function compositeIndexes(resource: ResourceDefinition): CompositePath[][] {
+  return resource.sortable.flatMap((field) =>
     (['ascending', 'descending'] as const).map((order) => [
       { path: `/${field}`, order },
       { path: TIE_BREAKER_PATH, order },
@@ -53,9 +47,10 @@ function compositeIndexes(resource: Resource): CompositePath[][] {
   );
 }
 
-function buildDefinition(resource: Resource): ContainerDefinition {
+/** The definition of the container that holds `resource`, deeply frozen. */
+export function containerDefinition(resource: ResourceDefinition): ContainerDefinition {
   return deepFreeze({
-    id: CONTAINER_IDS[resource],
+    id: resource.containerId,
     partitionKey: { paths: [PARTITION_KEY_PATH], kind: 'Hash', version: 2 },
     indexingPolicy: {
       indexingMode: 'consistent',
@@ -66,17 +61,4 @@ function buildDefinition(resource: Resource): ContainerDefinition {
       compositeIndexes: compositeIndexes(resource),
     },
   });
-}
-
-/** The definition of every container, keyed by resource; deeply frozen. */
-export const CONTAINER_DEFINITIONS: Readonly<Record<Resource, ContainerDefinition>> = Object.freeze(
-  Object.fromEntries(RESOURCES.map((resource) => [resource, buildDefinition(resource)])) as Record<
-    Resource,
-    ContainerDefinition
-  >,
-);
-
-/** The definition of the container that holds `resource`. */
-export function containerDefinition(resource: Resource): ContainerDefinition {
-  return CONTAINER_DEFINITIONS[resource];
 }

@@ -1,9 +1,11 @@
 import type { CosmosClient, Container, FeedOptions } from '@azure/cosmos';
-import { CONTAINER_IDS, DATABASE_ID, type Resource } from '../model/resources.js';
+import type { LineTable, ResourceDefinition } from '../model/resource-definition.js';
+import { DATABASE_ID } from '../model/resources.js';
+import type { SummaryQuery } from '../model/summary-query.js';
+import type { Scope, StoredRecord } from '../model/view.js';
 import { buildCountSql, buildListSql, type SqlQuery } from './build-sql.js';
 import { storeFault } from './store-fault.js';
-import type { RecordStore, Scope, StoredRecord } from './record-store.js';
-import type { SummaryQuery } from '../filters/summary-query.js';
+import type { RecordStore } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -21,9 +23,14 @@ export interface CosmosRecordStoreOptions {
  */
 export function createCosmosRecordStore(client: CosmosClient, options: CosmosRecordStoreOptions): RecordStore {
   const database = client.database(DATABASE_ID);
-  const containers: Record<Resource, Container> = {
-    contracts: database.container(CONTAINER_IDS.contracts),
-    invoices: database.container(CONTAINER_IDS.invoices),
+  const containers = new Map<ResourceDefinition, Container>();
+  const containerOf = (resource: ResourceDefinition): Container => {
+    let container = containers.get(resource);
+    if (!container) {
+      container = database.container(resource.containerId);
+      containers.set(resource, container);
+    }
+    return container;
   };
 
   // One page per query: the embedded server re-runs the whole query for every continuation
@@ -33,7 +40,7 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
     const timer = setTimeout(() => abort.abort(), options.timeoutMs);
     const feedOptions: FeedOptions = { partitionKey: scope.tenant, maxItemCount, abortSignal: abort.signal };
     try {
-      const { resources } = await containers[query.resource].items.query<T>(sql, feedOptions).fetchAll();
+      const { resources } = await containerOf(query.resource).items.query<T>(sql, feedOptions).fetchAll();
       return resources;
     } catch (error) {
       throw storeFault(error, abort.signal.aborted);
@@ -50,14 +57,14 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
     async list(scope, query, skip, take) {
       const top = skip + take;
       const rows = await run<Record<string, unknown>>(scope, query, buildListSql(scope, query, top), top);
-      return rows.slice(skip, top).map(sortLines);
+      return rows.slice(skip, top).map((row) => sortLines(row, query.resource.lines));
     },
     async *stream(scope, query) {
       // The deadline applies to each page: a store that stops answering mid-export is a fault.
       const abort = new AbortController();
       let timer = setTimeout(() => abort.abort(), options.timeoutMs);
       const feedOptions: FeedOptions = { partitionKey: scope.tenant, maxItemCount: STREAM_PAGE_SIZE, abortSignal: abort.signal };
-      const pages = containers[query.resource].items.query<Record<string, unknown>>(buildListSql(scope, query), feedOptions).getAsyncIterator()[Symbol.asyncIterator]();
+      const pages = containerOf(query.resource).items.query<Record<string, unknown>>(buildListSql(scope, query), feedOptions).getAsyncIterator()[Symbol.asyncIterator]();
       try {
         for (;;) {
           let page;
@@ -68,7 +75,7 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
           }
           if (page.done) return;
           clearTimeout(timer);
-          for (const row of page.value.resources) yield sortLines(row);
+          for (const row of page.value.resources) yield sortLines(row, query.resource.lines);
           timer = setTimeout(() => abort.abort(), options.timeoutMs);
         }
       } finally {
@@ -82,10 +89,12 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
 /** Records per store round trip of an export: bounds what is held before encoding. */
 const STREAM_PAGE_SIZE = 1000;
 
-/** Lines come out ordered by lineNumber whatever order the array subquery yields. */
-function sortLines(row: Record<string, unknown>): StoredRecord {
-  if (Array.isArray(row.lines)) {
-    row.lines = [...(row.lines as Record<string, unknown>[])].sort((a, b) => Number(a.lineNumber) - Number(b.lineNumber));
+/** Lines come out ordered by their `orderBy` field whatever order the array subquery yields. */
+function sortLines(row: Record<string, unknown>, lines: LineTable | undefined): StoredRecord {
+  const values = lines ? row[lines.member] : undefined;
+  if (lines && Array.isArray(values)) {
+    const key = lines.orderBy;
+    row[lines.member] = [...(values as Record<string, unknown>[])].sort((a, b) => Number(a[key]) - Number(b[key]));
   }
   return row;
 }

@@ -5,7 +5,7 @@
 import https from 'node:https';
 import { CosmosClient } from '@azure/cosmos';
 import type { TokenCredential } from '@azure/identity';
-import { isLoopbackUrl } from '../config/is-loopback-url.js';
+import { isLoopbackUrl } from '../util/is-loopback-url.js';
 
 /** How to reach a Cosmos account. Exactly one of `key` and `credential` is required. */
 export interface CosmosClientOptions {

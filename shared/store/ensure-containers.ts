@@ -8,8 +8,9 @@ import {
   type ContainerRequest,
   type CosmosClient,
 } from '@azure/cosmos';
+import type { ResourceDefinition } from '../model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../model/resources.js';
-import { CONTAINER_DEFINITIONS, type ContainerDefinition } from './container-definitions.js';
+import { containerDefinition, type ContainerDefinition } from './container-definitions.js';
 
 /** Our frozen, SDK-free definition, copied into the mutable shape the SDK's request type wants. */
 function toContainerRequest(definition: ContainerDefinition): ContainerRequest {
@@ -32,13 +33,13 @@ function toContainerRequest(definition: ContainerDefinition): ContainerRequest {
 }
 
 /**
- * Creates database `summary` and every container with its definition, each only if absent.
- * An existing container keeps whatever policy it has: the embedded server starts empty every time,
- * so there is nothing to migrate locally.
+ * Creates database `summary` and the container of every resource with its definition, each only
+ * if absent. An existing container keeps whatever policy it has: the embedded server starts empty
+ * every time, so there is nothing to migrate locally.
  */
-export async function ensureContainers(client: CosmosClient): Promise<void> {
+export async function ensureContainers(client: CosmosClient, resources: readonly ResourceDefinition[] = RESOURCES): Promise<void> {
   const { database } = await client.databases.createIfNotExists({ id: DATABASE_ID });
-  for (const resource of RESOURCES) {
-    await database.containers.createIfNotExists(toContainerRequest(CONTAINER_DEFINITIONS[resource]));
+  for (const resource of resources) {
+    await database.containers.createIfNotExists(toContainerRequest(containerDefinition(resource)));
   }
 }

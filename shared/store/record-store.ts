@@ -1,14 +1,5 @@
-import type { View } from '../access/allowlist.js';
-import type { SummaryQuery } from '../filters/summary-query.js';
-
-/** A record as read from the store: only the caller's visible fields (and visible `lines`). */
-export type StoredRecord = Readonly<Record<string, unknown>>;
-
-/** Where a read is scoped: always one data tenant, seen through one view. */
-export interface Scope {
-  readonly tenant: string;
-  readonly view: View;
-}
+import type { SummaryQuery } from '../model/summary-query.js';
+import type { Scope, StoredRecord } from '../model/view.js';
 
 /**
  * The data access seam. Implementations must scope every read to `scope.tenant`, apply every

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { COSMOS_CONTAINERS_PATH, renderCosmosContainers } from '../../infra/scripts/render-cosmos-containers.js';
-import { CONTAINER_DEFINITIONS } from '../../shared/store/container-definitions.js';
-import { DATABASE_ID, PARTITION_KEY_PATH, SORTABLE_FIELDS, type Resource } from '../../shared/model/resources.js';
+import { containerDefinition } from '../../shared/store/container-definitions.js';
+import { PARTITION_KEY_PATH } from '../../shared/model/resource-definition.js';
+import { DATABASE_ID, RESOURCES } from '../../shared/model/resources.js';
 import {
   INFRA,
   ROOT,
@@ -50,14 +51,14 @@ describe('the committed Cosmos container document', () => {
 
   it('has a (field, id) composite index in both directions for every sortable field', () => {
     for (const container of document.containers) {
-      const resource = container.id as Resource;
+      const resource = RESOURCES.find((candidate) => candidate.containerId === container.id)!;
       const indexed = container.indexingPolicy.compositeIndexes.map((pair) => pair.map((path) => `${path.path} ${path.order}`).join(', '));
-      const expected = SORTABLE_FIELDS[resource].flatMap((field) => [
+      const expected = resource.sortable.flatMap((field) => [
         `/${field} ascending, /id ascending`,
         `/${field} descending, /id descending`,
       ]);
       expect(indexed).toEqual(expected);
-      expect(container).toEqual(JSON.parse(JSON.stringify(CONTAINER_DEFINITIONS[resource])));
+      expect(container).toEqual(JSON.parse(JSON.stringify(containerDefinition(resource))));
     }
   });
 });

@@ -63,7 +63,7 @@ async function loadLikeTheHost(extraEnv: Record<string, string> = {}): Promise<{
 describe('the compiled function files', () => {
   it('load from package.json main the way the host does, registering both operations: route, POST only, function auth level', async () => {
     const { files, registered } = await loadLikeTheHost();
-    expect(files).toEqual(['contracts-summary.js', 'invoices-summary.js']);
+    expect(files).toEqual(['summary-operations.js']);
     const triggers = registered.map(({ metadata, callback }) => {
       const [trigger, ...others] = Object.values(metadata.bindings).filter((binding) => binding.direction === 'in');
       expect(others).toEqual([]);

@@ -4,7 +4,9 @@
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Container, CosmosClient, SqlParameter } from '@azure/cosmos';
-import { CONTAINER_IDS, DATABASE_ID } from '../../shared/model/resources.js';
+import { CONTRACTS } from '../../shared/model/contracts.js';
+import { INVOICES } from '../../shared/model/invoices.js';
+import { DATABASE_ID } from '../../shared/model/resources.js';
 import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
 import { startCosmosServer, type RunningCosmosServer } from '../../dev/cosmos-server.js';
 import { seedStore } from '../../dev/seed-store.js';
@@ -22,8 +24,8 @@ beforeAll(async () => {
   client = createCosmosClient({ endpoint: server.endpoint, key: server.key, allowSelfSignedTls: true });
   await seedStore(client, { tenants: TENANTS, recordsPerTenant: RECORDS });
   const database = client.database(DATABASE_ID);
-  contracts = database.container(CONTAINER_IDS.contracts);
-  invoices = database.container(CONTAINER_IDS.invoices);
+  contracts = database.container(CONTRACTS.containerId);
+  invoices = database.container(INVOICES.containerId);
 });
 
 afterAll(async () => {

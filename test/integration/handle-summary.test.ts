@@ -1,3 +1,4 @@
+import { CONTRACTS } from '../../shared/model/contracts.js';
 import { describe, expect, it } from '@jest/globals';
 import azureFunctions from '@azure/functions';
 import { loadConfig } from '../../shared/config/load-config.js';
@@ -35,9 +36,9 @@ async function request(body: unknown, as = 'contoso-full', headers: Record<strin
 describe('the summary pipeline in-process', () => {
   it('refuses a page beyond MAX_RESULT_WINDOW and points to narrower filters or Parquet', async () => {
     const deps = depsWith({ MAX_RESULT_WINDOW: '50', MAX_PAGE_SIZE: '20' });
-    const ok = await handleSummary('contracts', await request({ page: 3, pageSize: 10 }), deps);
+    const ok = await handleSummary(CONTRACTS, await request({ page: 3, pageSize: 10 }), deps);
     expect(ok.status).toBe(200);
-    const refused = await handleSummary('contracts', await request({ page: 6, pageSize: 10 }), deps);
+    const refused = await handleSummary(CONTRACTS, await request({ page: 6, pageSize: 10 }), deps);
     expect(refused.status).toBe(400);
     const problem = JSON.parse(refused.body as string) as { code: string; detail: string };
     expect(problem.code).toBe('RESULT_WINDOW_EXCEEDED');
@@ -47,7 +48,7 @@ describe('the summary pipeline in-process', () => {
   it('answers 503 STORE_UNAVAILABLE with Retry-After and no partial body when the store is down', async () => {
     const lines: string[] = [];
     const deps = depsWith({ COSMOS_ENDPOINT: 'https://127.0.0.1:9', STORE_TIMEOUT_MS: '3000' }, lines);
-    const response = await handleSummary('contracts', await request({}), deps);
+    const response = await handleSummary(CONTRACTS, await request({}), deps);
     expect(response.status).toBe(503);
     expect(response.headers['Retry-After']).toMatch(/^\d+$/);
     const problem = JSON.parse(response.body as string) as Record<string, unknown>;
@@ -61,9 +62,9 @@ describe('the summary pipeline in-process', () => {
     const deps = depsWith({}, lines);
     const marker = 'CW0042';
     const { access_token, id_token } = await tokenResponse('contoso-full');
-    await handleSummary('contracts', await request({ contractWorkspaceID: marker }), deps);
-    await handleSummary('contracts', await request({ bogus: marker }), deps);
-    await handleSummary('contracts', await request({}, 'contoso-full', { 'x-api-key': 'dev-api-key-wrong-9999' }), deps);
+    await handleSummary(CONTRACTS, await request({ contractWorkspaceID: marker }), deps);
+    await handleSummary(CONTRACTS, await request({ bogus: marker }), deps);
+    await handleSummary(CONTRACTS, await request({}, 'contoso-full', { 'x-api-key': 'dev-api-key-wrong-9999' }), deps);
     expect(lines).toHaveLength(3);
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(entries[0]).toMatchObject({ operation: 'contracts.summary', clientId: expect.any(String), dataTenant: 'contoso', status: 200 });

@@ -1,3 +1,4 @@
+import { CONTRACTS } from '../../shared/model/contracts.js';
 import { describe, expect, it } from '@jest/globals';
 import azureFunctions from '@azure/functions';
 import { loadConfig } from '../../shared/config/load-config.js';
@@ -5,7 +6,9 @@ import { createSummaryDeps } from '../../shared/http/create-summary-deps.js';
 import { handleSummary } from '../../shared/http/handle-summary.js';
 import { ApiError } from '../../shared/errors/api-error.js';
 import type { RecordStore } from '../../shared/store/record-store.js';
-import type { Resource } from '../../shared/model/resources.js';
+import { resourceNamed } from '../../shared/model/resources.js';
+
+type Resource = 'contracts' | 'invoices';
 import { accessToken, identities } from '../support/stack.js';
 
 // The export's size limit and faults, in-process against the real local stack, with a fixed
@@ -35,16 +38,16 @@ async function exportRequest(resource: Resource) {
 
 describe.each<Resource>(['contracts', 'invoices'])('the %s export', (resource) => {
   it('passes at exactly the limit and answers 413 RESULT_TOO_LARGE one byte under it, with no Parquet', async () => {
-    const full = await handleSummary(resource, await exportRequest(resource), depsWith({}));
+    const full = await handleSummary(resourceNamed(resource), await exportRequest(resource), depsWith({}));
     expect(full.status).toBe(200);
     const size = (full.body as Uint8Array).byteLength;
     expect(size).toBeGreaterThan(1000);
 
-    const atLimit = await handleSummary(resource, await exportRequest(resource), depsWith({ PARQUET_MAX_BYTES: String(size) }));
+    const atLimit = await handleSummary(resourceNamed(resource), await exportRequest(resource), depsWith({ PARQUET_MAX_BYTES: String(size) }));
     expect(atLimit.status).toBe(200);
     expect(Buffer.from(atLimit.body as Uint8Array)).toEqual(Buffer.from(full.body as Uint8Array));
 
-    const over = await handleSummary(resource, await exportRequest(resource), depsWith({ PARQUET_MAX_BYTES: String(size - 1) }));
+    const over = await handleSummary(resourceNamed(resource), await exportRequest(resource), depsWith({ PARQUET_MAX_BYTES: String(size - 1) }));
     expect(over.status).toBe(413);
     expect(over.headers['Content-Type']).toBe('application/problem+json');
     expect(over.headers['X-Request-ID']).toBe('fixed-request-id');
@@ -64,7 +67,7 @@ describe.each<Resource>(['contracts', 'invoices'])('the %s export', (resource) =
         }
       },
     });
-    const response = await handleSummary(resource, await exportRequest(resource), depsWith({}, failing));
+    const response = await handleSummary(resourceNamed(resource), await exportRequest(resource), depsWith({}, failing));
     expect(response.status).toBe(503);
     expect(response.headers['Retry-After']).toBe('5');
     expect(response.headers['Content-Type']).toBe('application/problem+json');
@@ -84,13 +87,13 @@ describe('concurrent exports', () => {
       },
     });
     const deps = depsWith({}, slow);
-    const answers = await Promise.all([0, 1, 2].map(async () => handleSummary('contracts', await exportRequest('contracts'), deps)));
+    const answers = await Promise.all([0, 1, 2].map(async () => handleSummary(CONTRACTS, await exportRequest('contracts'), deps)));
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses).toEqual([200, 200, 503]);
     const busy = answers.find((answer) => answer.status === 503)!;
     expect(JSON.parse(busy.body as string)).toMatchObject({ code: 'EXPORTS_BUSY' });
     expect(busy.headers['Retry-After']).toMatch(/^\d+$/);
     expect(open).toBe(2);
-    expect((await handleSummary('contracts', await exportRequest('contracts'), deps)).status).toBe(200);
+    expect((await handleSummary(CONTRACTS, await exportRequest('contracts'), deps)).status).toBe(200);
   });
 });

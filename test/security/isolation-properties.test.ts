@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { DATAPOINTS } from '../../shared/access/datapoints.js';
-import { SORTABLE_FIELDS, type Resource } from '../../shared/model/resources.js';
+import { resourceNamed } from '../../shared/model/resources.js';
+
+type Resource = 'contracts' | 'invoices';
 import { accessClaims, callService, startTestService, type TestService } from '../support/test-service.js';
 import { storeRecords } from '../support/store-records.js';
 import { readParquet, unzip } from '../support/parquet.js';
@@ -32,8 +34,8 @@ afterAll(async () => {
 function allowed(resource: Resource, roles: readonly string[]) {
   const grants = roles.filter((role) => role in DATAPOINTS).map((role) => DATAPOINTS[role]!);
   return {
-    fields: new Set(grants.flatMap((grant) => grant[resource])),
-    lines: new Set(grants.flatMap((grant) => grant.invoiceLines)),
+    fields: new Set(grants.flatMap((grant) => grant.fields[resource] ?? [])),
+    lines: new Set(grants.flatMap((grant) => grant.fields.invoiceLines ?? [])),
     drafts: grants.some((grant) => grant.drafts),
   };
 }
@@ -57,7 +59,7 @@ describe('tenant and allowlist properties', () => {
         async (roles, tenant, resource, format, f) => {
           const token = await service.idp!.signToken(accessClaims(service, CLIENTS[tenant as keyof typeof CLIENTS], { roles }));
           const may = allowed(resource, roles);
-          const sortable = SORTABLE_FIELDS[resource].filter((field) => may.fields.has(field));
+          const sortable = resourceNamed(resource).sortable.filter((field) => may.fields.has(field));
           const body: Record<string, unknown> = { [`${f.range}From`]: iso(f.from), [`${f.range}To`]: iso(f.from + f.span), order: f.order };
           if (sortable.length > 0) body.orderBy = sortable[f.orderIndex % sortable.length];
           if (format === 'json') body.pageSize = f.pageSize;

@@ -1,4 +1,4 @@
-import { CONTAINER_IDS, DATABASE_ID, type Resource } from '../../shared/model/resources.js';
+import { DATABASE_ID, resourceNamed } from '../../shared/model/resources.js';
 import { directStore } from './stack.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -6,12 +6,12 @@ type Doc = Record<string, any>;
 const cache = new Map<string, Promise<Doc[]>>();
 
 /** Every stored document of a tenant, read straight from the embedded server (cached per file). */
-export function storeRecords(resource: Resource, tenant: string): Promise<Doc[]> {
+export function storeRecords(resource: string, tenant: string): Promise<Doc[]> {
   const key = `${resource}/${tenant}`;
   let pending = cache.get(key);
   if (!pending) {
     const client = directStore();
-    pending = client.database(DATABASE_ID).container(CONTAINER_IDS[resource]).items
+    pending = client.database(DATABASE_ID).container(resourceNamed(resource).containerId).items
       .query<Doc>({ query: 'SELECT * FROM c WHERE c.tenantId = @t', parameters: [{ name: '@t', value: tenant }] }, { partitionKey: tenant })
       .fetchAll()
       .then((result) => result.resources)

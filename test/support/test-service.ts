@@ -1,12 +1,15 @@
 import { loadConfig } from '../../shared/config/load-config.js';
 import { createSummaryDeps } from '../../shared/http/create-summary-deps.js';
-import { summaryFunction } from '../../shared/http/summary-function.js';
+import { summaryFunctions } from '../../shared/http/summary-function.js';
+import { buildAllowlist } from '../../shared/access/allowlist.js';
+import type { RoleDatapoints } from '../../shared/access/datapoints.js';
+import type { ResourceDefinition } from '../../shared/model/resource-definition.js';
 import { createTokenVerifier, type TokenVerifierOptions } from '../../shared/auth/token-verifier.js';
 import { cacheVerifiedTokens } from '../../shared/auth/cache-verified-tokens.js';
 import { createJsonLogger } from '../../shared/http/request-log-entry.js';
 import { RESOURCES } from '../../shared/model/resources.js';
 import type { RecordStore } from '../../shared/store/record-store.js';
-import type { SummaryDeps } from '../../shared/http/summary-deps.js';
+import type { SummaryDeps } from '../../shared/http/create-summary-deps.js';
 import { startIdentityProvider, type IdentityProvider } from '../../dev/identity-provider.js';
 import { startService } from '../../dev/start-service.js';
 import { loadDevIdentities, type DevIdentities } from '../../dev/identities.js';
@@ -20,6 +23,9 @@ export interface TestServiceOptions {
   readonly store?: (real: RecordStore) => RecordStore;
   /** Start no identity provider: use this authority instead (for an unreachable one). */
   readonly authority?: string;
+  /** The resources the service serves (default: the service's own) and the datapoints that gate them. */
+  readonly resources?: readonly ResourceDefinition[];
+  readonly datapoints?: Readonly<Record<string, RoleDatapoints>>;
 }
 
 /** A running service of a test's own, with its own identity provider and captured logs. */
@@ -46,10 +52,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const base = createSummaryDeps(config, {
     verifyToken: cacheVerifiedTokens(createTokenVerifier(config.auth, options.verifier)),
     log: createJsonLogger((line) => logs.push(line), (line) => logs.push(line)),
+    ...(options.datapoints ? { allowlist: buildAllowlist(options.datapoints, options.resources ?? RESOURCES) } : {}),
   });
   const deps = options.store ? { ...base, store: options.store(base.store) } : base;
   const service = await startService({
-    registrations: RESOURCES.map((resource) => ({ name: resource, options: summaryFunction(resource, deps) })),
+    registrations: summaryFunctions(options.resources ?? RESOURCES, deps),
     subscriptionKeys: identities.subscriptionKeys,
     port: 0,
     logGateway: (entry) => logs.push(JSON.stringify(entry)),
@@ -68,7 +75,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
 }
 
 /** Calls a summary operation of a test service with the given headers (the subscription key added). */
-export async function callService(service: TestService, resource: 'contracts' | 'invoices', init: { headers?: Record<string, string>; body?: string; method?: string; query?: string } = {}): Promise<Response> {
+export async function callService(service: TestService, resource: string, init: { headers?: Record<string, string>; body?: string; method?: string; query?: string } = {}): Promise<Response> {
   return fetch(`${service.baseUrl}/v1/${resource}/summary${init.query ? `?${init.query}` : ''}`, {
     method: init.method ?? 'POST',
     headers: { 'ocp-apim-subscription-key': service.identities.subscriptionKeys[0]!, 'content-type': 'application/json', ...init.headers },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { STATUSES } from '../../../shared/model/resources.js';
-import { SEED_PERIOD, generateContracts, generateInvoices } from '../../../dev/seed-data.js';
+import { CONTRACTS } from '../../../shared/model/contracts.js';
+import { INVOICES } from '../../../shared/model/invoices.js';
+import { SEED_PERIOD, generateContracts, generateInvoices, statusesOf } from '../../../dev/seed-data.js';
 
 const contracts = generateContracts('contoso', 300);
 const invoices = generateInvoices('contoso', 300, contracts);
@@ -25,8 +26,8 @@ describe('generateContracts', () => {
   });
 
   it('has every status once there are at least six contracts', () => {
-    expect(new Set(contracts.map((c) => c.status))).toEqual(new Set(STATUSES.contracts));
-    expect(new Set(generateContracts('contoso', 6).map((c) => c.status))).toEqual(new Set(STATUSES.contracts));
+    expect(new Set(contracts.map((c) => c.status))).toEqual(new Set(statusesOf(CONTRACTS)));
+    expect(new Set(generateContracts('contoso', 6).map((c) => c.status))).toEqual(new Set(statusesOf(CONTRACTS)));
   });
 
   it('formats workspace ids as CW and 4 to 10 digits, unique within the tenant', () => {
@@ -54,7 +55,7 @@ describe('generateInvoices', () => {
   });
 
   it('has every status once there are at least six invoices', () => {
-    expect(new Set(invoices.map((i) => i.status))).toEqual(new Set(STATUSES.invoices));
+    expect(new Set(invoices.map((i) => i.status))).toEqual(new Set(statusesOf(INVOICES)));
   });
 
   it('links some invoices to a contract of the same tenant and leaves others without one', () => {

@@ -1,14 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
 import { DATAPOINTS } from '../../../shared/access/datapoints.js';
 import { ERROR_CODES } from '../../../shared/errors/error-codes.js';
-import { FILTER_MEMBERS } from '../../../shared/filters/filter-members.js';
-import { INVOICE_LINE_FIELDS, RECORD_FIELDS, RESOURCES, type FieldKind } from '../../../shared/model/resources.js';
-import { buildOpenApi } from '../../../shared/openapi/build-openapi.js';
-import { NOT_OPERATION_CODES } from '../../../shared/openapi/error-responses.js';
+import { filterMembers } from '../../../shared/filters/filter-members.js';
+import type { FieldKind } from '../../../shared/model/fields.js';
+import { CONTRACTS } from '../../../shared/model/contracts.js';
+import { INVOICES } from '../../../shared/model/invoices.js';
+import { RESOURCES } from '../../../shared/model/resources.js';
+import { buildOpenApi } from '../../../openapi/build-openapi.js';
+import { NOT_OPERATION_CODES } from '../../../openapi/error-responses.js';
 import { at, pointerSegment } from './document-validator.js';
 
 const document = buildOpenApi() as Record<string, unknown>;
-const operation = (resource: string) => `/paths/${pointerSegment(`/v1/${resource}/summary`)}/post`;
+const operation = (resource: string | { name: string }) => `/paths/${pointerSegment(`/v1/${typeof resource === 'string' ? resource : resource.name}/summary`)}/post`;
 
 interface Schema {
   type?: string | string[];
@@ -37,7 +40,7 @@ const EXPECTED_TYPE: Record<FieldKind, Schema> = {
 describe('the OpenAPI document built from the code', () => {
   it('describes exactly the two POST operations under {base_url}', () => {
     expect(Object.keys(at(document, '/paths') as object)).toEqual(['/v1/contracts/summary', '/v1/invoices/summary']);
-    for (const resource of RESOURCES) expect(Object.keys(at(document, `/paths/${pointerSegment(`/v1/${resource}/summary`)}`) as object)).toEqual(['post']);
+    for (const resource of RESOURCES) expect(Object.keys(at(document, `/paths/${pointerSegment(`/v1/${resource.name}/summary`)}`) as object)).toEqual(['post']);
     expect(at(document, '/servers/0/url')).toBe('{base_url}');
     expect(at(document, '/servers/0/variables/base_url/default')).toEqual(expect.any(String));
   });
@@ -55,7 +58,7 @@ describe('the OpenAPI document built from the code', () => {
 
   it('lists every filter member in the body (nothing else allowed) and as a query parameter', () => {
     for (const resource of RESOURCES) {
-      const names = Object.keys(FILTER_MEMBERS[resource]);
+      const names = Object.keys(filterMembers(resource));
       const body = resolve<Schema>(at(document, `${operation(resource)}/requestBody/content/application~1json/schema`));
       expect(Object.keys(body.properties!)).toEqual(names);
       expect(body.additionalProperties).toBe(false);
@@ -77,9 +80,9 @@ describe('the OpenAPI document built from the code', () => {
 
   it('gives every model field its type, optional, with the roles that grant it', () => {
     const groups = [
-      ['ContractRecord', RECORD_FIELDS.contracts, 'contracts'],
-      ['InvoiceRecord', RECORD_FIELDS.invoices, 'invoices'],
-      ['InvoiceLine', INVOICE_LINE_FIELDS, 'invoiceLines'],
+      ['ContractRecord', CONTRACTS.fields, 'contracts'],
+      ['InvoiceRecord', INVOICES.fields, 'invoices'],
+      ['InvoiceLine', INVOICES.lines!.fields, 'invoiceLines'],
     ] as const;
     for (const [name, fields, group] of groups) {
       const schema = at(document, `/components/schemas/${name}`) as Schema;
@@ -90,7 +93,7 @@ describe('the OpenAPI document built from the code', () => {
         const expected = EXPECTED_TYPE[field.kind];
         expect(property.type).toEqual(field.nullable ? [expected.type, 'null'] : expected.type);
         if (expected.format) expect(property.format).toBe(expected.format);
-        const granting = Object.entries(DATAPOINTS).filter(([, grant]) => grant[group].includes(field.name)).map(([role]) => role);
+        const granting = Object.entries(DATAPOINTS).filter(([, grant]) => (grant.fields[group] ?? []).includes(field.name)).map(([role]) => role);
         expect(granting.length).toBeGreaterThan(0);
         for (const role of granting) expect(property.description).toContain(`\`${role}\``);
       }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
-import { OPENAPI_FILE } from '../../../shared/openapi/build-openapi.js';
+import { OPENAPI_FILE } from '../../../openapi/build-openapi.js';
 
 /** The committed document, as APIM imports it. */
 export function committedDocument(): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
-import { buildOpenApi, OPENAPI_FILE } from '../../../shared/openapi/build-openapi.js';
+import { buildOpenApi, OPENAPI_FILE } from '../../../openapi/build-openapi.js';
 import { committedDocument, pointerSegment } from './document-validator.js';
 
 /** JSON Pointers where two JSON values differ (the first few). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { buildOpenApi } from '../../../shared/openapi/build-openapi.js';
+import { buildOpenApi } from '../../../openapi/build-openapi.js';
 import { createDocumentValidator } from './document-validator.js';
 import { checkResponse, type ObservedResponse } from './response-checker.js';
 

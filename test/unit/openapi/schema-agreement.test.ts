@@ -6,11 +6,14 @@ import { ApiError } from '../../../shared/errors/api-error.js';
 import { ERROR_CODES, type ErrorCode } from '../../../shared/errors/error-codes.js';
 import { toProblem, type ProblemDocument } from '../../../shared/errors/problem-response.js';
 import { buildJsonEnvelope, type JsonEnvelope } from '../../../shared/output/json-envelope.js';
-import { RESOURCES } from '../../../shared/model/resources.js';
-import { buildOpenApi } from '../../../shared/openapi/build-openapi.js';
-import { MetaSchema, PaginationSchema } from '../../../shared/openapi/envelope-schema.js';
-import { NOT_OPERATION_CODES } from '../../../shared/openapi/error-responses.js';
-import { ProblemSchema } from '../../../shared/openapi/problem-schema.js';
+import { CONTRACTS } from '../../../shared/model/contracts.js';
+import { INVOICES } from '../../../shared/model/invoices.js';
+import type { ResourceDefinition } from '../../../shared/model/resource-definition.js';
+import type { StoredRecord } from '../../../shared/model/view.js';
+import { buildOpenApi } from '../../../openapi/build-openapi.js';
+import { MetaSchema, PaginationSchema } from '../../../openapi/envelope-schema.js';
+import { NOT_OPERATION_CODES } from '../../../openapi/error-responses.js';
+import { ProblemSchema } from '../../../openapi/problem-schema.js';
 import { generateContracts, generateInvoices } from '../../../dev/seed-data.js';
 import { createDocumentValidator } from './document-validator.js';
 
@@ -36,9 +39,9 @@ describe('the document and the code agree on', () => {
     expect([paginationAgrees, metaAgrees, problemMembersAgree, typeof problemFits]).toEqual([true, true, true, 'object']);
   });
 
-  it.each(RESOURCES)('the %s envelope, for every role combination, a last page and a page past the end', (resource) => {
-    const records = resource === 'contracts' ? contracts : invoices;
-    const schema = `/components/schemas/${resource === 'contracts' ? 'Contracts' : 'Invoices'}Envelope`;
+  const cases: [string, ResourceDefinition, readonly StoredRecord[]][] = [['ContractsEnvelope', CONTRACTS, contracts], ['InvoicesEnvelope', INVOICES, invoices]];
+  it.each(cases)('the %s, for every role combination, a last page and a page past the end', (name, resource, records) => {
+    const schema = `/components/schemas/${name}`;
     for (const roles of ROLE_SETS) {
       const view = allowlist.view(resource, roles);
       for (const [page, shown] of [[1, records], [2, records.slice(0, 0)]] as const) {
@@ -58,7 +61,7 @@ describe('the document and the code agree on', () => {
   });
 
   it('nothing more: a record carrying a field outside the model fails the envelope schema', () => {
-    const envelope = buildJsonEnvelope(contracts.slice(0, 1), allowlist.view('contracts', ['Data.Read']), { page: 1, pageSize: 1, totalRecords: 1, resultWindow: 10_000 }, meta);
+    const envelope = buildJsonEnvelope(contracts.slice(0, 1), allowlist.view(CONTRACTS, ['Data.Read']), { page: 1, pageSize: 1, totalRecords: 1, resultWindow: 10_000 }, meta);
     const leaked = { ...envelope, data: [{ ...envelope.data[0], tenantId: 'contoso' }] };
     expect(validator.errorsAt('/components/schemas/ContractsEnvelope', JSON.parse(JSON.stringify(leaked))).join()).toMatch(/additional/);
   });

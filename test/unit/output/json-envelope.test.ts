@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { buildAllowlist } from '../../../shared/access/allowlist.js';
+import { CONTRACTS } from '../../../shared/model/contracts.js';
 import { DATAPOINTS } from '../../../shared/access/datapoints.js';
 import { buildJsonEnvelope } from '../../../shared/output/json-envelope.js';
 
-const view = buildAllowlist(DATAPOINTS).view('contracts', ['Data.Read']);
+const view = buildAllowlist(DATAPOINTS).view(CONTRACTS, ['Data.Read']);
 const meta = { requestId: 'r', generatedAt: new Date('2026-01-01T00:00:00Z') };
 
 describe('the JSON envelope', () => {

@@ -1,16 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
-import { CONTAINER_IDS, RESOURCES, SORTABLE_FIELDS } from '../../../shared/model/resources.js';
-import { CONTAINER_DEFINITIONS, containerDefinition } from '../../../shared/store/container-definitions.js';
+import { INVOICES } from '../../../shared/model/invoices.js';
+import { RESOURCES } from '../../../shared/model/resources.js';
+import { containerDefinition } from '../../../shared/store/container-definitions.js';
 
-describe('CONTAINER_DEFINITIONS', () => {
-  it.each(RESOURCES)('names the %s container after the model and partitions it by tenant', (resource) => {
+const named = RESOURCES.map((resource) => [resource.name, resource] as const);
+
+describe('containerDefinition', () => {
+  it.each(named)('names the %s container after the definition and partitions it by tenant', (_name, resource) => {
     const definition = containerDefinition(resource);
-    expect(definition.id).toBe(CONTAINER_IDS[resource]);
+    expect(definition.id).toBe(resource.containerId);
     expect(definition.partitionKey).toEqual({ paths: ['/tenantId'], kind: 'Hash', version: 2 });
   });
 
-  it.each(RESOURCES)('has (field, id) composite indexes in both directions for every sortable %s field', (resource) => {
-    const expected = SORTABLE_FIELDS[resource].flatMap((field) => [
+  it.each(named)('has (field, id) composite indexes in both directions for every sortable %s field', (_name, resource) => {
+    const expected = resource.sortable.flatMap((field) => [
       [{ path: `/${field}`, order: 'ascending' }, { path: '/id', order: 'ascending' }],
       [{ path: `/${field}`, order: 'descending' }, { path: '/id', order: 'descending' }],
     ]);
@@ -25,12 +28,13 @@ describe('CONTAINER_DEFINITIONS', () => {
   });
 
   it('is plain JSON data, so Bicep can be compared with it', () => {
-    expect(JSON.parse(JSON.stringify(CONTAINER_DEFINITIONS))).toEqual(CONTAINER_DEFINITIONS);
+    const definitions = RESOURCES.map(containerDefinition);
+    expect(JSON.parse(JSON.stringify(definitions))).toEqual(definitions);
   });
 
   it('cannot be changed at run time', () => {
-    const definition = containerDefinition('invoices');
-    expect(Object.isFrozen(CONTAINER_DEFINITIONS)).toBe(true);
+    const definition = containerDefinition(INVOICES);
+    expect(Object.isFrozen(definition)).toBe(true);
     expect(() => {
       (definition.indexingPolicy.compositeIndexes as unknown[]).push([]);
     }).toThrow(TypeError);

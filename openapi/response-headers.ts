@@ -1,10 +1,15 @@
-import { REQUEST_ID_PATTERN as REQUEST_ID } from '../http/request-id.js';
-import type { JsonObject } from './json-value.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/http/request-id.js';
+import { exportFile } from '../shared/output/export-parquet.js';
+import type { ApiModel } from './api-model.js';
+import type { JsonObject } from './json-schema.js';
 
 const requestIdSchema: JsonObject = { type: 'string', pattern: REQUEST_ID.source };
 
 /** The response headers the document refers to (`components.headers`). */
-export function responseHeaders(): Record<string, JsonObject> {
+export function responseHeaders(model: ApiModel): Record<string, JsonObject> {
+  const attachments = model.resources
+    .map((resource) => `\`attachment; filename="${resource.name}-<requestId>.${exportFile(resource.export).extension}"\` (${resource.name})`)
+    .join(' or ');
   return {
     'X-Request-ID': {
       description: 'The request identifier, on every response (success or error). On a JSON success it equals meta.requestId; in a problem document, requestId. Quote it to support.',
@@ -16,7 +21,7 @@ export function responseHeaders(): Record<string, JsonObject> {
       schema: { type: 'string' },
     },
     'Content-Disposition': {
-      description: 'With Parquet only: `attachment; filename="contracts-<requestId>.parquet"` (contracts) or `attachment; filename="invoices-<requestId>.zip"` (invoices).',
+      description: `With Parquet only: ${attachments}.`,
       schema: { type: 'string' },
     },
     'WWW-Authenticate': {

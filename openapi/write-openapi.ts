@@ -3,9 +3,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApi, OPENAPI_FILE } from '../shared/openapi/build-openapi.js';
+import { buildOpenApi, OPENAPI_FILE } from './build-openapi.js';
 
-// Compiled to dist/dev/, so the repository root is two levels up.
+// Compiled to dist/openapi/, so the repository root is two levels up.
 const target = fileURLToPath(new URL(`../../${OPENAPI_FILE}`, import.meta.url));
 mkdirSync(dirname(target), { recursive: true });
 writeFileSync(target, `${JSON.stringify(buildOpenApi(), null, 2)}\n`);

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from './json-value.js';
+import type { JsonObject, JsonValue } from './json-schema.js';
 
 /** The OAuth 2.0 scope a client requests its access token for. */
 export const TOKEN_SCOPE = 'api://<APP_ID>/.default';

@@ -1,23 +1,18 @@
-import { FILTER_MEMBERS } from '../filters/filter-members.js';
-import type { Resource } from '../model/resources.js';
+import { filterMembers } from '../shared/filters/filter-members.js';
+import type { ResourceDefinition } from '../shared/model/resource-definition.js';
+import type { ApiModel } from './api-model.js';
 import { filterMemberSchema } from './filter-member-schema.js';
-import type { JsonObject } from './json-value.js';
+import type { JsonObject } from './json-schema.js';
 import type { ServiceDefaults } from './service-defaults.js';
-
-/** Component names of the request body schemas. */
-export const FILTER_SCHEMA_NAMES: Readonly<Record<Resource, string>> = {
-  contracts: 'ContractsFilters',
-  invoices: 'InvoicesFilters',
-};
 
 /**
  * The request body of a summary operation: the endpoint's filter members (their JSON-body
  * variants), all optional, nothing else allowed.
  */
-export function filterBodySchema(resource: Resource, defaults: ServiceDefaults): JsonObject {
+export function filterBodySchema(model: ApiModel, resource: ResourceDefinition, defaults: ServiceDefaults): JsonObject {
   const properties: JsonObject = {};
-  for (const name of Object.keys(FILTER_MEMBERS[resource])) {
-    properties[name] = filterMemberSchema(resource, name, 'body', defaults);
+  for (const name of Object.keys(filterMembers(resource))) {
+    properties[name] = filterMemberSchema(model, resource, name, 'body', defaults);
   }
   return {
     type: 'object',

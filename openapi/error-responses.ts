@@ -1,9 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
-import { componentRef } from './component-ref.js';
-import type { JsonObject } from './json-value.js';
-import { PROBLEM_MEDIA_TYPE } from './problem-schema.js';
-import { schemaRef } from './component-ref.js';
+import { ERROR_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
+import { PROBLEM_MEDIA_TYPE } from '../shared/errors/problem-response.js';
+import { componentRef, schemaRef } from './component-ref.js';
+import type { JsonObject } from './json-schema.js';
 
 /**
  * Codes a POST to an operation can never carry, with why: they answer requests that are not an

@@ -1,4 +1,5 @@
-import type { Resource } from '../model/resources.js';
+import type { FieldSpec } from './fields.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** An inclusive range of UTC days, both ends `YYYY-MM-DD`. */
 export interface DateRange {
@@ -6,21 +7,16 @@ export interface DateRange {
   readonly to: string;
 }
 
-/** Record filters, all optional; every one narrows the result. */
-export interface Filters {
-  readonly contractWorkspaceID?: string;
-  readonly created?: DateRange;
-  readonly updated?: DateRange;
-  readonly invoiceDate?: DateRange;
-  readonly contractId?: string;
-  readonly supplierId?: string;
-  readonly status?: string;
-}
+/** One filter the caller set, validated: what the store must match. Every one narrows the result. */
+export type FilterValue =
+  | { readonly kind: 'equals'; readonly field: FieldSpec; readonly value: string }
+  | ({ readonly kind: 'dayRange'; readonly field: FieldSpec } & DateRange);
 
 /** A validated summary request: what to select, in which order, which page. */
 export interface SummaryQuery {
-  readonly resource: Resource;
-  readonly filters: Filters;
+  readonly resource: ResourceDefinition;
+  /** In the order the resource declares its filters. */
+  readonly filters: readonly FilterValue[];
   readonly orderBy: string;
   readonly order: 'asc' | 'desc';
   readonly page: number;

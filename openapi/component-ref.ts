@@ -1,4 +1,4 @@
-import type { JsonObject } from './json-value.js';
+import type { JsonObject } from './json-schema.js';
 
 /** A section of `components` that the document refers into. */
 export type ComponentSection = 'schemas' | 'responses' | 'parameters' | 'headers';

@@ -1,52 +1,42 @@
-import { mediaTypeOf } from '../http/negotiate.js';
-import { REQUEST_ID_PATTERN as REQUEST_ID } from '../http/request-id.js';
-import type { Resource } from '../model/resources.js';
+import { mediaTypeOf } from '../shared/http/negotiate.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/http/request-id.js';
+import { operationId, type ResourceDefinition } from '../shared/model/resource-definition.js';
+import type { ApiModel } from './api-model.js';
 import { operationErrorCodes, problemResponseName } from './error-responses.js';
-import { FILTER_SCHEMA_NAMES } from './filter-body-schema.js';
 import { filterParameters } from './filter-parameters.js';
 import { componentRef, schemaRef } from './component-ref.js';
-import type { JsonObject } from './json-value.js';
+import type { JsonObject } from './json-schema.js';
 import type { ServiceDefaults } from './service-defaults.js';
 import { successResponse } from './success-response.js';
 
-const PURPOSE: Readonly<Record<Resource, string>> = {
-  contracts: 'Contract summaries of your tenant',
-  invoices: 'Invoice summaries (with lines) of your tenant',
-};
-
 /** The tag grouping a resource's operation. */
-export function operationTag(resource: Resource): JsonObject {
-  return { name: resource, description: PURPOSE[resource] };
-}
-
-/** The `operationId` of a resource's summary operation (also the Azure Functions function name). */
-export function operationId(resource: Resource): string {
-  return `${resource}Summary`;
+export function operationTag(resource: ResourceDefinition): JsonObject {
+  return { name: resource.name, description: resource.openapi.summary };
 }
 
 /** The POST operation of one resource: parameters, body, the 200 response and every problem response. */
-export function summaryOperation(resource: Resource, defaults: ServiceDefaults): JsonObject {
+export function summaryOperation(model: ApiModel, resource: ResourceDefinition, defaults: ServiceDefaults): JsonObject {
   const responses: JsonObject = { 200: successResponse(resource) };
   for (const status of operationErrorCodes().keys()) {
     responses[String(status)] = componentRef('responses', problemResponseName(status));
   }
   return {
     operationId: operationId(resource),
-    tags: [resource],
-    summary: PURPOSE[resource],
-    description: `Returns the allowlisted ${resource} summary records of the caller's data tenant (from the server-side client registry; `
+    tags: [resource.name],
+    summary: resource.openapi.summary,
+    description: `Returns the allowlisted ${resource.name} summary records of the caller's data tenant (from the server-side client registry; `
       + 'a request can never name a tenant). Which records and fields are returned depends on the caller\'s roles. '
       + `The \`Accept\` header selects the format, with q-values: \`${mediaTypeOf('json')}\` (also for \`*/*\`, \`application/*\` or no Accept) `
       + `or \`${mediaTypeOf('parquet')}\`; anything else is 406 \`NOT_ACCEPTABLE\`. `
       + `JSON is paged (page ${defaults.page}, pageSize ${defaults.pageSize} by default), ordered by ${defaults.orderBy} ${defaults.order} unless orderBy/order say otherwise. `
       + 'Credentials are checked before anything about the request: a caller missing one learns nothing about the request or the data.',
-    parameters: [componentRef('parameters', 'X-Request-ID'), ...filterParameters(resource, defaults)],
+    parameters: [componentRef('parameters', 'X-Request-ID'), ...filterParameters(model, resource, defaults)],
     requestBody: {
       required: false,
       description: 'The filters as a JSON object, sent with `Content-Type: application/json` (a body with another Content-Type is 415; over 64 KiB is 413 `REQUEST_TOO_LARGE`).',
       content: {
         [mediaTypeOf('json')]: {
-          schema: schemaRef(FILTER_SCHEMA_NAMES[resource]),
+          schema: schemaRef(resource.openapi.filtersSchema),
           examples: {
             oneMonth: { summary: 'Created in March 2025, five per page', value: { createdFrom: '2025-03-01', createdTo: '2025-03-31', pageSize: 5 } },
           },

@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
-import { REQUEST_ID_PATTERN as REQUEST_ID } from '../http/request-id.js';
-import { PROBLEM_TYPE_BASE } from '../errors/problem-response.js';
-import type { JsonObject } from './json-value.js';
-import { toJsonSchema } from './to-json-schema.js';
-
-/** The media type of every error response (RFC 9457). */
-export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+import { ERROR_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/http/request-id.js';
+import { PROBLEM_TYPE_BASE } from '../shared/errors/problem-response.js';
+import type { JsonObject } from './json-schema.js';
+import { toJsonSchema } from './json-schema.js';
 
 const CODES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 const codeSchema = z.enum(CODES).meta({ description: 'The stable error code: match on it, never on title, detail or message.' });

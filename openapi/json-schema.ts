@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import type { JsonObject } from './json-value.js';
+
+/** A JSON value: what the OpenAPI document is made of. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+
+/** A JSON object (a schema, an operation, the document itself). */
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
 
 /**
  * A zod schema as a JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1), without the

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { REQUEST_ID_PATTERN as REQUEST_ID } from '../http/request-id.js';
-import type { Resource } from '../model/resources.js';
-import type { JsonObject } from './json-value.js';
-import { RECORD_SCHEMA_NAMES } from './record-schemas.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/http/request-id.js';
+import type { ResourceDefinition } from '../shared/model/resource-definition.js';
+import type { ApiModel } from './api-model.js';
+import type { JsonObject } from './json-schema.js';
 import { schemaRef } from './component-ref.js';
-import { toJsonSchema } from './to-json-schema.js';
+import { toJsonSchema } from './json-schema.js';
 
 /** `pagination` of the JSON envelope (kept equal to `JsonEnvelope['pagination']` by a type test). */
 export const PaginationSchema = z.strictObject({
@@ -22,21 +22,15 @@ export const MetaSchema = z.strictObject({
   warning: z.string().optional().meta({ description: 'Present when something about the answer needs attention, e.g. a page past the last page (then data is empty).' }),
 }).meta({ description: 'About this response.' });
 
-/** Component names of the envelope schemas. */
-export const ENVELOPE_SCHEMA_NAMES: Readonly<Record<Resource, string>> = {
-  contracts: 'ContractsEnvelope',
-  invoices: 'InvoicesEnvelope',
-};
-
 /** The `Pagination` and `Meta` components and one envelope per resource, around its record schema. */
-export function envelopeSchemas(): Record<string, JsonObject> {
-  const envelope = (resource: Resource): JsonObject => ({
+export function envelopeSchemas(model: ApiModel): Record<string, JsonObject> {
+  const envelope = (resource: ResourceDefinition): JsonObject => ({
     type: 'object',
-    description: `The JSON response of POST /v1/${resource}/summary: one page of ${resource} records the caller may see.`,
+    description: `The JSON response of POST /v1/${resource.name}/summary: one page of ${resource.name} records the caller may see.`,
     properties: {
       data: {
         type: 'array',
-        items: schemaRef(RECORD_SCHEMA_NAMES[resource]),
+        items: schemaRef(resource.openapi.recordSchema),
         description: 'The records of this page, allowlisted fields only; empty past the last page.',
       },
       pagination: schemaRef('Pagination'),
@@ -48,7 +42,6 @@ export function envelopeSchemas(): Record<string, JsonObject> {
   return {
     Pagination: toJsonSchema(PaginationSchema),
     Meta: toJsonSchema(MetaSchema),
-    [ENVELOPE_SCHEMA_NAMES.contracts]: envelope('contracts'),
-    [ENVELOPE_SCHEMA_NAMES.invoices]: envelope('invoices'),
+    ...Object.fromEntries(model.resources.map((resource) => [resource.openapi.envelopeSchema, envelope(resource)])),
   };
 }

@@ -1,15 +1,15 @@
-import { ERROR_CODES, type ErrorCode } from '../errors/error-codes.js';
-import { summaryRoute } from '../http/summary-function.js';
-import { RESOURCES } from '../model/resources.js';
+import { ERROR_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
+import { summaryRoute } from '../shared/http/summary-function.js';
+import { SERVICE_MODEL, type ApiModel } from './api-model.js';
 import { envelopeSchemas } from './envelope-schema.js';
 import { errorResponses, NOT_OPERATION_CODES } from './error-responses.js';
-import { FILTER_SCHEMA_NAMES, filterBodySchema } from './filter-body-schema.js';
+import { filterBodySchema } from './filter-body-schema.js';
 import { responseHeaders } from './response-headers.js';
-import type { JsonObject } from './json-value.js';
+import type { JsonObject } from './json-schema.js';
 import { problemSchemas } from './problem-schema.js';
 import { recordSchemas } from './record-schemas.js';
 import { securityRequirements, securitySchemes } from './security-schemes.js';
-import { serviceDefaults } from './service-defaults.js';
+import { serviceDefaults, settingDefaults } from './service-defaults.js';
 import { operationTag, sharedParameters, summaryOperation } from './summary-operation.js';
 
 /** Where the generated document is committed, relative to the repository root. */
@@ -22,18 +22,18 @@ const DOCUMENT_VERSION = '1.0.0';
 const LOCAL_BASE_URL = 'http://127.0.0.1:7071/api';
 
 /**
- * Builds the OpenAPI 3.1 document of the service from the code's own definitions: the zod filter
- * schemas, the model's field lists, the roles → datapoints configuration, the error registry and
- * the service's defaults. Deterministic (no clock, no environment), so the committed file can be
- * compared with a fresh build.
+ * Builds the OpenAPI 3.1 document of the service from the code's own definitions: the resource
+ * definitions (fields, filters as data with their zod rules, export shapes), the roles → datapoints
+ * configuration, the error registry and the service's defaults. Deterministic (no clock, no
+ * environment), so the committed file can be compared with a fresh build.
  */
-export function buildOpenApi(): JsonObject {
+export function buildOpenApi(model: ApiModel = SERVICE_MODEL): JsonObject {
   const paths: JsonObject = {};
   const filterSchemas: JsonObject = {};
-  for (const resource of RESOURCES) {
-    const defaults = serviceDefaults(resource);
-    paths[`/${summaryRoute(resource)}`] = { post: summaryOperation(resource, defaults) };
-    filterSchemas[FILTER_SCHEMA_NAMES[resource]] = filterBodySchema(resource, defaults);
+  for (const resource of model.resources) {
+    const defaults = serviceDefaults(model, resource);
+    paths[`/${summaryRoute(resource)}`] = { post: summaryOperation(model, resource, defaults) };
+    filterSchemas[resource.openapi.filtersSchema] = filterBodySchema(model, resource, defaults);
   }
   const problem = problemSchemas();
   const problemSchema = problem.Problem!;
@@ -61,14 +61,14 @@ export function buildOpenApi(): JsonObject {
       variables: { base_url: { default: LOCAL_BASE_URL } },
     }],
     security: securityRequirements(),
-    tags: RESOURCES.map(operationTag),
+    tags: model.resources.map(operationTag),
     paths,
     components: {
-      schemas: { ...filterSchemas, ...recordSchemas(), ...envelopeSchemas(), ...problem },
+      schemas: { ...filterSchemas, ...recordSchemas(model), ...envelopeSchemas(model), ...problem },
       responses: errorResponses(),
       parameters: sharedParameters(),
-      headers: responseHeaders(),
-      securitySchemes: securitySchemes(serviceDefaults('contracts').authorityHost),
+      headers: responseHeaders(model),
+      securitySchemes: securitySchemes(settingDefaults().authorityHost),
     },
   };
 }
