@@ -20,7 +20,7 @@ export interface FieldSpec {
 }
 
 /** Field names are spliced into SQL as `c.<name>`, so they are plain identifiers. */
-const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,63}$/;
+export const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,63}$/;
 
 function field(spec: FieldSpec): FieldSpec {
   if (!FIELD_NAME.test(spec.name)) throw new TypeError(`field name "${spec.name}" is not a plain identifier`);

@@ -6,7 +6,7 @@
  */
 import { deepFreeze } from '../util/deep-freeze.js';
 import { unreachable } from '../util/unreachable.js';
-import type { FieldSpec } from './fields.js';
+import { FIELD_NAME, type FieldSpec } from './fields.js';
 import type { MemberRule } from './member-rules.js';
 
 /**
@@ -109,6 +109,11 @@ export function defineResource(definition: ResourceDefinition): ResourceDefiniti
     const duplicate = names.find((name, index) => names.indexOf(name) !== index);
     if (duplicate !== undefined) throw problem(`${what} ${duplicate} is declared twice`);
   };
+  const identifiers = [...definition.fields, ...(definition.lines?.fields ?? [])].map((spec) => spec.name);
+  if (definition.lines) identifiers.push(definition.lines.member);
+  const spliced = identifiers.find((name) => !FIELD_NAME.test(name));
+  // Field names and the lines member are spliced into SQL, so they must be plain identifiers.
+  if (spliced !== undefined) throw problem(`"${spliced}" is not a plain identifier`);
   unique(definition.fields.map((spec) => spec.name), 'field');
   if (!field(definition.idField)) throw problem(`idField ${definition.idField} is not a field`);
   for (const name of definition.sortable) if (!field(name)) throw problem(`sortable ${name} is not a field`);

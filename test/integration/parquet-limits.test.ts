@@ -7,9 +7,9 @@ import { handleSummary } from '../../shared/http/handle-summary.js';
 import { ApiError } from '../../shared/errors/api-error.js';
 import type { RecordStore } from '../../shared/store/record-store.js';
 import { resourceNamed } from '../../shared/model/resources.js';
+import { accessToken, identities } from '../support/stack.js';
 
 type Resource = 'contracts' | 'invoices';
-import { accessToken, identities } from '../support/stack.js';
 
 // The export's size limit and faults, in-process against the real local stack, with a fixed
 // clock and request id so that the same export has the same size every time.

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { DATAPOINTS } from '../../shared/access/datapoints.js';
 import { resourceNamed } from '../../shared/model/resources.js';
-
-type Resource = 'contracts' | 'invoices';
 import { accessClaims, callService, startTestService, type TestService } from '../support/test-service.js';
 import { storeRecords } from '../support/store-records.js';
 import { readParquet, unzip } from '../support/parquet.js';
+
+type Resource = 'contracts' | 'invoices';
 
 // OWASP API1 (BOLA: tenant) and API3 (property-level authorization: allowlist), as properties:
 // over arbitrary role sets, clients of both tenants and arbitrary valid filters, every record

@@ -1,0 +1,84 @@
+import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+
+// The direction of dependencies (docs/architecture.md), checked on the source: functions/ →
+// shared/http → shared/{auth,filters,access,store,output} → shared/{model,errors,config} →
+// shared/util. A folder may import its own rank or below, never above, and folders of one rank
+// never import each other in a cycle.
+const RANK: Readonly<Record<string, number>> = {
+  functions: 4,
+  'shared/http': 3,
+  'shared/auth': 2, 'shared/filters': 2, 'shared/access': 2, 'shared/store': 2, 'shared/output': 2,
+  'shared/model': 1, 'shared/errors': 1, 'shared/config': 1,
+  'shared/util': 0,
+};
+
+function sources(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** `from` folder → the folders and packages its files import. */
+function importsOf(file: string): { folders: string[]; packages: string[] } {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'([^']+)'/gms)].map((match) => match[1]!);
+  return {
+    folders: specifiers.filter((spec) => spec.startsWith('.')).map((spec) => folderOf(normalize(join(dirname(file), spec)))),
+    packages: specifiers.filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:')),
+  };
+}
+
+function folderOf(file: string): string {
+  const path = relative('.', file);
+  return path.startsWith('functions') ? 'functions' : path.split('/').slice(0, 2).join('/');
+}
+
+const files = [...sources('functions'), ...sources('shared')];
+
+describe('the dependencies of the runtime code', () => {
+  it('every folder has a rank', () => {
+    for (const file of files) expect([file, RANK[folderOf(file)]]).toEqual([file, expect.any(Number)]);
+  });
+
+  it('point one way: never to a higher rank', () => {
+    let checked = 0;
+    for (const file of files) {
+      const rank = RANK[folderOf(file)]!;
+      for (const target of importsOf(file).folders) {
+        expect([file, target, RANK[target]! <= rank]).toEqual([file, target, true]);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('have no cycle between folders', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const file of files) {
+      const from = folderOf(file);
+      for (const to of importsOf(file).folders) if (to !== from) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+    const reaches = (from: string, target: string, seen = new Set<string>()): boolean =>
+      [...(edges.get(from) ?? [])].some((next) => next === target || (!seen.has(next) && (seen.add(next), reaches(next, target, seen))));
+    for (const folder of edges.keys()) expect([folder, reaches(folder, folder)]).toEqual([folder, false]);
+  });
+
+  it('keep each SDK behind its one seam: @azure/functions in http, @azure/cosmos in store', () => {
+    const owners: Readonly<Record<string, readonly string[]>> = {
+      '@azure/functions': ['functions', 'shared/http'],
+      '@azure/cosmos': ['shared/store'],
+    };
+    for (const file of files) {
+      for (const pkg of importsOf(file).packages) {
+        const allowed = owners[pkg];
+        if (allowed) expect([file, pkg, allowed.includes(folderOf(file))]).toEqual([file, pkg, true]);
+      }
+    }
+  });
+
+  it('never ship the OpenAPI generator: nothing at run time imports openapi/', () => {
+    for (const file of files) expect([file, readFileSync(file, 'utf8').includes('/openapi/')]).toEqual([file, false]);
+  });
+});
