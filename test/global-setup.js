@@ -5,6 +5,12 @@
 import { startLocalStack } from '../dist/dev/local-stack.js';
 
 export default async function globalSetup() {
+  // The runtime first: every npm script runs on the project's own Node 22 (the `node` devDependency,
+  // first on the scripts' PATH), the Node Azure Functions runs us on, whatever the machine's Node is.
+  console.log(`test stack on Node ${process.version}`);
+  if (!process.version.startsWith('v22.')) {
+    throw new Error(`expected Node 22 (the project's node devDependency), found ${process.version}: run the tests through npm (npm test)`);
+  }
   const stack = await startLocalStack({
     port: 0,
     cosmosPort: 0,

@@ -39,8 +39,9 @@ describe('the deployment workflow', () => {
     expect(needsOf('promote')).toEqual(expect.arrayContaining(['smoke-test']));
   });
 
-  it('runs the README test command on Node 20 and Node 22', () => {
-    expect(jobs.test!.strategy?.matrix?.node).toEqual([20, 22]);
+  it('runs the README test command once, on Node 22', () => {
+    expect(jobs.test!.strategy).toBeUndefined();
+    expect(JSON.stringify(jobs.test!.steps)).toContain('"node-version":22');
     expect(runOf('test')).toMatch(/npm ci[\s\S]*npm test/);
   });
 
