@@ -3,19 +3,39 @@
  * at a time by ts-jest (`isolatedModules`); `tsc` type-checks everything before jest starts (see
  * `npm test`). Not @swc/jest or jest 30: their platform-specific native packages are not all on
  * the registry these machines use, and `npm ci` then refuses the lock file.
- * The global setup starts the real local stack once: embedded Cosmos server, identity provider, service.
+ *
+ * Two tiers (projects):
+ * - `unit`: test/unit (the parts) and test/infra (the templates, offline), no stack: `npm run test:unit`.
+ * - `stack`: test/integration, test/e2e, test/security against the real local stack — embedded
+ *   Cosmos server, identity provider, service — which its global setup starts once (jest runs a
+ *   project's global setup only when a test of that project runs).
+ * `npm test` runs both.
  */
-export default {
+const common = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/tools/'],
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
-  globalSetup: '<rootDir>/test/global-setup.js',
-  globalTeardown: '<rootDir>/test/global-teardown.js',
+};
+
+export default {
   testTimeout: 30000,
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/infra/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'stack',
+      testMatch: ['<rootDir>/test/{integration,e2e,security}/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/global-setup.js',
+      globalTeardown: '<rootDir>/test/global-teardown.js',
+    },
+  ],
 };

@@ -31,12 +31,6 @@ param rateLimit = {
   renewalPeriodSeconds: 60
 }
 
-param serviceLimits = {
-  maxPageSize: 1000
-  maxResultWindow: 10000
-  parquetMaxBytes: 104857600
-}
-
 param tags = {
   environment: 'uat'
 }

@@ -43,9 +43,12 @@ param uatClientRegistry clientRegistryType
 param serviceLimits serviceLimitsType = {}
 
 // The keys of local.settings.example.json's Values, with their Azure values (test/infra holds the
-// two lists together). Left out on purpose, because they only serve the local stack:
+// two lists together). A limit the parameters leave out falls back to the service's own default,
+// which test/infra/function-app.test.ts holds equal to loadConfig's; LOG_REQUESTS is not set, so
+// its default (true) applies. Left out on purpose, because they only serve the local stack:
 //   COSMOS_KEY                    Cosmos key auth is disabled (disableLocalAuth); the managed identity reads.
 //   COSMOS_ALLOW_SELF_SIGNED_TLS  only for the embedded server's self-signed certificate on loopback.
+//   LOG_REQUESTS                  its default (true) is what Azure wants.
 // Renamed: AzureWebJobsStorage is AzureWebJobsStorage__accountName (identity-based, no account key).
 var serviceSettings = {
   FUNCTIONS_WORKER_RUNTIME: 'node'
@@ -59,7 +62,6 @@ var serviceSettings = {
   MAX_PAGE_SIZE: string(serviceLimits.?maxPageSize ?? 1000)
   MAX_RESULT_WINDOW: string(serviceLimits.?maxResultWindow ?? 10000)
   PARQUET_MAX_BYTES: string(serviceLimits.?parquetMaxBytes ?? 104857600)
-  LOG_REQUESTS: 'true'
 }
 
 // Per slot, and sticky (slotConfigNames below): a swap moves the code, while each slot keeps the

@@ -87,6 +87,18 @@ export class ConfigError extends Error {
 export const SETTING_NAMES: readonly string[] = Object.keys(settingsSchema.shape);
 
 /**
+ * What an absent setting means, for every setting that has a default, as `loadConfig` reads it
+ * (numbers as numbers, flags as booleans). The templates and the OpenAPI document are checked
+ * against these instead of restating them.
+ */
+export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze(Object.fromEntries(
+  Object.entries(settingsSchema.shape).flatMap(([name, schema]) => {
+    const absent = (schema as z.ZodType).safeParse(undefined);
+    return absent.success && absent.data !== undefined ? [[name, absent.data]] : [];
+  }),
+));
+
+/**
  * Reads every setting once, validates it and freezes the result. The only reader of the
  * environment: everything else receives the returned `Config`.
  */

@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { SETTING_NAMES } from '../../shared/config/load-config.js';
+import { SETTING_DEFAULTS, SETTING_NAMES } from '../../shared/config/load-config.js';
 import {
   INFRA,
   ROOT,
   assignedValue,
+  bicepparamAsBicep,
   at,
   declaration,
+  declarations,
+  declaredName,
   deployables,
   literalString,
   objectExpressionKeys,
@@ -26,6 +29,8 @@ import {
  * COSMOS_ALLOW_SELF_SIGNED_TLS — only for the embedded server's self-signed certificate on loopback.
  */
 const LOCAL_ONLY = ['COSMOS_KEY', 'COSMOS_ALLOW_SELF_SIGNED_TLS'];
+/** Not set in Azure because the service's default is what Azure wants (said in function-app-settings.bicep). */
+const DEFAULT_IN_AZURE = ['LOG_REQUESTS'];
 /** Locally a connection string; in Azure the identity-based form, which names no key. */
 const RENAMED = { AzureWebJobsStorage: 'AzureWebJobsStorage__accountName' } as const;
 /** Settings the platform needs that have no local counterpart. */
@@ -42,7 +47,7 @@ const localSettings = Object.keys(
 
 function expectedAzureKeys(local: readonly string[]): string[] {
   return local
-    .filter((key) => !LOCAL_ONLY.includes(key))
+    .filter((key) => !LOCAL_ONLY.includes(key) && !DEFAULT_IN_AZURE.includes(key))
     .map((key) => (key in RENAMED ? RENAMED[key as keyof typeof RENAMED] : key))
     .concat(PLATFORM_ONLY)
     .sort();
@@ -172,5 +177,47 @@ describe('the app settings', () => {
     const file = await parseBicep("var a = { A: 1 }\nvar b = { 'B-1': 2 }\nresource r 'Microsoft.Web/sites/config@2023-12-01' = {\n  name: 'appsettings'\n  properties: union(a, b, { C: 3 })\n}\n");
     expect(appSettingKeys(file)).toEqual(new Map([['r', ['A', 'B-1', 'C']]]));
     expect(properties(assignedValue(declaration(file, 'variable_declaration', 'b'))!).has('B-1')).toBe(true);
+  });
+});
+
+/** `SETTING: string(serviceLimits.?limit ?? fallback)` entries of serviceSettings: one optional limit each. */
+function limitSettings(file: BicepFile): { setting: string; limit: string; fallback: string }[] {
+  const shared = assignedValue(declaration(file, 'variable_declaration', 'serviceSettings'))!;
+  return [...properties(shared)].flatMap(([setting, value]) => {
+    const match = /^string\(serviceLimits\.\?([A-Za-z]+) \?\? (.+)\)$/.exec(value.text);
+    return match ? [{ setting, limit: match[1]!, fallback: match[2]! }] : [];
+  });
+}
+
+describe('the service defaults in the templates', () => {
+  it('are the ones loadConfig applies wherever Bicep falls back to one', () => {
+    const limits = limitSettings(settings);
+    expect(limits.map((limit) => limit.setting).sort()).toEqual(['AUTH_CLOCK_TOLERANCE_SECONDS', 'MAX_PAGE_SIZE', 'MAX_RESULT_WINDOW', 'PARQUET_MAX_BYTES', 'STORE_TIMEOUT_MS']);
+    for (const { setting, fallback } of limits) expect([setting, fallback]).toEqual([setting, String(SETTING_DEFAULTS[setting])]);
+  });
+
+  it('are not restated as literal settings that equal them', () => {
+    const shared = assignedValue(declaration(settings, 'variable_declaration', 'serviceSettings'))!;
+    for (const [setting, value] of properties(shared)) {
+      const literal = literalString(value);
+      if (literal !== undefined && setting in SETTING_DEFAULTS) expect([setting, literal]).not.toEqual([setting, String(SETTING_DEFAULTS[setting])]);
+    }
+  });
+
+  it('are not repeated in uat.bicepparam: a UAT limit is there only when it differs from the default', async () => {
+    const file = await parseBicep(bicepparamAsBicep(readFileSync(join(INFRA, 'uat.bicepparam'), 'utf8')));
+    const chosen = declarations(file, 'variable_declaration').find((node) => declaredName(node) === 'serviceLimits');
+    const settingOf = new Map(limitSettings(settings).map((limit) => [limit.limit, limit.setting]));
+    for (const [limit, value] of chosen ? properties(assignedValue(chosen)!) : []) {
+      const setting = settingOf.get(limit);
+      expect([limit, setting]).toEqual([limit, expect.any(String)]);
+      expect([limit, value.text]).not.toEqual([limit, String(SETTING_DEFAULTS[setting!])]);
+    }
+  });
+
+  it('are read from the code: a default the code changes is seen here (the check can fail)', () => {
+    expect(SETTING_DEFAULTS).toMatchObject({ MAX_PAGE_SIZE: expect.any(Number), LOG_REQUESTS: true, AUTH_AUTHORITY_HOST: 'https://login.microsoftonline.com' });
+    expect(SETTING_DEFAULTS).not.toHaveProperty('COSMOS_KEY');
+    expect(SETTING_DEFAULTS).not.toHaveProperty('API_KEYS');
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ROOT } from './bicep-tree.js';
+import { ROOT } from '../infra/bicep-tree.js';
 
 // The pipeline's smoke test (.github/scripts/smoke-test.mjs) run against the local stack, which
 // has the same contract as Azure: an Entra-shaped token endpoint, a gateway that checks and strips
