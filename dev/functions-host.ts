@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import azureFunctions from '@azure/functions';
-import { ApiError } from '../shared/errors/api-error.js';
+import { ApiError, echo } from '../shared/errors/api-error.js';
 import { errorResponse } from '../shared/http/error-response.js';
 import { MAX_BODY_BYTES } from '../shared/http/read-json-body.js';
 import type { FunctionRegistration } from '../shared/http/summary-function.js';
@@ -23,7 +23,7 @@ export function createFunctionsHost(registrations: readonly FunctionRegistration
     // A fixed base: the Host header is the caller's and may not even parse as one.
     const url = new URL(request.url ?? '/', 'http://localhost');
     const registration = routes.get(url.pathname);
-    if (!registration) return sendError(response, new ApiError('NOT_FOUND', `No operation at ${url.pathname}; the operations are ${operations}.`), requestId);
+    if (!registration) return sendError(response, new ApiError('NOT_FOUND', `No operation at ${echo(url.pathname)}; the operations are ${operations}.`), requestId);
     const methods = (registration.options.methods ?? ['GET', 'POST']).map((method) => method.toUpperCase());
     if (!methods.includes((request.method ?? 'GET').toUpperCase())) {
       return sendError(response, new ApiError('METHOD_NOT_ALLOWED', `Use ${methods.join(', ')} for this operation.`, { headers: { Allow: methods.join(', ') } }), requestId);

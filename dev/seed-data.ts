@@ -31,7 +31,9 @@ export type InvoiceLineDocument = {
 /** An invoice document as stored. */
 export type InvoiceDocument = {
   id: string; tenantId: string; invoiceId: string; invoiceNumber: string;
-  contractId: string | null; contractWorkspaceID: string | null; purchaseOrderId: string;
+  contractId: string | null; contractWorkspaceID: string | null;
+  /** The status of the contract the invoice belongs to (the writer keeps it current; docs/data-model.md). */
+  contractStatus: string | null; purchaseOrderId: string;
   supplierId: string; supplierName: string; status: string; invoiceDate: string; dueDate: string;
   currency: string; netAmount: number; taxAmount: number; totalAmount: number;
   createdDate: string; updatedDate: string; lines: InvoiceLineDocument[];
@@ -230,6 +232,7 @@ export function generateInvoices(
       invoiceNumber: `${day(invoiceDay).slice(0, 4)}-${serial(((index + 1) * 7919) % 1_000_000)}`,
       contractId: contract?.contractId ?? null,
       contractWorkspaceID: contract?.contractWorkspaceID ?? null,
+      contractStatus: contract?.status ?? null,
       purchaseOrderId: `PO-${random.int(100_000, 999_999)}`,
       supplierId,
       supplierName,

@@ -4,7 +4,7 @@ import type { Config } from '../config/load-config.js';
 
 /** Who is calling, as proven by a verified access token. */
 export interface TokenIdentity {
-  /** The client application id (`azp`, or `appid` in v1 tokens). */
+  /** The client application id (`azp`: the v2 issuer never sends v1's `appid`). */
   readonly clientId: string;
   readonly roles: readonly string[];
   /** Expiry, seconds since the epoch. */
@@ -91,14 +91,15 @@ export function createTokenVerifier(auth: Config['auth'], options: TokenVerifier
 }
 
 function identityOf(payload: JWTPayload, tenantId: string): TokenIdentity {
-  const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.appid === 'string' ? payload.appid : undefined;
+  const clientId = typeof payload.azp === 'string' && payload.azp !== '' ? payload.azp : undefined;
   if (payload.tid !== tenantId || !clientId || typeof payload.exp !== 'number') {
     throw invalidToken('The access token does not name this tenant and a client application.');
   }
-  // The calling application must hold the role: a user-delegated token (it has `scp`, or an
-  // `idtyp` other than app) is refused even if the user was given the role.
-  if (payload.scp !== undefined || (payload.idtyp !== undefined && payload.idtyp !== 'app')) {
-    throw invalidToken('A user-delegated token is not accepted: obtain an application token with the client credentials grant.');
+  // The calling application must hold the role, so only an app-only token is accepted: it says so
+  // with `idtyp: app` (an optional claim the API's app registration turns on; docs/deploy.md). The
+  // absence of `scp` alone proves nothing.
+  if (payload.idtyp !== 'app' || payload.scp !== undefined) {
+    throw invalidToken('Only an application token is accepted (idtyp "app"): obtain it with the client credentials grant.');
   }
   const roles = Array.isArray(payload.roles) ? payload.roles.filter((role): role is string => typeof role === 'string') : [];
   return { clientId, roles, exp: payload.exp };

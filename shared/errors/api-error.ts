@@ -9,6 +9,17 @@ export interface FieldError {
   readonly message: string;
 }
 
+/** The most characters of a request-provided name or value an error quotes back. */
+export const MAX_ECHO = 64;
+
+/**
+ * A name or value from the request as an error quotes it: cut to MAX_ECHO characters, so an error
+ * answer never amplifies its input (a 60 kB member name once came back three times).
+ */
+export function echo(text: string): string {
+  return text.length <= MAX_ECHO ? text : `${text.slice(0, MAX_ECHO - 1)}…`;
+}
+
 /** Extra response headers an error needs (`WWW-Authenticate`, `Retry-After`, `Allow`). */
 export type ErrorHeaders = Readonly<Record<string, string>>;
 

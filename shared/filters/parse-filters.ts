@@ -1,4 +1,4 @@
-import { ApiError, type FieldError } from '../errors/api-error.js';
+import { ApiError, echo, type FieldError } from '../errors/api-error.js';
 import type { Source } from '../model/member-rules.js';
 import { fieldSpec, membersOf } from '../model/resource-definition.js';
 import type { FilterValue, SummaryQuery } from '../model/summary-query.js';
@@ -54,7 +54,7 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
     if (RESERVED_QUERY.has(name)) continue;
     const values = query.getAll(name);
     if (body !== undefined && Object.hasOwn(body, name)) continue; // the body wins
-    if (values.length > 1) errors.push({ member: name, code: 'INVALID_FILTER', message: `${name} is given ${values.length} times in the query string; give it once.` });
+    if (values.length > 1) errors.push({ member: echo(name), code: 'INVALID_FILTER', message: `${echo(name)} is given ${values.length} times in the query string; give it once.` });
     else take(name, values[0], 'query');
   }
   for (const [name, raw] of Object.entries(body ?? {})) take(name, raw, 'body');
@@ -82,9 +82,13 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
         unreachable(filter, 'filter kind');
     }
   }
+  const { drafts } = resource;
+  const matchesNothing = drafts !== undefined && !view.drafts
+    && filters.some((filter) => filter.kind === 'equals' && filter.field.name === drafts.field && filter.value === drafts.value);
   return {
     resource,
     filters,
+    matchesNothing,
     orderBy: (given.orderBy as string | undefined) ?? resource.defaultOrder.orderBy,
     order: (given.order as 'asc' | 'desc' | undefined) ?? resource.defaultOrder.order,
     page: (given.page as number | undefined) ?? 1,
@@ -107,7 +111,7 @@ function unknownMember(name: string, known: readonly string[], source: Source): 
   const hint = sameName
     ? `Filter names are case-sensitive: did you mean ${sameName}?`
     : `Known filters: ${known.join(', ')}.`;
-  return { member: name, code: 'UNKNOWN_FILTER', message: `${name} (in the ${source === 'body' ? 'body' : 'query string'}) is not a filter of this endpoint. ${hint}` };
+  return { member: echo(name), code: 'UNKNOWN_FILTER', message: `${echo(name)} (in the ${source === 'body' ? 'body' : 'query string'}) is not a filter of this endpoint. ${hint}` };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors/api-error.js';
+import { ApiError, echo } from '../errors/api-error.js';
 import { findDuplicateMember } from './find-duplicate-member.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: false });
@@ -35,8 +35,8 @@ export async function readJsonBody(request: BodySource): Promise<unknown> {
   }
   const duplicate = typeof body === 'object' && body !== null && !Array.isArray(body) ? findDuplicateMember(text) : undefined;
   if (duplicate !== undefined) {
-    throw new ApiError('INVALID_BODY', `The member ${duplicate} appears more than once in the body; send each filter once.`, {
-      errors: [{ member: duplicate, code: 'INVALID_BODY', message: `${duplicate} is given more than once.` }],
+    throw new ApiError('INVALID_BODY', `The member ${echo(duplicate)} appears more than once in the body; send each filter once.`, {
+      errors: [{ member: echo(duplicate), code: 'INVALID_BODY', message: `${echo(duplicate)} is given more than once.` }],
     });
   }
   return body;

@@ -5,12 +5,13 @@ import { baseHeaders } from './response-headers.js';
 import { mediaTypeOf } from './negotiate.js';
 
 /**
- * The JSON output stage: total from a COUNT under the same filters, then the one page asked for.
+ * The JSON output stage: total from a COUNT under the same filters, then the one page asked for
+ * (neither when the query matches nothing the caller may see).
  * A page past the end is an empty 200 with a warning; a page reaching past MAX_RESULT_WINDOW is a
  * 400 that points to narrower filters or a Parquet export.
  */
 export const respondJson: OutputStage = async ({ scope, query, requestId, deps }) => {
-  const totalRecords = await deps.store.count(scope, query);
+  const totalRecords = query.matchesNothing ? 0 : await deps.store.count(scope, query);
   const skip = (query.page - 1) * query.pageSize;
   let records: Awaited<ReturnType<typeof deps.store.list>> = [];
   if (skip < totalRecords) {

@@ -23,7 +23,8 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, dep
   }
   let result;
   try {
-    result = await exportParquet(deps.store.stream(scope, query), scope.view, { maxBytes: deps.config.parquetMaxBytes, metadata, generatedAt });
+    const records = query.matchesNothing ? noRecords() : deps.store.stream(scope, query);
+    result = await exportParquet(records, scope.view, { maxBytes: deps.config.parquetMaxBytes, metadata, generatedAt });
   } catch (error) {
     if (error instanceof OutputLimitExceeded) {
       throw new ApiError('RESULT_TOO_LARGE', `The export would exceed ${deps.config.parquetMaxBytes} bytes; narrow the filters (a shorter date range, one workspace or one status) and export in parts.`);
@@ -43,3 +44,6 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, dep
     records: result.records,
   };
 };
+
+/** The records of a query that matches nothing, without asking the store. */
+async function* noRecords(): AsyncGenerator<never> {}

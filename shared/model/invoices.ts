@@ -51,6 +51,10 @@ export const INVOICES = defineResource({
   ],
   defaultOrder: { orderBy: 'createdDate', order: 'asc' },
   drafts: { field: 'status', value: DRAFT_STATUS },
+  // The contract an invoice belongs to may be a Draft: its status is kept on the invoice
+  // (contractStatus, the writer's contract in docs/data-model.md) so one single-partition query can
+  // hide the reference.
+  draftReferences: { fields: ['contractId', 'contractWorkspaceID'], statusProperty: 'contractStatus', value: DRAFT_STATUS },
   filters: [
     WORKSPACE_FILTER,
     ...CREATED_UPDATED_FILTERS,

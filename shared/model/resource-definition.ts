@@ -56,6 +56,20 @@ export type ExportShape =
   | { readonly kind: 'file' }
   | { readonly kind: 'zip'; readonly records: string; readonly lines: string };
 
+/**
+ * Fields that refer to a record of another resource which may itself be a Draft (an invoice's
+ * contract). The Drafts rule hides a Draft's existence, not only its record: for a caller without
+ * the Drafts grant such a reference reads null, and a filter on it matches nothing, unless the
+ * stored `statusProperty` (the referenced record's status, kept on the document by its writer)
+ * says it is not `value`. A reference whose status is missing reads null too: it fails closed.
+ */
+export interface DraftReferences {
+  readonly fields: readonly string[];
+  /** A stored property, never returned: the referenced record's status. */
+  readonly statusProperty: string;
+  readonly value: string;
+}
+
 /** Names and words the OpenAPI document uses for the resource. */
 export interface OpenApiNames {
   /** The operation's summary and its tag's description. */
@@ -84,6 +98,7 @@ export interface ResourceDefinition {
   readonly defaultOrder: { readonly orderBy: string; readonly order: 'asc' | 'desc' };
   /** Records whose `field` is `value` are hidden from callers without a drafts grant. */
   readonly drafts?: { readonly field: string; readonly value: string };
+  readonly draftReferences?: DraftReferences;
   readonly filters: readonly FilterDefinition[];
   readonly export: ExportShape;
   readonly openapi: OpenApiNames;
@@ -111,6 +126,7 @@ export function defineResource(definition: ResourceDefinition): ResourceDefiniti
   };
   const identifiers = [...definition.fields, ...(definition.lines?.fields ?? [])].map((spec) => spec.name);
   if (definition.lines) identifiers.push(definition.lines.member);
+  if (definition.draftReferences) identifiers.push(definition.draftReferences.statusProperty);
   const spliced = identifiers.find((name) => !FIELD_NAME.test(name));
   // Field names and the lines member are spliced into SQL, so they must be plain identifiers.
   if (spliced !== undefined) throw problem(`"${spliced}" is not a plain identifier`);
@@ -120,6 +136,15 @@ export function defineResource(definition: ResourceDefinition): ResourceDefiniti
   if (!definition.sortable.includes(definition.defaultOrder.orderBy)) throw problem('the default order is not sortable');
   if (definition.drafts && !field(definition.drafts.field)?.values?.includes(definition.drafts.value)) {
     throw problem(`drafts: ${definition.drafts.field} is not a field that takes the value ${definition.drafts.value}`);
+  }
+  const references = definition.draftReferences;
+  if (references) {
+    for (const name of references.fields) {
+      if (!field(name)?.nullable) throw problem(`draftReferences: ${name} is not a nullable field`);
+      // Ordering by a hidden reference would reveal it.
+      if (definition.sortable.includes(name)) throw problem(`draftReferences: ${name} must not be sortable`);
+    }
+    if (field(references.statusProperty)) throw problem(`draftReferences: ${references.statusProperty} is a returned field; it must be a stored property only`);
   }
   for (const filter of definition.filters) {
     const spec = field(filter.field);

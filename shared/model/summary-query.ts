@@ -21,6 +21,11 @@ export interface SummaryQuery {
   readonly order: 'asc' | 'desc';
   readonly page: number;
   readonly pageSize: number;
+  /**
+   * The filters match nothing the caller may see (the drafts status without the Drafts grant): the
+   * answer is empty without asking the store, so nothing about Drafts shows, not even in timing.
+   */
+  readonly matchesNothing: boolean;
   /** The members the caller actually sent, after merging body over query (for Parquet metadata and rules). */
   readonly given: Readonly<Record<string, string | number>>;
 }

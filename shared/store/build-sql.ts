@@ -1,4 +1,4 @@
-import { TENANT_FIELD } from '../model/resource-definition.js';
+import { TENANT_FIELD, type DraftReferences } from '../model/resource-definition.js';
 import type { FilterValue, SummaryQuery } from '../model/summary-query.js';
 import type { Scope } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
@@ -26,10 +26,31 @@ export function buildWhere(scope: Scope, query: SummaryQuery): SqlQuery {
   };
   const { drafts } = query.resource;
   if (drafts && !scope.view.drafts) bind(`c.${drafts.field} != @`, 'draft', drafts.value);
+  const hidden = hiddenReferences(scope, query);
   query.filters.forEach((filter, f) => {
     conditionsOf(filter).forEach(([condition, value], c) => bind(condition, `f${f}_${c}`, value));
+    // A filter on a reference the caller may not see matches only the references it may see.
+    if (hidden && hidden.fields.includes(filter.field.name)) conditions.push(referenceVisible(hidden));
   });
+  if (conditions.some((condition) => condition.includes(DRAFT_REFERENCE))) parameters.push({ name: DRAFT_REFERENCE, value: hidden!.value });
   return { query: conditions.join(' AND '), parameters };
+}
+
+/** The parameter holding the drafts value a reference is compared with. */
+const DRAFT_REFERENCE = '@hiddenStatus';
+
+/** The resource's Draft references, when the caller may not see Drafts (else undefined: nothing to hide). */
+function hiddenReferences(scope: Scope, query: SummaryQuery): DraftReferences | undefined {
+  return scope.view.drafts ? undefined : query.resource.draftReferences;
+}
+
+/**
+ * True when a reference may be shown: the referenced record's stored status is known and not the
+ * drafts value. Always a boolean (a missing or non-string status is false), so it fails closed.
+ */
+function referenceVisible(references: DraftReferences): string {
+  const status = `c.${references.statusProperty}`;
+  return `(IS_STRING(${status}) AND ${status} != ${DRAFT_REFERENCE})`;
 }
 
 /**
@@ -67,7 +88,14 @@ export function buildListSql(scope: Scope, query: SummaryQuery, top?: number): S
   if (!query.resource.sortable.includes(query.orderBy)) throw new TypeError(`not a sortable field: ${query.orderBy}`);
   const where = buildWhere(scope, query);
   const direction = query.order === 'desc' ? 'DESC' : 'ASC';
-  const columns = scope.view.fields.map((field) => `c.${field.name}`);
+  const hidden = hiddenReferences(scope, query);
+  const columns = scope.view.fields.map((field) => (hidden?.fields.includes(field.name)
+    ? `(${referenceVisible(hidden)} ? c.${field.name} : null) AS ${field.name}`
+    : `c.${field.name}`));
+  const parameters = [...where.parameters];
+  if (columns.some((column) => column.includes(DRAFT_REFERENCE)) && !parameters.some((parameter) => parameter.name === DRAFT_REFERENCE)) {
+    parameters.push({ name: DRAFT_REFERENCE, value: hidden!.value });
+  }
   const { lines } = query.resource;
   if (lines && scope.view.lineFields.length > 0) {
     const lineColumns = scope.view.lineFields.map((field) => `l.${field.name}`).join(', ');
@@ -75,7 +103,7 @@ export function buildListSql(scope: Scope, query: SummaryQuery, top?: number): S
   }
   return {
     query: `SELECT ${top === undefined ? '' : `TOP ${top} `}${columns.join(', ')} FROM c WHERE ${where.query} ORDER BY c.${query.orderBy} ${direction}, c.id ${direction}`,
-    parameters: where.parameters,
+    parameters,
   };
 }
 

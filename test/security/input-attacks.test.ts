@@ -16,6 +16,31 @@ async function status(options: Parameters<typeof call>[1], resource: 'contracts'
   return { status: response.status, code: body?.code, body };
 }
 
+describe('error answers never amplify their input', () => {
+  // Names as long as each place allows: a body is at most 64 KiB, a request head (URL) 16 KiB.
+  const name = (size: number) => 'n'.repeat(size);
+  it.each([
+    ['an unknown body member of 60 kB', { rawBody: JSON.stringify({ [name(60_000)]: 1 }) }],
+    ['an unknown query parameter of 12 kB', { query: `${name(12_000)}=1` }],
+    ['a query parameter of 6 kB given twice', { query: `${name(6_000)}=1&${name(6_000)}=2` }],
+    ['a body member of 30 kB given twice', { rawBody: `{"${name(30_000)}":1,"${name(30_000)}":2}` }],
+    ['30 unknown members of 2 kB', { rawBody: JSON.stringify(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`${name(2000)}${i}`, i]))) }],
+  ])('answers %s with a short problem quoting a short piece of it', async (_label, options) => {
+    const response = await call('invoices', options);
+    const text = await response.text();
+    expect(response.status).toBe(400);
+    expect(text.length).toBeLessThan(8 * 1024);
+    const problem = JSON.parse(text) as Problem;
+    for (const error of problem.errors ?? []) expect(error.member.length).toBeLessThanOrEqual(64);
+  });
+
+  it('answers a 12 kB unknown path with a short 404', async () => {
+    const response = await fetch(`${stack.baseUrl}/${'p'.repeat(12_000)}`, { method: 'POST', headers: { 'ocp-apim-subscription-key': identities.subscriptionKeys[0]! } });
+    expect(response.status).toBe(404);
+    expect((await response.text()).length).toBeLessThan(2048);
+  });
+});
+
 describe('malformed bodies', () => {
   it.each([
     ['malformed JSON', '{"page": 1,', 400, 'INVALID_JSON'],

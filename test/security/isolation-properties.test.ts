@@ -16,6 +16,8 @@ const ROLES = Object.keys(DATAPOINTS);
 const CLIENTS = { contoso: 'contoso-basic', fabrikam: 'fabrikam-basic' } as const;
 let service: TestService;
 const ids: Record<string, Record<Resource, Set<string>>> = {};
+/** Per tenant: the ids of its Draft contracts, and the invoices whose contract is a Draft. */
+const drafts: Record<string, { contracts: Set<string>; workspaces: Map<string, string>; invoices: Set<string> }> = {};
 
 beforeAll(async () => {
   service = await startTestService();
@@ -24,6 +26,15 @@ beforeAll(async () => {
       contracts: new Set((await storeRecords('contracts', tenant)).map((record) => record.contractId as string)),
       invoices: new Set((await storeRecords('invoices', tenant)).map((record) => record.invoiceId as string)),
     };
+    const draftContracts = (await storeRecords('contracts', tenant)).filter((record) => record.status === 'Draft');
+    const contracts = new Set(draftContracts.map((record) => record.contractId as string));
+    drafts[tenant] = {
+      contracts,
+      workspaces: new Map(draftContracts.map((record) => [record.contractId as string, record.contractWorkspaceID as string])),
+      invoices: new Set((await storeRecords('invoices', tenant)).filter((record) => contracts.has(record.contractId as string)).map((record) => record.invoiceId as string)),
+    };
+    // The property below must be able to fail: the seed has invoices of Draft contracts.
+    expect(drafts[tenant]!.invoices.size).toBeGreaterThan(10);
   }
 });
 
@@ -53,6 +64,7 @@ const filters = fc.record({
 
 describe('tenant and allowlist properties', () => {
   it('never shows another tenant, a field beyond the roles, or a Draft without the role', async () => {
+    let draftReferencesChecked = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.subarray(ROLES), fc.constantFrom('contoso', 'fabrikam'), fc.constantFrom<Resource>('contracts', 'invoices'), fc.constantFrom('json', 'parquet'), filters,
@@ -79,11 +91,21 @@ describe('tenant and allowlist properties', () => {
             for (const column of columns) expect(may.fields.has(column)).toBe(true);
             for (const record of records) {
               expect(own.has(record[idField] as string)).toBe(true);
-              if (!may.drafts) expect(record.status).not.toBe('Draft');
+              if (!may.drafts) {
+                expect(record.status).not.toBe('Draft');
+                // A Draft's existence is hidden too: no reference to a Draft contract, in any field.
+                expect(drafts[tenant]!.contracts.has(record.contractId as string)).toBe(false);
+                if (resource === 'invoices' && drafts[tenant]!.invoices.has(record.invoiceId as string)) {
+                  draftReferencesChecked++;
+                  expect([record.contractId ?? null, record.contractWorkspaceID ?? null]).toEqual([null, null]);
+                }
+              }
             }
           };
           if (format === 'json') {
-            const { data } = JSON.parse(Buffer.from(bytes).toString()) as { data: Record<string, unknown>[] };
+            const text = Buffer.from(bytes).toString();
+            if (!may.drafts) for (const id of drafts[tenant]!.contracts) expect(text.includes(`"${id}"`)).toBe(false);
+            const { data } = JSON.parse(text) as { data: Record<string, unknown>[] };
             for (const record of data) {
               checkRecords([record], Object.keys(record).filter((key) => key !== 'lines'));
               for (const line of (record.lines as Record<string, unknown>[] | undefined) ?? []) for (const key of Object.keys(line)) expect(may.lines.has(key)).toBe(true);
@@ -105,5 +127,53 @@ describe('tenant and allowlist properties', () => {
       ),
       { numRuns: 60 },
     );
+    // The runs met invoices of Draft contracts, so the reference check above could have failed.
+    expect(draftReferencesChecked).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describe('Draft contracts, for a caller without Data.Read.Drafts', () => {
+  const call = async (client: string, resource: Resource, body: unknown, accept = 'application/json') => callService(service, resource, {
+    headers: { authorization: `Bearer ${await service.idp!.signToken(accessClaims(service, client))}`, 'x-api-key': service.identities.apiKeys[0]!, accept },
+    body: JSON.stringify(body),
+  });
+
+  it('hide invoices filtered by a Draft contract\'s id, which the Drafts role still finds', async () => {
+    const invoiceOfDraft = (await storeRecords('invoices', 'contoso')).find((record) => drafts.contoso!.contracts.has(record.contractId as string))!;
+    const body = { contractId: invoiceOfDraft.contractId as string };
+    const hidden = await call('contoso-basic', 'invoices', body);
+    expect(((await hidden.json()) as { pagination: { totalRecords: number } }).pagination.totalRecords).toBe(0);
+    const exported = await call('contoso-basic', 'invoices', body, 'application/vnd.apache.parquet');
+    expect((await readParquet(unzip(new Uint8Array(await exported.arrayBuffer()))['invoices.parquet']!)).numRows).toBe(0);
+    const shown = await call('contoso-drafts', 'invoices', body);
+    expect(((await shown.json()) as { data: { contractId: string }[] }).data.map((record) => record.contractId)).toContain(body.contractId);
+  });
+
+  it('answer status Draft with nothing, without asking the store', async () => {
+    let storeCalls = 0;
+    const counted = await startTestService({
+      store: (real) => ({
+        count: (scope, query) => (storeCalls++, real.count(scope, query)),
+        list: (scope, query, skip, take) => (storeCalls++, real.list(scope, query, skip, take)),
+        stream: (scope, query) => (storeCalls++, real.stream(scope, query)),
+      }),
+    });
+    try {
+      const token = await counted.idp!.signToken(accessClaims(counted, 'contoso-basic'));
+      const ask = (accept: string) => callService(counted, 'invoices', { headers: { authorization: `Bearer ${token}`, 'x-api-key': counted.identities.apiKeys[0]!, accept }, body: '{"status":"Draft"}' });
+      const json = await ask('application/json');
+      expect(json.status).toBe(200);
+      expect(((await json.json()) as { data: unknown[]; pagination: { totalRecords: number } })).toMatchObject({ data: [], pagination: { totalRecords: 0 } });
+      const parquet = await ask('application/vnd.apache.parquet');
+      expect(parquet.status).toBe(200);
+      expect((await readParquet(unzip(new Uint8Array(await parquet.arrayBuffer()))['invoices.parquet']!)).numRows).toBe(0);
+      expect(storeCalls).toBe(0);
+      // The same request from a caller with the role does ask the store (the counter can count).
+      const drafter = await counted.idp!.signToken(accessClaims(counted, 'contoso-drafts'));
+      await callService(counted, 'invoices', { headers: { authorization: `Bearer ${drafter}`, 'x-api-key': counted.identities.apiKeys[0]! }, body: '{"status":"Draft"}' });
+      expect(storeCalls).toBeGreaterThan(0);
+    } finally {
+      await counted.stop();
+    }
+  });
 });

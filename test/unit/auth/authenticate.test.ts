@@ -24,7 +24,7 @@ function baseClaims(overrides: Record<string, unknown> = {}): Record<string, unk
   const client = identities.clients.find((candidate) => candidate.name === 'contoso-full')!;
   return {
     iss: idp.issuer, aud: identities.appId, tid: identities.tenantId, azp: client.clientId, roles: ['Data.Read'],
-    iat: nowSeconds - 60, nbf: nowSeconds - 60, exp: nowSeconds + 3000, ver: '2.0', ...overrides,
+    iat: nowSeconds - 60, nbf: nowSeconds - 60, exp: nowSeconds + 3000, ver: '2.0', idtyp: 'app', ...overrides,
   };
 }
 
@@ -165,6 +165,32 @@ describe('authenticate, delegated and odd tokens', () => {
     expect(error.code).toBe('INVALID_TOKEN');
     expect((await failure(bearer(await idp.signToken(baseClaims({ idtyp: 'user' }))))).code).toBe('INVALID_TOKEN');
     await expect(authenticate(bearer(await idp.signToken(baseClaims({ idtyp: 'app' }))), deps)).resolves.toBeDefined();
+  });
+
+  it('refuses a token without idtyp "app": the absence of scp proves nothing', async () => {
+    const { idtyp: _idtyp, ...claims } = baseClaims();
+    expect((await failure(bearer(await idp.signToken(claims)))).code).toBe('INVALID_TOKEN');
+  });
+
+  it('refuses a token naming its client only in the v1 appid claim', async () => {
+    const { azp, ...claims } = baseClaims();
+    expect((await failure(bearer(await idp.signToken({ ...claims, appid: azp })))).code).toBe('INVALID_TOKEN');
+  });
+
+  it('accepts only the canonical base64url spelling of a token: no padding, no stray low bits', async () => {
+    const token = await idp.signToken(baseClaims());
+    await expect(authenticate(bearer(token), deps)).resolves.toBeDefined();
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    // A 256-byte RS256 signature is 342 characters: the last one carries 4 unused low bits.
+    const last = signature.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const sibling = alphabet[alphabet.indexOf(last) ^ 1]!;
+    const variants = [
+      `${header}.${payload}.${signature}==`,
+      `${header}.${payload}.${signature.slice(0, -1)}${sibling}`,
+      `${header}=.${payload}.${signature}`,
+    ];
+    for (const variant of variants) expect([variant.slice(-12), (await failure(bearer(variant))).code]).toEqual([variant.slice(-12), 'INVALID_TOKEN']);
   });
 
   it('challenges a missing x-api-key (every 401 names its scheme)', async () => {

@@ -91,13 +91,36 @@ describe('buildWhere', () => {
 describe('buildListSql and buildCountSql', () => {
   it('select only the view\'s fields (and visible lines), ordered with the id as tie-breaker', () => {
     const invoices = named.find(([name]) => name === 'invoices')![1];
-    const built = query(invoices, { orderBy: 'invoiceDate', order: 'desc' }, ['Data.Read']);
+    const built = query(invoices, { orderBy: 'invoiceDate', order: 'desc' }, ['Data.Read', 'Data.Read.Drafts']);
     const sql = buildListSql(built.scope, built.query, 50);
     const selected = sql.query.slice('SELECT TOP 50 '.length, sql.query.indexOf(' FROM c WHERE'));
     const expected = built.scope.view.fields.map((field) => `c.${field.name}`).join(', ');
     expect(selected).toBe(`${expected}, ARRAY(SELECT ${built.scope.view.lineFields.map((field) => `l.${field.name}`).join(', ')} FROM l IN c.lines) AS lines`);
     expect(sql.query).not.toContain('netAmount');
     expect(sql.query.endsWith('ORDER BY c.invoiceDate DESC, c.id DESC')).toBe(true);
+  });
+
+  it('null a reference to a Draft for a caller without Drafts, failing closed on a missing status', () => {
+    const invoices = named.find(([name]) => name === 'invoices')![1];
+    const references = invoices.draftReferences!;
+    const built = query(invoices, {}, ['Data.Read']);
+    const sql = buildListSql(built.scope, built.query, 10);
+    for (const field of references.fields) {
+      expect(sql.query).toContain(`((IS_STRING(c.${references.statusProperty}) AND c.${references.statusProperty} != @hiddenStatus) ? c.${field} : null) AS ${field}`);
+    }
+    expect(sql.parameters).toContainEqual({ name: '@hiddenStatus', value: references.value });
+    const withDrafts = query(invoices, {}, ['Data.Read', 'Data.Read.Drafts']);
+    expect(buildListSql(withDrafts.scope, withDrafts.query, 10).query).not.toContain(references.statusProperty);
+  });
+
+  it('let a filter on a reference match only references the caller may see', () => {
+    const invoices = named.find(([name]) => name === 'invoices')![1];
+    const built = query(invoices, { contractId: 'CON-CONTOSO-000001' }, ['Data.Read']);
+    const where = buildWhere(built.scope, built.query);
+    expect(where.query).toContain('c.contractId = @f0_0 AND (IS_STRING(c.contractStatus) AND c.contractStatus != @hiddenStatus)');
+    expect(where.parameters).toContainEqual({ name: '@hiddenStatus', value: 'Draft' });
+    const count = buildCountSql(built.scope, built.query);
+    expect(count.parameters).toEqual(where.parameters);
   });
 
   it('refuses an orderBy that is not sortable and a top that is not a positive integer', () => {
