@@ -8,7 +8,7 @@ import { handleSummary } from '../shared/http/handle-summary.js';
 import type { SummaryDeps } from '../shared/http/create-summary-deps.js';
 import type { StoredRecord } from '../shared/model/view.js';
 import { CONTRACTS } from '../shared/model/contracts.js';
-import { memoryStore } from '../test/support/memory-store.js';
+import { memoryCursors, memoryStore } from '../test/support/memory-store.js';
 import { BENCH_TENANT } from './document-pool.js';
 import { BENCH_CLIENT, devAccessToken } from './dev-token.js';
 import { fullView } from './full-view.js';
@@ -65,7 +65,7 @@ async function measure(input: JsonInput): Promise<JsonPageFigures[]> {
       Object.fromEntries(view.fields.map((field) => [field.name, document[field.name as keyof typeof document]])));
     // The production factory: the real key check, the real verifier (JWKS fetched from the
     // provider once, then cached) behind the verified-token cache, the real allowlist.
-    const deps = createSummaryDeps(config, { store: memoryStore(records) });
+    const deps = createSummaryDeps(config, { store: memoryStore(records), cursors: memoryCursors() });
     const headers = {
       authorization: `Bearer ${token}`,
       'x-api-key': identities.apiKeys[0]!,

@@ -2,6 +2,7 @@
  * Fills the local store with the deterministic seed data of `seed-data.ts`.
  */
 import { BulkOperationType, type Container, type CosmosClient, type OperationInput } from '@azure/cosmos';
+import { partitionKeyOf } from '../shared/model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
 import { ensureContainers } from '../shared/store/ensure-containers.js';
 import { generateTenantDocuments, type ContractDocument, type InvoiceDocument } from './seed-data.js';
@@ -31,7 +32,7 @@ export type SeedStoreResult = Readonly<Record<string, number>>;
 async function upsertAll(container: Container, documents: readonly (ContractDocument | InvoiceDocument)[]): Promise<void> {
   const operations: OperationInput[] = documents.map((document) => ({
     operationType: BulkOperationType.Upsert,
-    partitionKey: document.tenantId,
+    partitionKey: partitionKeyOf(document),
     resourceBody: document,
   }));
   const results = await container.items.executeBulkOperations(operations);

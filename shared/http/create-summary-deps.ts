@@ -5,19 +5,25 @@ import { createApiKeyChecker, type ApiKeyChecker } from '../auth/api-key-checker
 import { createTokenVerifier, type TokenVerifier } from '../auth/token-verifier.js';
 import { cacheVerifiedTokens } from '../auth/cache-verified-tokens.js';
 import type { Config } from '../config/load-config.js';
-import { createCosmosClient } from '../store/create-cosmos-client.js';
-import { createCosmosRecordStore } from '../store/cosmos-record-store.js';
+import { createCosmosStores, type CosmosStores } from '../store/cosmos-stores.js';
+import type { PageCursors } from '../store/page-cursors.js';
 import type { RecordStore } from '../store/record-store.js';
 import { createExportSlots, type ExportSlots } from '../output/export-slots.js';
 import { createJsonLogger, type RequestLogger } from './request-log-entry.js';
 
-/** Parquet exports one instance runs at once: two at the 100 MiB default stay well inside an EP1's memory. */
-const MAX_CONCURRENT_EXPORTS = 2;
+/**
+ * Parquet exports one instance runs at once: two at the 100 MiB default stay well inside an EP1's
+ * memory; one per client, so a client exporting in a loop leaves the other slot to other clients;
+ * a client asking for a second waits briefly for its own slot before 503 EXPORTS_BUSY.
+ */
+const EXPORT_SLOTS = { total: 2, perClient: 1, waitMs: 2000 } as const;
 
 /** Everything a summary handler works with; built once per process, swapped freely in tests. */
 export interface SummaryDeps {
   readonly config: Config;
   readonly store: RecordStore;
+  /** Server-side page cursors (bounded and optional: a failing one only slows walks down). */
+  readonly cursors: PageCursors;
   readonly allowlist: Allowlist;
   readonly checkApiKey: ApiKeyChecker;
   readonly verifyToken: TokenVerifier;
@@ -34,22 +40,22 @@ export interface SummaryDeps {
  */
 export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps> = {}): SummaryDeps {
   const { cosmos } = config;
-  const store = overrides.store ?? createCosmosRecordStore(
-    createCosmosClient({
-      endpoint: cosmos.endpoint,
-      ...(cosmos.key ? { key: cosmos.key } : { credential: new ManagedIdentityCredential() }),
-      allowSelfSignedTls: cosmos.allowSelfSignedTls,
-    }),
-    { timeoutMs: config.storeTimeoutMs },
-  );
+  let stores: CosmosStores | undefined;
+  const cosmosStores = () => (stores ??= createCosmosStores({
+    endpoint: cosmos.endpoint,
+    ...(cosmos.key ? { key: cosmos.key } : { credential: new ManagedIdentityCredential() }),
+    allowSelfSignedTls: cosmos.allowSelfSignedTls,
+    timeoutMs: config.storeTimeoutMs,
+  }));
   return {
     config,
-    store,
+    store: overrides.store ?? cosmosStores().store,
+    cursors: overrides.cursors ?? cosmosStores().cursors,
     allowlist: overrides.allowlist ?? buildAllowlist(DATAPOINTS),
     checkApiKey: overrides.checkApiKey ?? createApiKeyChecker(config.apiKeys),
     verifyToken: overrides.verifyToken ?? cacheVerifiedTokens(createTokenVerifier(config.auth)),
     clock: overrides.clock ?? (() => new Date()),
-    exportSlots: overrides.exportSlots ?? createExportSlots(MAX_CONCURRENT_EXPORTS),
+    exportSlots: overrides.exportSlots ?? createExportSlots(EXPORT_SLOTS),
     log: overrides.log ?? createJsonLogger(config.logRequests ? (line) => console.log(line) : () => {}, (line) => console.error(line)),
   };
 }

@@ -41,7 +41,7 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
     const body = await readJsonBody(request);
     const view = deps.allowlist.view(resource, principal.roles);
     const query = parseFilters({ body, query: new URL(request.url).searchParams, view, maxPageSize: deps.config.maxPageSize, pagination: format === 'json' });
-    result = await OUTPUT_STAGES[format]({ scope: { tenant: principal.dataTenant, view }, query, requestId, deps });
+    result = await OUTPUT_STAGES[format]({ scope: { tenant: principal.dataTenant, view }, query, requestId, clientId: principal.clientId, deps });
   } catch (error) {
     const problem = errorResponse(error, requestId, (unexpected) => deps.log.fault(requestId, unexpected));
     code = problem.code;
@@ -56,6 +56,8 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
     code,
     durationMs: Math.round((performance.now() - started) * 10) / 10,
     records: result.records,
+    storeDocuments: result.store?.documents ?? null,
+    requestCharge: result.store ? Math.round(result.store.requestCharge * 100) / 100 : null,
     bytes: typeof result.body === 'string' ? Buffer.byteLength(result.body) : result.body.byteLength,
   });
   return result;

@@ -1,5 +1,6 @@
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope } from '../model/view.js';
+import type { StoreMeter } from '../store/record-store.js';
 import type { SummaryDeps } from './create-summary-deps.js';
 
 /** What a handler answers: status, headers, a complete body, and the record count for the log. */
@@ -8,6 +9,8 @@ export interface HttpResult {
   readonly headers: Record<string, string>;
   readonly body: string | Uint8Array;
   readonly records: number;
+  /** What the store reads cost, when the store was read. */
+  readonly store?: StoreMeter;
 }
 
 /** What an output stage (JSON page or Parquet export) works from. */
@@ -15,7 +18,9 @@ export interface OutputStageInput {
   readonly scope: Scope;
   readonly query: SummaryQuery;
   readonly requestId: string;
-  readonly deps: Pick<SummaryDeps, 'store' | 'clock' | 'config' | 'exportSlots'>;
+  /** The calling client application: page cursors and export slots are per client. */
+  readonly clientId: string;
+  readonly deps: Pick<SummaryDeps, 'store' | 'cursors' | 'clock' | 'config' | 'exportSlots'>;
 }
 
 /** An output stage: reads the store for a validated query and answers it in one format. */

@@ -12,6 +12,10 @@ export interface RequestLogEntry {
   readonly durationMs: number;
   readonly records: number;
   readonly bytes: number;
+  /** Documents the store handed over for this request (null when the store was not read). */
+  readonly storeDocuments: number | null;
+  /** Request charge the store reported (Cosmos RUs), null when the store was not read. */
+  readonly requestCharge: number | null;
 }
 
 /** Where the pipeline writes: one line per request, and unexpected faults (type and stack only). */

@@ -1,29 +1,52 @@
 import { ApiError } from '../errors/api-error.js';
+import type { StoredRecord } from '../model/view.js';
 import { buildJsonEnvelope } from '../output/json-envelope.js';
+import { pageCursorKey, type PageCursor, type PageCursors } from '../store/page-cursors.js';
+import type { StorePage } from '../store/record-store.js';
 import type { OutputStage } from './output-stage.js';
 import { baseHeaders } from './response-headers.js';
 import { mediaTypeOf } from './negotiate.js';
 
+/** How long a cursor read or write may take before the page goes on without it. */
+const CURSOR_DEADLINE_MS = 1000;
+
 /**
- * The JSON output stage: total from a COUNT under the same filters, then the one page asked for
- * (neither when the query matches nothing the caller may see).
- * A page past the end is an empty 200 with a warning; a page reaching past MAX_RESULT_WINDOW is a
- * 400 that points to narrower filters or a Parquet export.
+ * The JSON output stage, one page at the cost of one page when the caller walks in order:
+ * - with the cursor that the previous page left for this one, exactly `pageSize` documents from
+ *   its continuation, and the walk's total from the cursor (counted once, stable over the walk);
+ * - without one (a first page, a jump, an expired or unreachable cursor), a COUNT and the first
+ *   `skip + take` documents — the only path bounded by MAX_RESULT_WINDOW (400 past it, pointing
+ *   to narrower filters or a Parquet export);
+ * then a cursor for the next page. Neither store read happens when the query matches nothing the
+ * caller may see. A page past the end is an empty 200 with a warning.
  */
-export const respondJson: OutputStage = async ({ scope, query, requestId, deps }) => {
-  const totalRecords = query.matchesNothing ? 0 : await deps.store.count(scope, query);
-  const skip = (query.page - 1) * query.pageSize;
-  let records: Awaited<ReturnType<typeof deps.store.list>> = [];
-  if (skip < totalRecords) {
-    const take = Math.min(query.pageSize, totalRecords - skip);
-    if (skip + take > deps.config.maxResultWindow) {
-      throw new ApiError('RESULT_WINDOW_EXCEEDED', `Pages can reach the first ${deps.config.maxResultWindow} records of a result only; narrow the filters (for example a shorter date range) or export the whole result as Parquet.`, {
-        errors: [{ member: 'page', code: 'RESULT_WINDOW_EXCEEDED', message: `page × pageSize may reach at most record ${deps.config.maxResultWindow}.` }],
-      });
+export const respondJson: OutputStage = async ({ scope, query, requestId, clientId, deps }) => {
+  const meter = { documents: 0, requestCharge: 0 };
+  const { page, pageSize } = query;
+  const keyOf = (target: number) => pageCursorKey(scope, clientId, query, target);
+  let totalRecords = 0;
+  let read: StorePage | undefined;
+  let nextReachable = false;
+  if (!query.matchesNothing) {
+    const cursor = page > 1 ? await bounded(deps.cursors.get(scope.tenant, keyOf(page))) : undefined;
+    if (cursor) {
+      totalRecords = cursor.totalRecords;
+      read = await deps.store.page(scope, query, { skip: 0, take: pageSize, continuation: cursor.continuation }, meter);
+    } else {
+      totalRecords = await deps.store.count(scope, query, meter);
+      const skip = (page - 1) * pageSize;
+      if (skip < totalRecords) {
+        const take = Math.min(pageSize, totalRecords - skip);
+        if (skip + take > deps.config.maxResultWindow) throw windowExceeded(deps.config.maxResultWindow);
+        read = await deps.store.page(scope, query, { skip, take }, meter);
+      }
     }
-    records = await deps.store.list(scope, query, skip, take);
+    if (read?.continuation && page * pageSize < totalRecords) {
+      nextReachable = await saved(deps.cursors, scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords });
+    }
   }
-  const envelope = buildJsonEnvelope(records, scope.view, { page: query.page, pageSize: query.pageSize, totalRecords, resultWindow: deps.config.maxResultWindow }, { requestId, generatedAt: deps.clock() });
+  const records: readonly StoredRecord[] = read?.records ?? [];
+  const envelope = buildJsonEnvelope(records, scope.view, { page, pageSize, totalRecords, resultWindow: deps.config.maxResultWindow, nextReachable }, { requestId, generatedAt: deps.clock() });
   return {
     status: 200,
     headers: baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId),
@@ -31,5 +54,30 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, deps }
     // (Buffer.byteLength of a 400 kB string cost a sixth of a 1000-row request, measured).
     body: Buffer.from(JSON.stringify(envelope), 'utf8'),
     records: records.length,
+    store: meter,
   };
 };
+
+function windowExceeded(window: number): ApiError {
+  return new ApiError('RESULT_WINDOW_EXCEEDED', `Pages can reach the first ${window} records of a result only, unless you walk to them page by page; narrow the filters (for example a shorter date range), walk from page 1, or export the whole result as Parquet.`, {
+    errors: [{ member: 'page', code: 'RESULT_WINDOW_EXCEEDED', message: `page × pageSize may reach at most record ${window} when jumping to a page.` }],
+  });
+}
+
+/** The cursor, or undefined when the cursor store fails or is slow: the page is then read the long way. */
+async function bounded(lookup: Promise<PageCursor | undefined>): Promise<PageCursor | undefined> {
+  return withDeadline(lookup.catch(() => undefined), undefined);
+}
+
+/** Whether the cursor was stored in time; a failing cursor store costs the next page its shortcut only. */
+async function saved(cursors: PageCursors, tenant: string, key: string, cursor: PageCursor): Promise<boolean> {
+  return withDeadline(cursors.put(tenant, key, cursor).then(() => true, () => false), false);
+}
+
+function withDeadline<T>(work: Promise<T>, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), CURSOR_DEADLINE_MS);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}

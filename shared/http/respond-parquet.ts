@@ -9,7 +9,7 @@ import { baseHeaders } from './response-headers.js';
  * export shape (one Parquet file, or a zip of two). The body is complete before a byte is sent, so a
  * store fault is a clean 503 and a result over PARQUET_MAX_BYTES a 413, never a truncated file.
  */
-export const respondParquet: OutputStage = async ({ scope, query, requestId, deps }) => {
+export const respondParquet: OutputStage = async ({ scope, query, requestId, clientId, deps }) => {
   const generatedAt = deps.clock();
   const metadata = [
     { key: 'summary.requestId', value: requestId },
@@ -17,13 +17,14 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, dep
     { key: 'summary.resource', value: query.resource.name },
     { key: 'summary.filters', value: JSON.stringify(query.given) },
   ];
-  const release = deps.exportSlots.tryAcquire();
+  const release = await deps.exportSlots.acquire(clientId);
   if (!release) {
-    throw new ApiError('EXPORTS_BUSY', 'Too many exports are running on this instance; retry shortly.', { headers: { 'Retry-After': '10' } });
+    throw new ApiError('EXPORTS_BUSY', 'Too many exports are running: one at a time per client application, and a few per instance. Wait for your running export to finish, then retry.', { headers: { 'Retry-After': '10' } });
   }
+  const meter = { documents: 0, requestCharge: 0 };
   let result;
   try {
-    const records = query.matchesNothing ? noRecords() : deps.store.stream(scope, query);
+    const records = query.matchesNothing ? noRecords() : deps.store.stream(scope, query, meter);
     result = await exportParquet(records, scope.view, { maxBytes: deps.config.parquetMaxBytes, metadata, generatedAt });
   } catch (error) {
     if (error instanceof OutputLimitExceeded) {
@@ -42,6 +43,7 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, dep
     },
     body: result.body,
     records: result.records,
+    store: meter,
   };
 };
 

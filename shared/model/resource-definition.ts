@@ -86,7 +86,7 @@ export interface OpenApiNames {
 export interface ResourceDefinition {
   /** The path segment (`/v1/<name>/summary`), the roles → datapoints group and the Parquet table name. */
   readonly name: string;
-  /** The Cosmos container; every container is partitioned by `PARTITION_KEY_PATH`. */
+  /** The Cosmos container; every container is partitioned by `PARTITION_KEY_PATHS`. */
   readonly containerId: string;
   /** The field that identifies a record (also the document `id`). */
   readonly idField: string;
@@ -104,10 +104,19 @@ export interface ResourceDefinition {
   readonly openapi: OpenApiNames;
 }
 
-/** The document property that holds the data tenant; every container is partitioned by it. */
+/** The document property that holds the data tenant; every container is partitioned by it first. */
 export const TENANT_FIELD = 'tenantId';
-/** The partition key path of every container. */
-export const PARTITION_KEY_PATH = `/${TENANT_FIELD}`;
+/**
+ * The hierarchical partition key of every resource container: the tenant, then the document id.
+ * A tenant can then outgrow one logical partition's 20 GB (docs/store.md), while every query still
+ * targets only that tenant's partitions through the key's prefix `[tenant]`.
+ */
+export const PARTITION_KEY_PATHS: readonly string[] = Object.freeze([`/${TENANT_FIELD}`, '/id']);
+
+/** The full partition key of a stored document (for writes and point reads). */
+export function partitionKeyOf(document: { readonly tenantId: string; readonly id: string }): [string, string] {
+  return [document.tenantId, document.id];
+}
 
 /** Resource names are path segments, function names and container ids. */
 const RESOURCE_NAME = /^[a-z][a-zA-Z0-9]{0,62}$/;

@@ -13,21 +13,23 @@ export interface PageInfo {
   readonly page: number;
   readonly pageSize: number;
   readonly totalRecords: number;
-  /** The deepest record pages may reach (MAX_RESULT_WINDOW). */
+  /** The deepest record a jump to a page may reach (MAX_RESULT_WINDOW). */
   readonly resultWindow: number;
+  /** A cursor for the next page is stored, so it is reachable whatever the window. */
+  readonly nextReachable?: boolean;
 }
 
 /** Builds the envelope for one page of records, projected through the caller's view. */
 export function buildJsonEnvelope(
   records: readonly StoredRecord[],
   view: View,
-  { page, pageSize, totalRecords, resultWindow }: PageInfo,
+  { page, pageSize, totalRecords, resultWindow, nextReachable = false }: PageInfo,
   meta: { requestId: string; generatedAt: Date },
 ): JsonEnvelope {
   const totalPages = Math.ceil(totalRecords / pageSize);
   // The next page must be reachable, not merely exist: a client following hasNext never hits
-  // RESULT_WINDOW_EXCEEDED.
-  const windowEnds = page < totalPages && page * pageSize >= resultWindow;
+  // RESULT_WINDOW_EXCEEDED (past the window only a stored cursor reaches it).
+  const windowEnds = page < totalPages && page * pageSize >= resultWindow && !nextReachable;
   const envelope: JsonEnvelope = {
     data: records.map((record) => projectRecord(record, view)),
     pagination: { page, pageSize, totalRecords, totalPages, hasNext: page < totalPages && !windowEnds },

@@ -78,12 +78,11 @@ export function buildCountSql(scope: Scope, query: SummaryQuery): SqlQuery {
 }
 
 /**
- * The first `top` matching records (all of them when `top` is undefined), visible fields only, in
- * the requested order with ties broken by id (which needs the composite indexes of
- * `container-definitions`).
+ * The matching records, visible fields only, in the requested order with ties broken by id (which
+ * needs the composite indexes of `container-definitions`). How many are read is the reader's
+ * `maxItemCount`, so a continuation can resume exactly where a page ended.
  */
-export function buildListSql(scope: Scope, query: SummaryQuery, top?: number): SqlQuery {
-  if (top !== undefined && (!Number.isSafeInteger(top) || top < 1)) throw new TypeError(`top must be a positive integer, got ${top}`);
+export function buildListSql(scope: Scope, query: SummaryQuery): SqlQuery {
   // Validated upstream against the caller's view; checked again because it is spliced into SQL.
   if (!query.resource.sortable.includes(query.orderBy)) throw new TypeError(`not a sortable field: ${query.orderBy}`);
   const where = buildWhere(scope, query);
@@ -102,7 +101,7 @@ export function buildListSql(scope: Scope, query: SummaryQuery, top?: number): S
     columns.push(`ARRAY(SELECT ${lineColumns} FROM l IN c.${lines.member}) AS ${lines.member}`);
   }
   return {
-    query: `SELECT ${top === undefined ? '' : `TOP ${top} `}${columns.join(', ')} FROM c WHERE ${where.query} ORDER BY c.${query.orderBy} ${direction}, c.id ${direction}`,
+    query: `SELECT ${columns.join(', ')} FROM c WHERE ${where.query} ORDER BY c.${query.orderBy} ${direction}, c.id ${direction}`,
     parameters,
   };
 }

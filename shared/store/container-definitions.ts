@@ -3,7 +3,7 @@
  * It is plain data derived from the model, with no SDK types, so that the local stack creates its
  * containers from it and a test can hold the Bicep templates against it.
  */
-import { PARTITION_KEY_PATH, type ResourceDefinition } from '../model/resource-definition.js';
+import { PARTITION_KEY_PATHS, TENANT_FIELD, type ResourceDefinition } from '../model/resource-definition.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 
 /** One path of a composite index, in the shape Cosmos and Bicep both use. */
@@ -17,10 +17,13 @@ export interface ContainerDefinition {
   readonly id: string;
   readonly partitionKey: {
     readonly paths: readonly string[];
-    readonly kind: 'Hash';
-    /** Version 2 hashes the full key value; version 1 only its first 100 bytes. */
+    /** Hash: one path; MultiHash: a hierarchical key of up to three paths, queried by prefix. */
+    readonly kind: 'Hash' | 'MultiHash';
+    /** Version 2 hashes the full key value; version 1 only its first 100 bytes (MultiHash needs 2). */
     readonly version: 2;
   };
+  /** Seconds a document lives when it sets no `ttl` of its own (absent: documents never expire). */
+  readonly defaultTtl?: number;
   readonly indexingPolicy: {
     readonly indexingMode: 'consistent';
     readonly automatic: true;
@@ -51,7 +54,7 @@ function compositeIndexes(resource: ResourceDefinition): CompositePath[][] {
 export function containerDefinition(resource: ResourceDefinition): ContainerDefinition {
   return deepFreeze({
     id: resource.containerId,
-    partitionKey: { paths: [PARTITION_KEY_PATH], kind: 'Hash', version: 2 },
+    partitionKey: { paths: [...PARTITION_KEY_PATHS], kind: 'MultiHash', version: 2 },
     indexingPolicy: {
       indexingMode: 'consistent',
       automatic: true,
@@ -62,3 +65,19 @@ export function containerDefinition(resource: ResourceDefinition): ContainerDefi
     },
   });
 }
+
+/** The container of the server-side page cursors (docs/store.md): short-lived, one tenant per partition. */
+export const PAGE_CURSORS_CONTAINER: ContainerDefinition = deepFreeze({
+  id: 'pageCursors',
+  partitionKey: { paths: [`/${TENANT_FIELD}`], kind: 'Hash', version: 2 },
+  // A cursor is worth keeping while a caller walks its pages; ten minutes covers slow clients.
+  defaultTtl: 600,
+  indexingPolicy: {
+    indexingMode: 'consistent',
+    automatic: true,
+    // Cursors are only point-read by id: index nothing.
+    includedPaths: [],
+    excludedPaths: [{ path: '/*' }],
+    compositeIndexes: [],
+  },
+});

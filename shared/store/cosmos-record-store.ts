@@ -1,11 +1,11 @@
-import type { CosmosClient, Container, FeedOptions } from '@azure/cosmos';
+import type { CosmosClient, Container, FeedOptions, FeedResponse } from '@azure/cosmos';
 import type { LineTable, ResourceDefinition } from '../model/resource-definition.js';
 import { DATABASE_ID } from '../model/resources.js';
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope, StoredRecord } from '../model/view.js';
 import { buildCountSql, buildListSql, type SqlQuery } from './build-sql.js';
 import { storeFault } from './store-fault.js';
-import type { RecordStore } from './record-store.js';
+import type { RecordStore, StoreMeter } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -15,11 +15,13 @@ export interface CosmosRecordStoreOptions {
 
 /**
  * The production `RecordStore`: Cosmos DB through `@azure/cosmos`, one container per resource,
- * partitioned by tenant. Every query is single-partition and parameterized.
+ * hierarchically partitioned by tenant then id; every query names the tenant prefix `[tenant]` as
+ * its partition key (so it targets only that tenant's partitions) and is parameterized.
  *
- * Paging: Cosmos' `OFFSET/LIMIT` is not available on the embedded server and costs the same on the
- * real one, so a page is read as `TOP (skip + take)` and the first `skip` rows are dropped. The
- * caller bounds `skip + take` by MAX_RESULT_WINDOW (see docs/store.md).
+ * Paging reads exactly the documents a page needs: from a continuation token (the server-side
+ * cursor of the page before), `take` documents; without one, `skip + take` (bounded by
+ * MAX_RESULT_WINDOW upstream). Each read asks for the documents still missing until it has them,
+ * so the continuation it returns sits exactly at the page boundary (docs/store.md).
  */
 export function createCosmosRecordStore(client: CosmosClient, options: CosmosRecordStoreOptions): RecordStore {
   const database = client.database(DATABASE_ID);
@@ -33,15 +35,19 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
     return container;
   };
 
-  // One page per query: the embedded server re-runs the whole query for every continuation
-  // (10k rows in pages of 1000: 13.9 s against 3.1 s in one), and `top` is bounded by the window.
-  const run = async <T>(scope: Scope, query: SummaryQuery, sql: SqlQuery, maxItemCount: number): Promise<T[]> => {
+  /** One round trip, under the deadline, metered. */
+  const fetch = async <T>(scope: Scope, query: SummaryQuery, sql: SqlQuery, feed: Omit<FeedOptions, 'partitionKey' | 'abortSignal'>, meter: StoreMeter | undefined): Promise<FeedResponse<T>> => {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), options.timeoutMs);
-    const feedOptions: FeedOptions = { partitionKey: scope.tenant, maxItemCount, abortSignal: abort.signal };
     try {
-      const { resources } = await containerOf(query.resource).items.query<T>(sql, feedOptions).fetchAll();
-      return resources;
+      const response = await containerOf(query.resource).items
+        .query<T>(sql, { ...feed, partitionKey: [scope.tenant], abortSignal: abort.signal })
+        .fetchNext();
+      if (meter) {
+        meter.documents += response.resources.length;
+        meter.requestCharge += response.requestCharge ?? 0;
+      }
+      return response;
     } catch (error) {
       throw storeFault(error, abort.signal.aborted);
     } finally {
@@ -50,38 +56,36 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   };
 
   return {
-    async count(scope, query) {
-      const [total] = await run<number>(scope, query, buildCountSql(scope, query), 1);
-      return total ?? 0;
+    async count(scope, query, meter) {
+      const response = await fetch<number>(scope, query, buildCountSql(scope, query), { maxItemCount: 1 }, undefined);
+      if (meter) meter.requestCharge += response.requestCharge ?? 0;
+      return response.resources[0] ?? 0;
     },
-    async list(scope, query, skip, take) {
-      const top = skip + take;
-      const rows = await run<Record<string, unknown>>(scope, query, buildListSql(scope, query, top), top);
-      return rows.slice(skip, top).map((row) => sortLines(row, query.resource.lines));
-    },
-    async *stream(scope, query) {
-      // The deadline applies to each page: a store that stops answering mid-export is a fault.
-      const abort = new AbortController();
-      let timer = setTimeout(() => abort.abort(), options.timeoutMs);
-      const feedOptions: FeedOptions = { partitionKey: scope.tenant, maxItemCount: STREAM_PAGE_SIZE, abortSignal: abort.signal };
-      const pages = containerOf(query.resource).items.query<Record<string, unknown>>(buildListSql(scope, query), feedOptions).getAsyncIterator()[Symbol.asyncIterator]();
-      try {
-        for (;;) {
-          let page;
-          try {
-            page = await pages.next();
-          } catch (error) {
-            throw storeFault(error, abort.signal.aborted);
-          }
-          if (page.done) return;
-          clearTimeout(timer);
-          for (const row of page.value.resources) yield sortLines(row, query.resource.lines);
-          timer = setTimeout(() => abort.abort(), options.timeoutMs);
-        }
-      } finally {
-        clearTimeout(timer);
-        abort.abort();
+    async page(scope, query, { skip, take, continuation }, meter) {
+      const wanted = skip + take;
+      const sql = buildListSql(scope, query);
+      const rows: Record<string, unknown>[] = [];
+      let token = continuation;
+      while (rows.length < wanted) {
+        const response = await fetch<Record<string, unknown>>(scope, query, sql, { maxItemCount: wanted - rows.length, ...(token ? { continuationToken: token } : {}) }, meter);
+        rows.push(...response.resources);
+        token = response.continuationToken;
+        if (!token) break;
       }
+      return {
+        records: rows.slice(skip, wanted).map((row) => sortLines(row, query.resource.lines)),
+        ...(token && rows.length >= wanted ? { continuation: token } : {}),
+      };
+    },
+    async *stream(scope, query, meter) {
+      // The deadline applies to each page: a store that stops answering mid-export is a fault.
+      const sql = buildListSql(scope, query);
+      let token: string | undefined;
+      do {
+        const response = await fetch<Record<string, unknown>>(scope, query, sql, { maxItemCount: STREAM_PAGE_SIZE, ...(token ? { continuationToken: token } : {}) }, meter);
+        for (const row of response.resources) yield sortLines(row, query.resource.lines);
+        token = response.continuationToken;
+      } while (token);
     },
   };
 }

@@ -10,7 +10,7 @@ import {
 } from '@azure/cosmos';
 import type { ResourceDefinition } from '../model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../model/resources.js';
-import { containerDefinition, type ContainerDefinition } from './container-definitions.js';
+import { containerDefinition, PAGE_CURSORS_CONTAINER, type ContainerDefinition } from './container-definitions.js';
 
 /** Our frozen, SDK-free definition, copied into the mutable shape the SDK's request type wants. */
 function toContainerRequest(definition: ContainerDefinition): ContainerRequest {
@@ -19,9 +19,10 @@ function toContainerRequest(definition: ContainerDefinition): ContainerRequest {
     id: definition.id,
     partitionKey: {
       paths: [...definition.partitionKey.paths],
-      kind: PartitionKeyKind.Hash,
+      kind: definition.partitionKey.kind === 'MultiHash' ? PartitionKeyKind.MultiHash : PartitionKeyKind.Hash,
       version: PartitionKeyDefinitionVersion.V2,
     },
+    ...(definition.defaultTtl !== undefined ? { defaultTtl: definition.defaultTtl } : {}),
     indexingPolicy: {
       indexingMode: policy.indexingMode,
       automatic: policy.automatic,
@@ -33,13 +34,13 @@ function toContainerRequest(definition: ContainerDefinition): ContainerRequest {
 }
 
 /**
- * Creates database `summary` and the container of every resource with its definition, each only
- * if absent. An existing container keeps whatever policy it has: the embedded server starts empty
+ * Creates database `summary`, the container of every resource and the page-cursor container with
+ * their definitions, each only if absent. An existing container keeps whatever policy it has: the embedded server starts empty
  * every time, so there is nothing to migrate locally.
  */
 export async function ensureContainers(client: CosmosClient, resources: readonly ResourceDefinition[] = RESOURCES): Promise<void> {
   const { database } = await client.databases.createIfNotExists({ id: DATABASE_ID });
-  for (const resource of resources) {
-    await database.containers.createIfNotExists(toContainerRequest(containerDefinition(resource)));
+  for (const definition of [...resources.map(containerDefinition), PAGE_CURSORS_CONTAINER]) {
+    await database.containers.createIfNotExists(toContainerRequest(definition));
   }
 }

@@ -1,20 +1,48 @@
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope, StoredRecord } from '../model/view.js';
 
+/** Which part of a result to read: `take` records after `skip`, from the start or from a continuation. */
+export interface PageRequest {
+  readonly skip: number;
+  readonly take: number;
+  /** Where an earlier read stopped (a store continuation token); absent: from the first record. */
+  readonly continuation?: string;
+}
+
+/** The records of one page, and where the read stopped, if the result goes on. */
+export interface StorePage {
+  readonly records: StoredRecord[];
+  /** Continues exactly after the last record read; absent when nothing follows. Never leaves the server. */
+  readonly continuation?: string;
+}
+
+/**
+ * What reads cost, measured at the seam: documents the store handed to the function and the
+ * request charge the store reported (RUs on Cosmos; 0 where the server reports none).
+ */
+export interface StoreMeter {
+  documents: number;
+  requestCharge: number;
+}
+
 /**
  * The data access seam. Implementations must scope every read to `scope.tenant`, apply every
  * filter of the query, hide Drafts unless `scope.view.drafts`, select only the view's fields and
  * order by `query.orderBy`/`query.order` with ties broken by id. Faults are thrown as `ApiError`
- * STORE_UNAVAILABLE (503), never as partial results.
+ * STORE_UNAVAILABLE (503), never as partial results. Every read adds what it cost to `meter`.
  */
 export interface RecordStore {
   /** How many records match. */
-  count(scope: Scope, query: SummaryQuery): Promise<number>;
-  /** The matching records from position `skip` (0-based), at most `take` of them, in order. */
-  list(scope: Scope, query: SummaryQuery, skip: number, take: number): Promise<StoredRecord[]>;
+  count(scope: Scope, query: SummaryQuery, meter?: StoreMeter): Promise<number>;
+  /**
+   * The matching records from position `skip` (0-based, counted from the continuation when one is
+   * given), at most `take` of them, in order, reading exactly `skip + take` documents (fewer at the
+   * end of the result), and the continuation right after them.
+   */
+  page(scope: Scope, query: SummaryQuery, request: PageRequest, meter?: StoreMeter): Promise<StorePage>;
   /**
    * Every matching record, in order, read page by page as the consumer pulls (for exports).
    * Stopping the iteration stops reading the store.
    */
-  stream(scope: Scope, query: SummaryQuery): AsyncIterable<StoredRecord>;
+  stream(scope: Scope, query: SummaryQuery, meter?: StoreMeter): AsyncIterable<StoredRecord>;
 }

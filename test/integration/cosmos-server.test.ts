@@ -36,7 +36,7 @@ afterAll(async () => {
 /** Runs a single-partition query for `tenant` the way the store does. */
 async function query<T>(container: Container, tenant: string, sql: string, extra: SqlParameter[] = []): Promise<T[]> {
   const parameters = [{ name: '@tenant', value: tenant }, ...extra];
-  const { resources } = await container.items.query<T>({ query: sql, parameters }, { partitionKey: tenant }).fetchAll();
+  const { resources } = await container.items.query<T>({ query: sql, parameters }, { partitionKey: [tenant] }).fetchAll();
   return resources;
 }
 
@@ -122,7 +122,7 @@ test('OFFSET/LIMIT is not supported by the embedded server', async () => {
 
 test('the server ignores partitionKey, so the tenant must also be in the WHERE clause', async () => {
   const { resources } = await contracts.items
-    .query<number>('SELECT VALUE COUNT(1) FROM c', { partitionKey: 'contoso' })
+    .query<number>('SELECT VALUE COUNT(1) FROM c', { partitionKey: ['contoso'] })
     .fetchAll();
   expect(resources).toEqual([RECORDS * TENANTS.length]);
 });

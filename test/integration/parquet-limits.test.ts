@@ -6,6 +6,7 @@ import { createSummaryDeps } from '../../shared/http/create-summary-deps.js';
 import { handleSummary } from '../../shared/http/handle-summary.js';
 import { ApiError } from '../../shared/errors/api-error.js';
 import type { RecordStore } from '../../shared/store/record-store.js';
+import { createExportSlots } from '../../shared/output/export-slots.js';
 import { resourceNamed } from '../../shared/model/resources.js';
 import { accessToken, identities } from '../support/stack.js';
 
@@ -21,12 +22,12 @@ function depsWith(settings: Record<string, string>, store?: (real: RecordStore) 
   return store ? { ...deps, store: store(deps.store) } : deps;
 }
 
-async function exportRequest(resource: Resource) {
+async function exportRequest(resource: Resource, client = 'contoso-full') {
   return new azureFunctions.HttpRequest({
     method: 'POST',
     url: `http://localhost/api/v1/${resource}/summary`,
     headers: {
-      authorization: `Bearer ${await accessToken('contoso-full')}`,
+      authorization: `Bearer ${await accessToken(client)}`,
       'x-api-key': identities.apiKeys[0]!,
       'content-type': 'application/json',
       accept: 'application/vnd.apache.parquet',
@@ -76,24 +77,36 @@ describe.each<Resource>(['contracts', 'invoices'])('the %s export', (resource) =
 });
 
 describe('concurrent exports', () => {
-  it('runs at most two at once per instance and answers the third 503 EXPORTS_BUSY, then recovers', async () => {
-    let open = 0;
-    const slow = (real: RecordStore): RecordStore => ({
-      ...real,
-      async *stream(scope, query) {
-        open++;
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        yield* real.stream(scope, query);
-      },
-    });
-    const deps = depsWith({}, slow);
-    const answers = await Promise.all([0, 1, 2].map(async () => handleSummary(CONTRACTS, await exportRequest('contracts'), deps)));
+  const slow = (real: RecordStore, opened: { count: number }): RecordStore => ({
+    ...real,
+    async *stream(scope, query, meter) {
+      opened.count++;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      yield* real.stream(scope, query, meter);
+    },
+  });
+
+  it('runs one export per client at once: a second waits briefly for its slot, then answers 503 EXPORTS_BUSY, and recovers', async () => {
+    const opened = { count: 0 };
+    const deps = { ...depsWith({}, (real) => slow(real, opened)), exportSlots: createExportSlots({ total: 2, perClient: 1, waitMs: 50 }) };
+    const answers = await Promise.all([0, 1].map(async () => handleSummary(CONTRACTS, await exportRequest('contracts'), deps)));
     const statuses = answers.map((answer) => answer.status).sort();
-    expect(statuses).toEqual([200, 200, 503]);
+    expect(statuses).toEqual([200, 503]);
     const busy = answers.find((answer) => answer.status === 503)!;
     expect(JSON.parse(busy.body as string)).toMatchObject({ code: 'EXPORTS_BUSY' });
     expect(busy.headers['Retry-After']).toMatch(/^\d+$/);
-    expect(open).toBe(2);
+    expect(opened.count).toBe(1);
     expect((await handleSummary(CONTRACTS, await exportRequest('contracts'), deps)).status).toBe(200);
+  });
+
+  it('serves a second client while the first one exports', async () => {
+    const opened = { count: 0 };
+    const deps = { ...depsWith({}, (real) => slow(real, opened)), exportSlots: createExportSlots({ total: 2, perClient: 1, waitMs: 50 }) };
+    const answers = await Promise.all([
+      handleSummary(CONTRACTS, await exportRequest('contracts'), deps),
+      handleSummary(CONTRACTS, await exportRequest('contracts', 'fabrikam-full'), deps),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(opened.count).toBe(2);
   });
 });

@@ -3,7 +3,7 @@ import { BulkOperationType } from '@azure/cosmos';
 import { DATAPOINTS, type RoleDatapoints } from '../../shared/access/datapoints.js';
 import { int32, money, oneOf, text, timestamp } from '../../shared/model/fields.js';
 import { textRule } from '../../shared/model/member-rules.js';
-import { defineResource } from '../../shared/model/resource-definition.js';
+import { defineResource, partitionKeyOf } from '../../shared/model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../../shared/model/resources.js';
 import { ensureContainers } from '../../shared/store/ensure-containers.js';
 import { buildOpenApi } from '../../openapi/build-openapi.js';
@@ -97,7 +97,7 @@ beforeAll(async () => {
   try {
     await ensureContainers(client, [SUPPLIERS]);
     await client.database(DATABASE_ID).container(SUPPLIERS.containerId).items.executeBulkOperations(
-      DOCUMENTS.map((document) => ({ operationType: BulkOperationType.Upsert, partitionKey: document.tenantId, resourceBody: document })),
+      DOCUMENTS.map((document) => ({ operationType: BulkOperationType.Upsert, partitionKey: partitionKeyOf(document), resourceBody: document })),
     );
   } finally {
     client.dispose();

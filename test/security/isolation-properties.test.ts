@@ -154,7 +154,7 @@ describe('Draft contracts, for a caller without Data.Read.Drafts', () => {
     const counted = await startTestService({
       store: (real) => ({
         count: (scope, query) => (storeCalls++, real.count(scope, query)),
-        list: (scope, query, skip, take) => (storeCalls++, real.list(scope, query, skip, take)),
+        page: (scope, query, request) => (storeCalls++, real.page(scope, query, request)),
         stream: (scope, query) => (storeCalls++, real.stream(scope, query)),
       }),
     });

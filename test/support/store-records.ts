@@ -12,7 +12,7 @@ export function storeRecords(resource: string, tenant: string): Promise<Doc[]> {
   if (!pending) {
     const client = directStore();
     pending = client.database(DATABASE_ID).container(resourceNamed(resource).containerId).items
-      .query<Doc>({ query: 'SELECT * FROM c WHERE c.tenantId = @t', parameters: [{ name: '@t', value: tenant }] }, { partitionKey: tenant })
+      .query<Doc>({ query: 'SELECT * FROM c WHERE c.tenantId = @t', parameters: [{ name: '@t', value: tenant }] }, { partitionKey: [tenant] })
       .fetchAll()
       .then((result) => result.resources)
       .finally(() => client.dispose());

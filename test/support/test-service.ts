@@ -9,6 +9,7 @@ import { cacheVerifiedTokens } from '../../shared/auth/cache-verified-tokens.js'
 import { createJsonLogger } from '../../shared/http/request-log-entry.js';
 import { RESOURCES } from '../../shared/model/resources.js';
 import type { RecordStore } from '../../shared/store/record-store.js';
+import type { PageCursors } from '../../shared/store/page-cursors.js';
 import type { SummaryDeps } from '../../shared/http/create-summary-deps.js';
 import { startIdentityProvider, type IdentityProvider } from '../../dev/identity-provider.js';
 import { startService } from '../../dev/start-service.js';
@@ -21,6 +22,8 @@ export interface TestServiceOptions {
   readonly verifier?: TokenVerifierOptions;
   /** Wraps the real Cosmos store (fault injection at the seam). */
   readonly store?: (real: RecordStore) => RecordStore;
+  /** Wraps the real page cursors (fault injection, counting). */
+  readonly cursors?: (real: PageCursors) => PageCursors;
   /** Start no identity provider: use this authority instead (for an unreachable one). */
   readonly authority?: string;
   /** The resources the service serves (default: the service's own) and the datapoints that gate them. */
@@ -54,7 +57,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     log: createJsonLogger((line) => logs.push(line), (line) => logs.push(line)),
     ...(options.datapoints ? { allowlist: buildAllowlist(options.datapoints, options.resources ?? RESOURCES) } : {}),
   });
-  const deps = options.store ? { ...base, store: options.store(base.store) } : base;
+  const deps = {
+    ...base,
+    ...(options.store ? { store: options.store(base.store) } : {}),
+    ...(options.cursors ? { cursors: options.cursors(base.cursors) } : {}),
+  };
   const service = await startService({
     registrations: summaryFunctions(options.resources ?? RESOURCES, deps),
     subscriptionKeys: identities.subscriptionKeys,

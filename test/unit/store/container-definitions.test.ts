@@ -9,7 +9,7 @@ describe('containerDefinition', () => {
   it.each(named)('names the %s container after the definition and partitions it by tenant', (_name, resource) => {
     const definition = containerDefinition(resource);
     expect(definition.id).toBe(resource.containerId);
-    expect(definition.partitionKey).toEqual({ paths: ['/tenantId'], kind: 'Hash', version: 2 });
+    expect(definition.partitionKey).toEqual({ paths: ['/tenantId', '/id'], kind: 'MultiHash', version: 2 });
   });
 
   it.each(named)('has (field, id) composite indexes in both directions for every sortable %s field', (_name, resource) => {

@@ -1,0 +1,17 @@
+import { createCosmosClient, type CosmosClientOptions } from './create-cosmos-client.js';
+import { createCosmosRecordStore } from './cosmos-record-store.js';
+import { createCosmosPageCursors, type PageCursors } from './page-cursors.js';
+import type { RecordStore } from './record-store.js';
+
+/** The record store and the page cursors, over one Cosmos client (one connection pool). */
+export interface CosmosStores {
+  readonly store: RecordStore;
+  readonly cursors: PageCursors;
+}
+
+/** Builds both stores on one client; `timeoutMs` is the deadline of one store call. */
+export function createCosmosStores(options: CosmosClientOptions & { readonly timeoutMs: number }): CosmosStores {
+  const { timeoutMs, ...clientOptions } = options;
+  const client = createCosmosClient(clientOptions);
+  return { store: createCosmosRecordStore(client, { timeoutMs }), cursors: createCosmosPageCursors(client) };
+}
