@@ -1,5 +1,5 @@
 metadata name = 'Cosmos DB account'
-metadata description = 'A Cosmos DB for NoSQL account with key (local) auth disabled, the summary database and its containers exactly as the service defines them (generated/cosmos-containers.json, written from shared/store/container-definitions.ts), and the built-in Data Reader role on that database for the function app identities.'
+metadata description = 'A Cosmos DB for NoSQL account with key (local) auth disabled, the summary database and its containers exactly as the service defines them (generated/cosmos-containers.json, written from shared/store/container-definitions.ts), the built-in Data Reader role on that database for the function app identities, and the built-in Data Contributor role on the page-cursor container only.'
 
 @description('Required. Name of the account (3-44 lower-case letters, digits and hyphens).')
 @minLength(3)
@@ -18,12 +18,16 @@ param serverless bool = true
 @description('Required. Principal ids of the function app identities that read the data.')
 param readerPrincipalIds string[]
 
-// The one definition of the containers (partition key /tenantId, a composite index per sortable
-// field in both directions), generated from the code by `npm run infra:containers`.
+// The one definition of the containers (resources: hierarchical partition key /tenantId then /id,
+// a composite index per sortable field in both directions; page cursors: /tenantId with a TTL),
+// generated from the code by `npm run infra:containers`.
 var definition = loadJsonContent('../generated/cosmos-containers.json')
 
 // Built-in "Cosmos DB Built-in Data Reader" (data plane): read items, query, read metadata. No write.
 var dataReaderRoleDefinitionId = '00000000-0000-0000-0000-000000000001'
+
+// Built-in "Cosmos DB Built-in Data Contributor": the service writes its page cursors, and nothing else.
+var dataContributorRoleDefinitionId = '00000000-0000-0000-0000-000000000002'
 
 resource account 'Microsoft.DocumentDB/databaseAccounts@2024-05-15' = {
   name: name
@@ -68,11 +72,11 @@ resource containers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containe
   parent: database
   name: container.id
   properties: {
-    resource: {
+    resource: union({
       id: container.id
       partitionKey: container.partitionKey
       indexingPolicy: container.indexingPolicy
-    }
+    }, contains(container, 'defaultTtl') ? { defaultTtl: container.defaultTtl } : {})
   }
 }]
 
@@ -84,6 +88,19 @@ resource dataReaders 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2
     roleDefinitionId: '${account.id}/sqlRoleDefinitions/${dataReaderRoleDefinitionId}'
     scope: '${account.id}/dbs/${definition.databaseId}'
   }
+}]
+
+resource cursorWriters 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-05-15' = [for principalId in readerPrincipalIds: {
+  parent: account
+  name: guid(account.id, definition.databaseId, definition.pageCursorsContainerId, principalId, dataContributorRoleDefinitionId)
+  properties: {
+    principalId: principalId
+    roleDefinitionId: '${account.id}/sqlRoleDefinitions/${dataContributorRoleDefinitionId}'
+    scope: '${account.id}/dbs/${definition.databaseId}/colls/${definition.pageCursorsContainerId}'
+  }
+  dependsOn: [
+    containers
+  ]
 }]
 
 @description('Resource id of the account.')

@@ -9,6 +9,7 @@ import { readJsonBody } from './read-json-body.js';
 import { respondJson } from './respond-json.js';
 import { respondParquet } from './respond-parquet.js';
 import { errorResponse } from './error-response.js';
+import { compressResponse } from './compress-response.js';
 import type { HttpResult } from './output-stage.js';
 import type { SummaryDeps } from './create-summary-deps.js';
 
@@ -20,7 +21,7 @@ const OUTPUT_STAGES = { json: respondJson, parquet: respondParquet } as const;
  * The request pipeline of both summary operations, in one place:
  * request id → credentials (before anything about the request is looked at) → Accept → body →
  * filters (checked against the caller's view) → store → output stage (JSON page or Parquet
- * export, chosen by Accept) → one log line.
+ * export, chosen by Accept) → content coding of JSON answers (Accept-Encoding) → one log line.
  * Every failure is an ApiError answered as problem+json; anything else is a 500 INTERNAL.
  */
 export async function handleSummary(resource: ResourceDefinition, request: HttpRequest, deps: SummaryDeps): Promise<HttpResult> {
@@ -47,6 +48,7 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
     code = problem.code;
     result = problem;
   }
+  result = await compressResponse(result, request.headers.get('accept-encoding'));
   deps.log.request({
     requestId,
     operation: `${resource.name}.summary`,

@@ -156,6 +156,29 @@ describe('the API policy', () => {
   });
 });
 
+describe('the API policy, exports', () => {
+  it('keys Parquet exports on subscription and client, only after the token is validated', () => {
+    const inbound = child(apiPolicy, 'inbound');
+    const names = inbound.children.map((element) => element.attributes.name ?? element.name);
+    expect(names.indexOf('exportKey')).toBeGreaterThan(names.indexOf('validate-jwt'));
+    const [jwt] = findAll(inbound, 'validate-jwt');
+    expect(jwt!.attributes['output-token-variable-name']).toBe('jwt');
+    const key = inbound.children.find((element) => element.attributes.name === 'exportKey')!.attributes.value!;
+    expect(key).toContain('application/vnd.apache.parquet');
+    expect(key).toContain('context.Subscription.Id');
+    expect(key).toContain('((Jwt)context.Variables["jwt"]).Claims.GetValueOrDefault("azp"');
+  });
+
+  it('lets one export per key run at once, and forwards everything else unlimited', () => {
+    const backend = child(apiPolicy, 'backend');
+    const [limit, ...others] = findAll(backend, 'limit-concurrency');
+    expect(others).toEqual([]);
+    expect(limit!.attributes).toEqual({ key: '@((string)context.Variables["exportKey"])', 'max-count': '1' });
+    expect(limit!.children.map((element) => element.name)).toEqual(['forward-request']);
+    expect(findAll(backend, 'forward-request')).toHaveLength(2);
+  });
+});
+
 describe('the product policy', () => {
   it('rate-limits per subscription', () => {
     const [limit, ...others] = findAll(productPolicy, 'rate-limit-by-key');

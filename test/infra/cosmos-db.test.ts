@@ -77,9 +77,7 @@ describe('the Cosmos DB Bicep module', () => {
     const [containers] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers');
     expect(containers?.loop?.text).toMatch(/^\[for container in definition\.containers:/);
     const resource = at(containers?.body, 'properties', 'resource');
-    expect(at(resource, 'id')?.text).toBe('container.id');
-    expect(at(resource, 'partitionKey')?.text).toBe('container.partitionKey');
-    expect(at(resource, 'indexingPolicy')?.text).toBe('container.indexingPolicy');
+    expect(resource?.text).toMatch(/^union\(\{\s*id: container\.id\s*partitionKey: container\.partitionKey\s*indexingPolicy: container\.indexingPolicy\s*\}, contains\(container, 'defaultTtl'\) \? \{ defaultTtl: container\.defaultTtl \} : \{\}\)$/);
   });
 
   it('disables key (local) auth', () => {
@@ -88,9 +86,14 @@ describe('the Cosmos DB Bicep module', () => {
     expect(at(account?.body, 'properties', 'disableKeyBasedMetadataWriteAccess')?.text).toBe('true');
   });
 
-  it('grants the built-in Data Reader role (data plane) on the database, and no other role', () => {
-    const [readers, ...others] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+  it('grants the built-in Data Reader role (data plane) on the database, Data Contributor on the page cursors only, and no other role', () => {
+    const [readers, writers, ...others] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
     expect(others).toEqual([]);
+    expect(writers?.loop?.text).toMatch(/^\[for principalId in readerPrincipalIds:/);
+    expect(literalString(assignedValue(declaration(cosmos, 'variable_declaration', 'dataContributorRoleDefinitionId')))).toBe('00000000-0000-0000-0000-000000000002');
+    expect(at(writers?.body, 'properties', 'roleDefinitionId')?.text).toBe("'${account.id}/sqlRoleDefinitions/${dataContributorRoleDefinitionId}'");
+    expect(at(writers?.body, 'properties', 'scope')?.text).toBe("'${account.id}/dbs/${definition.databaseId}/colls/${definition.pageCursorsContainerId}'");
+    expect((JSON.parse(committed) as { pageCursorsContainerId: string }).pageCursorsContainerId).toBe('pageCursors');
     expect(readers?.loop?.text).toMatch(/^\[for principalId in readerPrincipalIds:/);
     expect(literalString(assignedValue(declaration(cosmos, 'variable_declaration', 'dataReaderRoleDefinitionId')))).toBe('00000000-0000-0000-0000-000000000001');
     expect(at(readers?.body, 'properties', 'roleDefinitionId')?.text).toBe("'${account.id}/sqlRoleDefinitions/${dataReaderRoleDefinitionId}'");
