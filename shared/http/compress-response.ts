@@ -58,7 +58,7 @@ export async function compressResponse(result: HttpResult, acceptEncoding: strin
   const coding = negotiateEncoding(acceptEncoding);
   if (coding === 'identity' || body.byteLength < MIN_COMPRESSED_BYTES) return { ...result, headers, body };
   const compressed = coding === 'br'
-    // Quality 4: most of brotli's gain on JSON at a fraction of the default 11's time (measured, docs/performance.md).
+    // Quality 4, not the default 11 (tuned for static assets compressed once): this is a request path (docs/performance.md).
     ? await brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
     : await gzipAsync(body, { level: 6 });
   return { ...result, headers: { ...headers, 'Content-Encoding': coding }, body: compressed };
