@@ -99,6 +99,24 @@ describe('concurrent exports', () => {
     expect((await handleSummary(CONTRACTS, await exportRequest('contracts'), deps)).status).toBe(200);
   });
 
+  it('never answers EXPORTS_BUSY to a client exporting one after another while another client hammers', async () => {
+    const deps = { ...depsWith({}, (real) => slow(real, { count: 0 })), exportSlots: createExportSlots({ total: 2, perClient: 1, waitMs: 100 }) };
+    let done = false;
+    const hammered: number[] = [];
+    const hammer = async () => {
+      while (!done) hammered.push((await handleSummary(CONTRACTS, await exportRequest('contracts'), deps)).status);
+    };
+    const hammers = [hammer(), hammer(), hammer(), hammer()];
+    const sequential: number[] = [];
+    for (let i = 0; i < 4; i++) sequential.push((await handleSummary(CONTRACTS, await exportRequest('contracts', 'fabrikam-full'), deps)).status);
+    done = true;
+    await Promise.all(hammers);
+    expect(sequential).toEqual([200, 200, 200, 200]);
+    // The hammering client did run into its own limit (so the test had contention to show).
+    expect(hammered).toContain(503);
+    expect(hammered).toContain(200);
+  });
+
   it('serves a second client while the first one exports', async () => {
     const opened = { count: 0 };
     const deps = { ...depsWith({}, (real) => slow(real, opened)), exportSlots: createExportSlots({ total: 2, perClient: 1, waitMs: 50 }) };
