@@ -37,6 +37,15 @@ param uatBackendApiKeys string
 @description('Optional. Service limits; an omitted one keeps the service default.')
 param serviceLimits serviceLimitsType = {}
 
+@description('Optional. IP addresses or CIDR ranges allowed to Cosmos DB and Key Vault besides the function app\'s own outbound addresses (for example an operator network); the storage account is firewalled only when storageAllowedIpAddresses is given.')
+param additionalAllowedIpAddresses string[] = []
+
+@description('Optional. IP addresses or CIDR ranges allowed to the storage account; empty leaves it reachable from anywhere with identity-only access (the pipeline uploads packages from GitHub\'s runners). See docs/deploy.md.')
+param storageAllowedIpAddresses string[] = []
+
+@description('Required. Object id of the uat environment\'s deployment identity: the only principal that uploads deployment packages.')
+param packageUploaderPrincipalId string
+
 @description('Required. Publisher of the API Management instance.')
 param apiManagementPublisher apiManagementPublisherType
 
@@ -106,6 +115,7 @@ module apiManagementService 'modules/api-management-service.bicep' = {
     tags: allTags
     sku: apiManagementSku
     publisher: apiManagementPublisher
+    logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
   }
 }
 
@@ -128,8 +138,12 @@ module functionApp 'modules/function-app.bicep' = {
     appServicePlanId: appServicePlan.outputs.resourceId
     gatewayIpAddresses: apiManagementService.outputs.publicIpAddresses
     slotName: slotName
+    logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
   }
 }
+
+// The addresses the function app (both slots) reaches its data stores from.
+var dataStoreAllowedIpAddresses = union(split(functionApp.outputs.possibleOutboundIpAddresses, ','), additionalAllowedIpAddresses)
 
 module storageAccount 'modules/storage-account.bicep' = {
   name: 'storage-account'
@@ -141,10 +155,13 @@ module storageAccount 'modules/storage-account.bicep' = {
       functionApp.outputs.principalId
       functionApp.outputs.slotPrincipalId
     ]
-    // The identity running this deployment (the pipeline) uploads the packages afterwards.
+    // The uat environment's pipeline identity uploads the packages (not the identity deploying
+    // this template, which the production environment holds).
     packageWriterPrincipalIds: [
-      deployer().objectId
+      packageUploaderPrincipalId
     ]
+    allowedIpAddresses: storageAllowedIpAddresses
+    logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
   }
 }
 
@@ -154,6 +171,8 @@ module keyVault 'modules/key-vault.bicep' = {
     name: names.keyVault
     location: location
     tags: allTags
+    allowedIpAddresses: dataStoreAllowedIpAddresses
+    logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
   }
 }
 
@@ -192,6 +211,8 @@ module cosmosDbAccount 'modules/cosmos-db-account.bicep' = {
       functionApp.outputs.principalId
       functionApp.outputs.slotPrincipalId
     ]
+    allowedIpAddresses: dataStoreAllowedIpAddresses
+    logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
   }
 }
 
@@ -214,6 +235,18 @@ module functionAppSettings 'modules/function-app-settings.bicep' = {
   }
 }
 
+module applicationInsightsPublishers 'modules/application-insights-publishers.bicep' = {
+  name: 'application-insights-publishers'
+  params: {
+    applicationInsightsName: applicationInsights.outputs.name
+    publisherPrincipalIds: [
+      functionApp.outputs.principalId
+      functionApp.outputs.slotPrincipalId
+      apiManagementService.outputs.principalId
+    ]
+  }
+}
+
 module apiManagementApi 'modules/api-management-api.bicep' = {
   name: 'api-management-api'
   params: {
@@ -227,6 +260,8 @@ module apiManagementApi 'modules/api-management-api.bicep' = {
     entraTenantId: entraTenantId
     apiAppId: apiAppId
     rateLimit: rateLimit
+    clientRegistry: clientRegistry
+    uatClientRegistry: uatClientRegistry
     applicationInsightsResourceId: applicationInsights.outputs.resourceId
     applicationInsightsConnectionString: applicationInsights.outputs.connectionString
   }
@@ -242,8 +277,8 @@ output gatewayBaseUrl string = apiManagementApi.outputs.baseUrl
 @description('Name of the API Management instance.')
 output apiManagementName string = apiManagementService.outputs.name
 
-@description('Name of the UAT subscription of the summary product; the smoke test reads its key with listSecrets.')
-output uatSubscriptionName string = apiManagementApi.outputs.uatSubscriptionName
+@description('UAT subscription name of each UAT client application, by client id; the smoke test reads its client\'s key with listSecrets.')
+output uatSubscriptionNames object = apiManagementApi.outputs.uatSubscriptionNames
 
 @description('Name of the function app (its production slot).')
 output functionAppName string = functionApp.outputs.name

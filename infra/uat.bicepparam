@@ -15,6 +15,8 @@ param backendApiKeys = readEnvironmentVariable('SUMMARY_BACKEND_API_KEYS')
 
 param uatBackendApiKeys = readEnvironmentVariable('SUMMARY_UAT_BACKEND_API_KEYS')
 
+param packageUploaderPrincipalId = readEnvironmentVariable('SUMMARY_UAT_DEPLOYER_PRINCIPAL_ID')
+
 param apiManagementPublisher = {
   name: 'Contracts and Invoices Summary team'
   email: readEnvironmentVariable('SUMMARY_PUBLISHER_EMAIL')

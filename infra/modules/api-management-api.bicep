@@ -1,7 +1,7 @@
 metadata name = 'Summary API in API Management'
-metadata description = 'The summary API imported from openapi/openapi.json under a path of the gateway, its policies (policies/*.xml), the named values they use, the two function app backends (production slot and uat slot), a product that requires a subscription, the UAT subscription, and diagnostics that log neither headers nor bodies.'
+metadata description = 'The summary API imported from openapi/openapi.json under a path of the gateway, its policies (policies/*.xml), the named values they use, the two function app backends (production slot and uat slot), two products that require a subscription (production callers, UAT callers), one subscription per registered client application in each, and diagnostics that log neither headers nor bodies.'
 
-import { rateLimitType } from '../types.bicep'
+import { clientRegistryType, rateLimitType } from '../types.bicep'
 
 @description('Required. Name of the existing API Management instance.')
 param serviceName string
@@ -30,14 +30,17 @@ param entraTenantId string
 @description('Required. Application (client) id of this API\'s app registration: the audience of the access tokens.')
 param apiAppId string
 
-@description('Optional. Calls allowed per subscription and renewal period.')
+@description('Optional. Calls allowed per subscription and client application, and renewal period.')
 param rateLimit rateLimitType = {
   calls: 600
   renewalPeriodSeconds: 60
 }
 
-@description('Optional. Name of the UAT subscription; its callers are routed to the uat slot.')
-param uatSubscriptionName string = 'summary-uat'
+@description('Required. Client applications of the production slot (client id to data tenant): each gets a subscription of its own to the production product.')
+param clientRegistry clientRegistryType
+
+@description('Required. Client applications of the uat slot: each gets a subscription of its own to the UAT product, whose callers are routed to the uat slot.')
+param uatClientRegistry clientRegistryType
 
 @description('Required. Resource id of Application Insights.')
 param applicationInsightsResourceId string
@@ -50,10 +53,14 @@ var plainNamedValues = {
   'entra-authority-host': authorityHost
   'entra-tenant-id': entraTenantId
   'summary-api-app-id': apiAppId
-  'uat-subscription-id': uatSubscriptionName
+  'uat-product-id': uatProductName
   'rate-limit-calls': string(rateLimit.calls)
   'rate-limit-renewal-period': string(rateLimit.renewalPeriodSeconds)
 }
+
+// One subscription per client, per product: a client's key can be revoked, and its limits
+// counted, on their own.
+var uatProductName = 'summary-uat'
 
 // Neither headers nor bodies are logged: they carry tokens, keys and tenant data.
 var nothingLogged = {
@@ -184,16 +191,16 @@ resource product 'Microsoft.ApiManagement/service/products@2024-05-01' = {
   }
 }
 
-resource productPolicy 'Microsoft.ApiManagement/service/products/policies@2024-05-01' = {
-  parent: product
-  name: 'policy'
+resource uatProduct 'Microsoft.ApiManagement/service/products@2024-05-01' = {
+  parent: service
+  name: uatProductName
   properties: {
-    format: 'xml'
-    value: loadTextContent('../policies/summary-product.xml')
+    displayName: 'Contracts and Invoices Summary (UAT)'
+    description: 'The UAT deployment of the summary API. Every call needs a subscription key, an Entra ID access token with the Data.Read app role, and a backend API key.'
+    subscriptionRequired: true
+    approvalRequired: true
+    state: 'published'
   }
-  dependsOn: [
-    plainValues
-  ]
 }
 
 resource productApi 'Microsoft.ApiManagement/service/products/apis@2024-05-01' = {
@@ -201,16 +208,32 @@ resource productApi 'Microsoft.ApiManagement/service/products/apis@2024-05-01' =
   name: api.name
 }
 
-resource uatSubscription 'Microsoft.ApiManagement/service/subscriptions@2024-05-01' = {
+resource uatProductApi 'Microsoft.ApiManagement/service/products/apis@2024-05-01' = {
+  parent: uatProduct
+  name: api.name
+}
+
+resource clientSubscriptions 'Microsoft.ApiManagement/service/subscriptions@2024-05-01' = [for client in items(clientRegistry): {
   parent: service
-  name: uatSubscriptionName
+  name: 'client-${client.key}'
   properties: {
-    displayName: 'UAT'
+    displayName: 'Client ${client.key} (${client.value})'
     scope: '/products/${product.name}'
     state: 'active'
     allowTracing: false
   }
-}
+}]
+
+resource uatClientSubscriptions 'Microsoft.ApiManagement/service/subscriptions@2024-05-01' = [for client in items(uatClientRegistry): {
+  parent: service
+  name: 'uat-${client.key}'
+  properties: {
+    displayName: 'UAT client ${client.key} (${client.value})'
+    scope: '/products/${uatProduct.name}'
+    state: 'active'
+    allowTracing: false
+  }
+}]
 
 resource logger 'Microsoft.ApiManagement/service/loggers@2024-05-01' = {
   parent: service
@@ -218,8 +241,10 @@ resource logger 'Microsoft.ApiManagement/service/loggers@2024-05-01' = {
   properties: {
     loggerType: 'applicationInsights'
     resourceId: applicationInsightsResourceId
+    // The gateway's managed identity authenticates the ingestion (local auth is disabled).
     credentials: {
       connectionString: applicationInsightsConnectionString
+      identityClientId: 'SystemAssigned'
     }
   }
 }
@@ -257,5 +282,5 @@ output apiName string = api.name
 @description('Name of the product.')
 output productName string = product.name
 
-@description('Name of the UAT subscription (its keys are read with the listSecrets action).')
-output uatSubscriptionName string = uatSubscription.name
+@description('Name of the UAT subscription of each UAT client application, by client id (keys are read with the listSecrets action).')
+output uatSubscriptionNames object = toObject(items(uatClientRegistry), client => client.key, client => 'uat-${client.key}')

@@ -22,6 +22,9 @@ param capacity int = 1
 @description('Required. Publisher shown by the instance.')
 param publisher apiManagementPublisherType
 
+@description('Required. Resource id of the Log Analytics workspace that receives this resource\'s logs.')
+param logAnalyticsWorkspaceId string
+
 resource service 'Microsoft.ApiManagement/service@2024-05-01' = {
   name: name
   location: location
@@ -30,9 +33,28 @@ resource service 'Microsoft.ApiManagement/service@2024-05-01' = {
     name: sku
     capacity: capacity
   }
+  // Its identity sends the gateway's telemetry to Application Insights (local auth is disabled there).
+  identity: {
+    type: 'SystemAssigned'
+  }
   properties: {
     publisherName: publisher.name
     publisherEmail: publisher.email
+  }
+}
+
+
+resource serviceDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'logs'
+  scope: service
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logs: [
+      {
+        category: 'GatewayLogs'
+        enabled: true
+      }
+    ]
   }
 }
 
@@ -47,3 +69,6 @@ output gatewayUrl string = service.properties.gatewayUrl
 
 @description('Public IP addresses the gateway calls backends from.')
 output publicIpAddresses string[] = service.properties.publicIPAddresses
+
+@description('Principal id of the instance\'s system-assigned identity.')
+output principalId string = service.identity.principalId

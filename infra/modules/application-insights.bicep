@@ -23,6 +23,10 @@ resource component 'Microsoft.Insights/components@2020-02-02' = {
     WorkspaceResourceId: workspaceResourceId
     IngestionMode: 'LogAnalytics'
     DisableIpMasking: false
+    // No ingestion with the instrumentation key alone: senders authenticate with Entra ID (the
+    // function app slots and the gateway, each with its managed identity), so the connection
+    // string in the app settings is no secret.
+    DisableLocalAuth: true
   }
 }
 

@@ -18,6 +18,12 @@ param serverless bool = true
 @description('Required. Principal ids of the function app identities that read the data.')
 param readerPrincipalIds string[]
 
+@description('Required. IP addresses or CIDR ranges allowed through the firewall (the function app\'s outbound addresses, and any the platform engineers add); everything else is denied.')
+param allowedIpAddresses string[]
+
+@description('Required. Resource id of the Log Analytics workspace that receives this resource\'s logs.')
+param logAnalyticsWorkspaceId string
+
 // The one definition of the containers (resources: hierarchical partition key /tenantId then /id,
 // a composite index per sortable field in both directions; page cursors: /tenantId with a TTL),
 // generated from the code by `npm run infra:containers`.
@@ -54,7 +60,13 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-05-15' = {
     disableLocalAuth: true
     disableKeyBasedMetadataWriteAccess: true
     minimalTlsVersion: 'Tls12'
+    // Public endpoint, firewalled: only the allowed addresses reach the data plane (a private
+    // endpoint is the stronger option; see docs/deploy.md).
     publicNetworkAccess: 'Enabled'
+    ipRules: map(allowedIpAddresses, address => {
+      ipAddressOrRange: address
+    })
+    isVirtualNetworkFilterEnabled: false
   }
 }
 
@@ -102,6 +114,29 @@ resource cursorWriters 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments
     containers
   ]
 }]
+
+
+resource accountDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'logs'
+  scope: account
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logs: [
+      {
+        category: 'DataPlaneRequests'
+        enabled: true
+      }
+      {
+        category: 'QueryRuntimeStatistics'
+        enabled: true
+      }
+      {
+        category: 'ControlPlaneRequests'
+        enabled: true
+      }
+    ]
+  }
+}
 
 @description('Resource id of the account.')
 output resourceId string = account.id

@@ -82,6 +82,8 @@ var uatSlotSettings = {
 var platformSettings = {
   FUNCTIONS_EXTENSION_VERSION: '~4'
   APPLICATIONINSIGHTS_CONNECTION_STRING: applicationInsightsConnectionString
+  // Ingestion with the slot's managed identity: Application Insights has local auth disabled.
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD'
   WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID: 'SystemAssigned'
 }
 

@@ -21,6 +21,9 @@ param gatewayIpAddresses string[]
 @description('Optional. Name of the deployment slot new packages are deployed to and tested in before the swap.')
 param slotName string = 'uat'
 
+@description('Required. Resource id of the Log Analytics workspace that receives this resource\'s logs.')
+param logAnalyticsWorkspaceId string
+
 // Only the gateway may call the functions (it also sends the function key). The ApiManagement
 // service tag would not do: it covers the management plane, not the gateway's outbound address.
 var gatewayAccessRules = [for (ipAddress, index) in gatewayIpAddresses: {
@@ -40,10 +43,11 @@ var siteConfig = {
   preWarmedInstanceCount: 1
   ipSecurityRestrictions: gatewayAccessRules
   ipSecurityRestrictionsDefaultAction: 'Deny'
-  // The deployment endpoint (Kudu) keeps its own rules: the pipeline reaches it from GitHub's
-  // runners with an Entra token; basic (publishing-profile) credentials are disabled below.
+  // The deployment endpoint (Kudu) is closed to everyone: the pipeline deploys through the
+  // management plane (a package URL in an app setting), never through Kudu, and basic
+  // (publishing-profile) credentials are disabled below.
   scmIpSecurityRestrictionsUseMain: false
-  scmIpSecurityRestrictionsDefaultAction: 'Allow'
+  scmIpSecurityRestrictionsDefaultAction: 'Deny'
 }
 
 resource functionApp 'Microsoft.Web/sites@2023-12-01' = {
@@ -99,6 +103,35 @@ resource slotBasicAuthDisabled 'Microsoft.Web/sites/slots/basicPublishingCredent
   }
 }]
 
+
+resource functionAppDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'logs'
+  scope: functionApp
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logs: [
+      {
+        category: 'FunctionAppLogs'
+        enabled: true
+      }
+    ]
+  }
+}
+
+resource slotDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'logs'
+  scope: uatSlot
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logs: [
+      {
+        category: 'FunctionAppLogs'
+        enabled: true
+      }
+    ]
+  }
+}
+
 @description('Resource id of the function app.')
 output resourceId string = functionApp.id
 
@@ -119,3 +152,6 @@ output defaultHostName string = functionApp.properties.defaultHostName
 
 @description('Host name of the uat slot.')
 output slotDefaultHostName string = uatSlot.properties.defaultHostName
+
+@description('Outbound IP addresses the app may use (comma separated): the data stores admit these.')
+output possibleOutboundIpAddresses string = functionApp.properties.possibleOutboundIpAddresses

@@ -12,6 +12,12 @@ param location string = resourceGroup().location
 @description('Optional. Tags of the vault.')
 param tags object = {}
 
+@description('Required. IP addresses or CIDR ranges allowed through the firewall (the function app\'s outbound addresses, and any the platform engineers add); everything else is denied.')
+param allowedIpAddresses string[]
+
+@description('Required. Resource id of the Log Analytics workspace that receives this resource\'s logs.')
+param logAnalyticsWorkspaceId string
+
 resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
   name: name
   location: location
@@ -27,10 +33,30 @@ resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
     softDeleteRetentionInDays: 90
     enablePurgeProtection: true
     publicNetworkAccess: 'Enabled'
+    // Firewalled: the function app's outbound addresses resolve the Key Vault references; Azure
+    // Resource Manager writes the secrets during deployment (trusted services).
     networkAcls: {
-      defaultAction: 'Allow'
+      defaultAction: 'Deny'
       bypass: 'AzureServices'
+      ipRules: map(allowedIpAddresses, address => {
+        value: address
+      })
     }
+  }
+}
+
+
+resource vaultDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'logs'
+  scope: vault
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logs: [
+      {
+        category: 'AuditEvent'
+        enabled: true
+      }
+    ]
   }
 }
 

@@ -26,13 +26,11 @@ const read = (path: string) => readFileSync(path, 'utf8');
 let apiModule: BicepFile;
 let main: BicepFile;
 let apiPolicy: Element;
-let productPolicy: Element;
 
 beforeAll(async () => {
   apiModule = await parseBicepFile(join(INFRA, 'modules/api-management-api.bicep'));
   main = await parseBicepFile(join(INFRA, 'main.bicep'));
   apiPolicy = parsePolicy(read(join(INFRA, 'policies/summary-api.xml')));
-  productPolicy = parsePolicy(read(join(INFRA, 'policies/summary-product.xml')));
 });
 
 /** The policy files loaded by the API module, by the resource type that loads them. */
@@ -75,7 +73,7 @@ describe('the policy files', () => {
 
   it('are each loaded by the Bicep, and every policy file the Bicep loads exists', () => {
     const loaded = loadedPolicies();
-    expect([...loaded.keys()].sort()).toEqual(['Microsoft.ApiManagement/service/apis/policies', 'Microsoft.ApiManagement/service/products/policies']);
+    expect([...loaded.keys()].sort()).toEqual(['Microsoft.ApiManagement/service/apis/policies']);
     expect([...loaded.values()].sort()).toEqual(policyFiles);
   });
 
@@ -108,14 +106,43 @@ describe('the API policy', () => {
     expect(roles!.children.map((value) => value.text)).toEqual(['Data.Read']);
   });
 
-  it('removes the subscription key (header and query) before forwarding', () => {
+  it('refuses a subscription key in the query string before anything else, and removes the header key before forwarding', () => {
     const inbound = child(apiPolicy, 'inbound');
+    const [first] = inbound.children.filter((element) => element.name !== 'base');
+    expect(first?.name).toBe('choose');
+    const refusal = first!.children[0]!;
+    expect(refusal.attributes.condition).toBe('@(context.Request.Url.Query.ContainsKey("subscription-key"))');
+    expect(allText(child(child(refusal, 'return-response'), 'set-body'))).toContain('"INVALID_SUBSCRIPTION_KEY"');
     expect(findAll(inbound, 'set-header').filter((header) => header.attributes.name === 'Ocp-Apim-Subscription-Key').map((header) => header.attributes['exists-action'])).toEqual(['delete']);
-    expect(findAll(inbound, 'set-query-parameter').map((parameter) => parameter.attributes)).toEqual([{ name: 'subscription-key', 'exists-action': 'delete' }]);
+    expect(findAll(inbound, 'set-query-parameter')).toEqual([]);
+  });
+
+  it('requires an app-only token (idtyp app) and answers one without it as the service does, 401 INVALID_TOKEN', () => {
+    const inbound = child(apiPolicy, 'inbound');
+    const names = inbound.children.map((element) => element.name);
+    const check = inbound.children[names.indexOf('validate-jwt') + 1]!;
+    expect(check.name).toBe('choose');
+    expect(check.children[0]!.attributes.condition).toBe('@(((Jwt)context.Variables["jwt"]).Claims.GetValueOrDefault("idtyp", "") != "app")');
+    const body = allText(child(child(check.children[0]!, 'return-response'), 'set-body'));
+    expect(body).toContain('"INVALID_TOKEN"');
+    expect(body).toContain('new JProperty("status", 401)');
+  });
+
+  it('rate-limits per subscription and client application, after the token is validated', () => {
+    const inbound = child(apiPolicy, 'inbound');
+    const names = inbound.children.map((element) => element.attributes.name ?? element.name);
+    const [limit, ...others] = findAll(apiPolicy, 'rate-limit-by-key');
+    expect(others).toEqual([]);
+    expect(names.indexOf('rate-limit-by-key')).toBeGreaterThan(names.indexOf('validate-jwt'));
+    expect(limit!.attributes['counter-key']).toBe('@((string)context.Variables["client"])');
+    expect(limit!.attributes.calls).toBe('{{rate-limit-calls}}');
+    const client = inbound.children.find((element) => element.attributes.name === 'client')!;
+    expect(client.attributes.value).toBe('@(context.Subscription.Id + "/" + ((Jwt)context.Variables["jwt"]).Claims.GetValueOrDefault("azp", ""))');
+    expect(names.indexOf('client')).toBeGreaterThan(names.indexOf('validate-jwt'));
   });
 
   it('sends a function key from a named value as x-functions-key on every route to a backend', () => {
-    const branches = findAll(child(apiPolicy, 'inbound'), 'choose').flatMap((choose) => choose.children);
+    const branches = findAll(child(apiPolicy, 'inbound'), 'choose').filter((choose) => findAll(choose, 'set-backend-service').length > 0).flatMap((choose) => choose.children);
     expect(branches.length).toBe(2);
     for (const branch of branches) {
       expect(findAll(branch, 'set-backend-service')).toHaveLength(1);
@@ -129,7 +156,8 @@ describe('the API policy', () => {
     expect(inbound?.attributes.value).toContain('context.RequestId');
     expect(inbound?.attributes.value).toContain('^[A-Za-z0-9._:-]{1,128}$');
     const requestIdHeaders = (section: string) => findAll(child(apiPolicy, section), 'set-header').filter((header) => header.attributes.name === 'X-Request-ID');
-    expect(requestIdHeaders('inbound')).toHaveLength(1);
+    // One for the forwarded request, and one in each of the two answers given in inbound.
+    expect(requestIdHeaders('inbound')).toHaveLength(3);
     expect(requestIdHeaders('outbound')).toHaveLength(1);
     const onError = child(apiPolicy, 'on-error');
     for (const response of findAll(onError, 'return-response')) {
@@ -141,6 +169,8 @@ describe('the API policy', () => {
   it('answers its own errors as problem documents with the service\'s codes, statuses, titles and type URIs', () => {
     const responses = findAll(child(apiPolicy, 'on-error'), 'return-response');
     expect(responses.length).toBe(4);
+    // Answered in inbound: the query-string key and a token that is not app-only.
+    expect(findAll(child(apiPolicy, 'inbound'), 'return-response')).toHaveLength(2);
     const codes = responses.map((response) => {
       const body = allText(child(response, 'set-body'));
       const field = (name: string) => body.match(new RegExp(`new JProperty\\("${name}", "?([^")]+)"?\\)`))?.[1];
@@ -165,8 +195,7 @@ describe('the API policy, exports', () => {
     expect(jwt!.attributes['output-token-variable-name']).toBe('jwt');
     const key = inbound.children.find((element) => element.attributes.name === 'exportKey')!.attributes.value!;
     expect(key).toContain('application/vnd.apache.parquet');
-    expect(key).toContain('context.Subscription.Id');
-    expect(key).toContain('((Jwt)context.Variables["jwt"]).Claims.GetValueOrDefault("azp"');
+    expect(key).toContain('(string)context.Variables["client"]');
   });
 
   it('lets one export per key run at once, and forwards everything else unlimited', () => {
@@ -179,12 +208,9 @@ describe('the API policy, exports', () => {
   });
 });
 
-describe('the product policy', () => {
-  it('rate-limits per subscription', () => {
-    const [limit, ...others] = findAll(productPolicy, 'rate-limit-by-key');
-    expect(others).toEqual([]);
-    expect(limit!.attributes['counter-key']).toBe('@(context.Subscription.Id)');
-    expect(limit!.attributes.calls).toBe('{{rate-limit-calls}}');
+describe('the products', () => {
+  it('carry no policy of their own: every limit is in the API policy, which every subscription passes', () => {
+    expect(resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/products/policies')).toEqual([]);
   });
 });
 
@@ -206,14 +232,23 @@ describe('the API, product and subscription', () => {
     expect(read(join(ROOT, 'openapi/openapi.json')).length).toBeLessThanOrEqual(131_072);
   });
 
-  it('publish a product that requires a subscription, with the UAT subscription scoped to it', () => {
-    const [product] = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/products');
-    expect(at(product?.body, 'properties', 'subscriptionRequired')?.text).toBe('true');
-    const [subscription] = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/subscriptions');
-    expect(at(subscription?.body, 'properties', 'scope')?.text).toBe(`'/products/\${${product?.symbol}.name}'`);
-    expect(literalString(assignedValue(declaration(apiModule, 'parameter_declaration', 'uatSubscriptionName')))).toBe('summary-uat');
-    const [link] = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/products/apis');
-    expect(at(link?.body, 'parent')?.text).toBe(product?.symbol);
+  it('publish a production and a UAT product, each requiring a subscription, with one subscription per registered client', () => {
+    const products = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/products');
+    expect(products.map((product) => product.symbol)).toEqual(['product', 'uatProduct']);
+    for (const product of products) expect(at(product.body, 'properties', 'subscriptionRequired')?.text).toBe('true');
+    const subscriptions = resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/subscriptions');
+    expect(subscriptions.map((subscription) => [subscription.loop?.text.match(/^\[for client in items\((\w+)\):/)?.[1], at(subscription.body, 'properties', 'scope')?.text])).toEqual([
+      ['clientRegistry', "'/products/${product.name}'"],
+      ['uatClientRegistry', "'/products/${uatProduct.name}'"],
+    ]);
+    expect(resourcesOfType(apiModule, 'Microsoft.ApiManagement/service/products/apis').map((link) => at(link.body, 'parent')?.text)).toEqual(['product', 'uatProduct']);
+  });
+
+  it('route callers of the UAT product to the uat slot', () => {
+    const [route] = findAll(child(apiPolicy, 'inbound'), 'choose').filter((choose) => findAll(choose, 'set-backend-service').length > 0);
+    expect(route!.children[0]!.attributes.condition).toBe('@(context.Product != null && context.Product.Id == "{{uat-product-id}}")');
+    expect(findAll(route!.children[0]!, 'set-backend-service')[0]!.attributes['backend-id']).toBe('summary-function-app-uat');
+    expect(assignedValue(declaration(apiModule, 'variable_declaration', 'plainNamedValues'))?.text).toContain("'uat-product-id': uatProductName");
   });
 
   it('log neither headers nor bodies, frontend or backend', () => {

@@ -7,6 +7,7 @@ import { ROOT } from './bicep-tree.js';
 interface Step { uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string>; name?: string }
 interface Job {
   needs?: string | string[];
+  if?: string;
   environment?: string;
   permissions?: Record<string, string>;
   env?: Record<string, string>;
@@ -30,19 +31,55 @@ function documented(heading: string): string[] {
 }
 
 describe('the deployment workflow', () => {
-  it('chains test → validate → deploy infra → deploy package → smoke test → approved swap', () => {
-    expect(Object.keys(jobs)).toEqual(['test', 'validate-infra', 'deploy-infra', 'deploy-app', 'smoke-test', 'promote']);
-    expect(needsOf('validate-infra')).toEqual(['test']);
+  it('chains build → what-if → approved infrastructure → package to uat → smoke test → approved swap', () => {
+    expect(Object.keys(jobs)).toEqual(['build', 'validate-infra', 'deploy-infra', 'deploy-app', 'smoke-test', 'promote']);
+    expect(needsOf('validate-infra')).toEqual(['build']);
     expect(needsOf('deploy-infra')).toEqual(['validate-infra']);
-    expect(needsOf('deploy-app')).toEqual(['deploy-infra']);
+    expect(needsOf('deploy-app')).toEqual(['build', 'deploy-infra']);
     expect(needsOf('smoke-test')).toEqual(expect.arrayContaining(['deploy-app']));
     expect(needsOf('promote')).toEqual(expect.arrayContaining(['smoke-test']));
+    expect(Object.fromEntries(Object.entries(jobs).map(([name, job]) => [name, job.environment]))).toEqual({
+      build: undefined, 'validate-infra': 'infra-preview', 'deploy-infra': 'production', 'deploy-app': 'uat', 'smoke-test': 'uat', promote: 'production',
+    });
+  });
+
+  it('changes production (infrastructure, the swap) only in jobs of the approved production environment', () => {
+    const touchesProduction = (job: Job) => /az deployment group create|slot swap/.test(job.steps.map((step) => step.run ?? '').join('\n'));
+    const jobsTouching = Object.entries(jobs).filter(([, job]) => touchesProduction(job)).map(([name]) => name);
+    expect(jobsTouching).toEqual(['deploy-infra', 'promote']);
+    for (const name of jobsTouching) expect([name, jobs[name]!.environment]).toEqual([name, 'production']);
+    // The uat job only sets the uat slot's package.
+    expect(runOf('deploy-app')).toMatch(/az functionapp config appsettings set[\s\S]*--slot "\$SLOT_NAME"/);
+  });
+
+  it('runs npm (install scripts) only in the build job, which cannot mint an Azure token, and hands the package on', () => {
+    for (const [name, job] of Object.entries(jobs)) {
+      if (job.permissions?.['id-token'] === 'write') expect([name, /\bnpm (ci|install|i|test|run)\b/.test(job.steps.map((step) => step.run ?? '').join('\n'))]).toEqual([name, false]);
+    }
+    expect(jobs.build!.permissions).toBeUndefined();
+    expect(workflow.permissions).toEqual({ contents: 'read' });
+    const upload = jobs.build!.steps.find((step) => step.uses?.startsWith('actions/upload-artifact@'));
+    const download = jobs['deploy-app']!.steps.find((step) => step.uses?.startsWith('actions/download-artifact@'));
+    expect(upload?.with?.name).toBe('package');
+    expect(download?.with?.name).toBe('package');
+  });
+
+  it('pins every action to a full commit SHA, with its tag in a comment', () => {
+    const uses = [...source.matchAll(/^\s*-?\s*uses:\s*(\S+)(.*)$/gm)];
+    expect(uses.length).toBeGreaterThan(8);
+    for (const [, action, rest] of uses) expect([action, rest]).toEqual([expect.stringMatching(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/), expect.stringMatching(/^ # v\d+(\.\d+)*$/)]);
+  });
+
+  it('deploys from main only, whatever triggered the run', () => {
+    const signingIn = Object.entries(jobs).filter(([, job]) => job.permissions?.['id-token'] === 'write');
+    expect(signingIn.length).toBe(5);
+    for (const [name, job] of signingIn) expect([name, job.if]).toEqual([name, "github.ref == 'refs/heads/main'"]);
   });
 
   it('runs the README test command once, on Node 22', () => {
-    expect(jobs.test!.strategy).toBeUndefined();
-    expect(JSON.stringify(jobs.test!.steps)).toContain('"node-version":22');
-    expect(runOf('test')).toMatch(/npm ci[\s\S]*npm test/);
+    expect(jobs.build!.strategy).toBeUndefined();
+    expect(JSON.stringify(jobs.build!.steps)).toContain('"node-version":22');
+    expect(runOf('build')).toMatch(/npm ci[\s\S]*npm test/);
   });
 
   it('builds, lints and what-ifs the Bicep before deploying it', () => {
@@ -54,14 +91,12 @@ describe('the deployment workflow', () => {
     expect(runOf('deploy-infra')).toContain('az deployment group create');
   });
 
-  it('deploys the package to the uat slot, smoke-tests the gateway, and swaps only in the production environment', () => {
+  it('deploys the package to the uat slot, smoke-tests the gateway, and swaps in the production environment', () => {
     expect(runOf('deploy-app')).toMatch(/--slot "\$SLOT_NAME"/);
     expect(runOf('smoke-test')).toContain('node .github/scripts/smoke-test.mjs');
     expect(existsSync(join(ROOT, '.github/scripts/smoke-test.mjs'))).toBe(true);
     expect(runOf('promote')).toContain('az functionapp deployment slot swap');
     expect(jobs.promote!.environment).toBe('production');
-    for (const job of ['validate-infra', 'deploy-infra', 'deploy-app', 'smoke-test']) expect(jobs[job]!.environment).toBe('uat');
-    expect(Object.entries(jobs).filter(([, job]) => /slot swap/.test(job.steps.map((step) => step.run ?? '').join())).map(([name]) => name)).toEqual(['promote']);
   });
 
   it('signs in to Azure with OIDC only: id-token permission, federated client id, no client secret or creds', () => {
