@@ -14,7 +14,7 @@ export interface StackTarget {
  * process, so the load generator does not share its event loop; stops on the parent's 'stop'.
  */
 async function main(): Promise<void> {
-  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, settings: { LOG_REQUESTS: 'false' }, logGateway: () => {} });
+  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {} });
   const stop = async () => {
     await stack.stop();
     process.exit(0);

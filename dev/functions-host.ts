@@ -4,6 +4,9 @@ import { ApiError, echo } from '../shared/errors/api-error.js';
 import { errorResponse } from '../shared/http/error-response.js';
 import { MAX_BODY_BYTES } from '../shared/http/read-json-body.js';
 import type { FunctionRegistration } from '../shared/http/summary-function.js';
+import { validClientRequestId } from '../shared/http/request-id.js';
+import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
+import { unmatchedRequestLog } from './gateway.js';
 
 export type { FunctionRegistration };
 
@@ -16,17 +19,23 @@ export type HostListener = (request: IncomingMessage, response: ServerResponse, 
  * `HttpRequest` from the Node request, invokes the handler and writes its response. Function keys
  * are not enforced, as with Core Tools.
  */
-export function createFunctionsHost(registrations: readonly FunctionRegistration[], routePrefix = 'api'): HostListener {
+export function createFunctionsHost(registrations: readonly FunctionRegistration[], log: (entry: RequestLogEntry) => void = () => {}, routePrefix = 'api'): HostListener {
   const routes = new Map(registrations.map((registration) => [`/${routePrefix}/${registration.options.route}`, registration]));
   const operations = registrations.map((registration) => `${(registration.options.methods ?? ['GET', 'POST']).join('/')} /${routePrefix}/${registration.options.route}`).join(', ');
   return async (request, response, requestId) => {
+    const started = performance.now();
+    // What the functions answer is logged by the pipeline; what the host answers itself, here.
+    const refuse = (error: ApiError) => {
+      const bytes = sendError(response, error, requestId);
+      log(unmatchedRequestLog(requestId, validClientRequestId(request.headers['x-client-request-id'] as string | undefined) ?? null, error.status, error.code, bytes, started));
+    };
     // A fixed base: the Host header is the caller's and may not even parse as one.
     const url = new URL(request.url ?? '/', 'http://localhost');
     const registration = routes.get(url.pathname);
-    if (!registration) return sendError(response, new ApiError('NOT_FOUND', `No operation at ${echo(url.pathname)}; the operations are ${operations}.`), requestId);
+    if (!registration) return refuse(new ApiError('NOT_FOUND', `No operation at ${echo(url.pathname)}; the operations are ${operations}.`));
     const methods = (registration.options.methods ?? ['GET', 'POST']).map((method) => method.toUpperCase());
     if (!methods.includes((request.method ?? 'GET').toUpperCase())) {
-      return sendError(response, new ApiError('METHOD_NOT_ALLOWED', `Use ${methods.join(', ')} for this operation.`, { headers: { Allow: methods.join(', ') } }), requestId);
+      return refuse(new ApiError('METHOD_NOT_ALLOWED', `Use ${methods.join(', ')} for this operation.`, { headers: { Allow: methods.join(', ') } }));
     }
     // Read at most one byte past the limit: enough for the handler to refuse an oversized body.
     const body = await readAtMost(request, MAX_BODY_BYTES + 1);
@@ -46,10 +55,11 @@ export function createFunctionsHost(registrations: readonly FunctionRegistration
   };
 }
 
-function sendError(response: ServerResponse, error: ApiError, requestId: string): void {
+function sendError(response: ServerResponse, error: ApiError, requestId: string): number {
   const { status, headers, body } = errorResponse(error, requestId, () => {});
   response.writeHead(status, headers);
   response.end(body);
+  return Buffer.byteLength(body as string);
 }
 
 function flattenHeaders(request: IncomingMessage): Record<string, string> {

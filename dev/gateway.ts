@@ -2,28 +2,37 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../shared/errors/api-error.js';
 import { createKeyMatcher } from '../shared/auth/key-matcher.js';
 import { errorResponse } from '../shared/http/error-response.js';
-import { pickRequestId } from '../shared/http/request-id.js';
+import { CLIENT_REQUEST_ID_HEADER, pickRequestId, validClientRequestId } from '../shared/http/request-id.js';
+import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import type { HostListener } from './functions-host.js';
 
-/** One line the gateway logs for a request it answered itself (never a key). */
-export interface GatewayLogEntry {
-  readonly requestId: string;
-  readonly gateway: 'rejected';
-  readonly status: number;
-  readonly code: string;
+/** A log line for a request nothing else logs (a gateway refusal, a 404 or 405 of the host). */
+export function unmatchedRequestLog(requestId: string, clientRequestId: string | null, status: number, code: string, bytes: number, started: number): RequestLogEntry {
+  return {
+    requestId, clientRequestId, operation: null, clientId: null, dataTenant: null, status, code,
+    durationMs: Math.round((performance.now() - started) * 10) / 10, records: 0, bytes, storeDocuments: null, requestCharge: null,
+  };
 }
 
 /**
- * What API Management does in front of the functions in Azure, locally: makes sure the request has
- * an `X-Request-ID` (one is made when the caller sent none or an invalid one), checks
- * `Ocp-Apim-Subscription-Key` against the subscription keys (401 when missing or wrong), and strips
- * it before the function sees the request.
+ * What API Management does in front of the functions in Azure, locally: gives every request an
+ * id of its own in `X-Request-ID` (whatever the caller sent there), passes a valid id of the
+ * caller's on in `X-Client-Request-ID` and echoes it, checks `Ocp-Apim-Subscription-Key` against
+ * the subscription keys (401 when missing or wrong, logged like every request), and strips it
+ * before the function sees the request.
  */
-export function createGateway(subscriptionKeys: readonly string[], host: HostListener, log: (entry: GatewayLogEntry) => void) {
+export function createGateway(subscriptionKeys: readonly string[], host: HostListener, log: (entry: RequestLogEntry) => void) {
   const matches = createKeyMatcher(subscriptionKeys);
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const requestId = pickRequestId(single(request.headers['x-request-id']));
+    const started = performance.now();
+    const requestId = pickRequestId(null);
+    const clientRequestId = validClientRequestId(single(request.headers['x-request-id'])) ?? null;
     request.headers['x-request-id'] = requestId;
+    delete request.headers['x-client-request-id'];
+    if (clientRequestId !== null) {
+      request.headers['x-client-request-id'] = clientRequestId;
+      response.setHeader(CLIENT_REQUEST_ID_HEADER, clientRequestId);
+    }
     const presented = single(request.headers['ocp-apim-subscription-key']);
     delete request.headers['ocp-apim-subscription-key'];
     if (!matches(presented)) {
@@ -31,7 +40,7 @@ export function createGateway(subscriptionKeys: readonly string[], host: HostLis
       const { status, headers, body, code } = errorResponse(error, requestId, () => {});
       response.writeHead(status, headers);
       response.end(body);
-      log({ requestId, gateway: 'rejected', status, code });
+      log(unmatchedRequestLog(requestId, clientRequestId, status, code, Buffer.byteLength(body as string), started));
       return;
     }
     await host(request, response, requestId);

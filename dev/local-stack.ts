@@ -4,7 +4,7 @@ import { seedStore } from './seed-store.js';
 import { startIdentityProvider, type IdentityProvider } from './identity-provider.js';
 import { clientRegistry, loadDevIdentities, type DevIdentities } from './identities.js';
 import type { FunctionRegistration } from './functions-host.js';
-import type { GatewayLogEntry } from './gateway.js';
+import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import { startService } from './start-service.js';
 
 /** Options of the local stack; ports 0 pick free ports (tests). */
@@ -18,7 +18,8 @@ export interface LocalStackOptions {
   readonly settings?: Readonly<Record<string, string>>;
   /** Loads the HTTP functions once the settings are in the environment, as the Functions host does. */
   readonly loadFunctions?: () => Promise<readonly FunctionRegistration[]>;
-  readonly logGateway?: (entry: GatewayLogEntry) => void;
+  /** Where the lines of requests the gateway or the host answer themselves go (default: stdout). */
+  readonly logRequest?: (entry: RequestLogEntry) => void;
 }
 
 /** A running local stack. */
@@ -73,7 +74,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       subscriptionKeys: identities.subscriptionKeys,
       host,
       port: options.port ?? 7071,
-      ...(options.logGateway ? { logGateway: options.logGateway } : {}),
+      ...(options.logRequest ? { logRequest: options.logRequest } : {}),
     });
     stops.push(service.stop);
     return {

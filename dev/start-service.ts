@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFunctionsHost, type FunctionRegistration } from './functions-host.js';
-import { createGateway, type GatewayLogEntry } from './gateway.js';
+import { createGateway } from './gateway.js';
+import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import { errorResponse } from '../shared/http/error-response.js';
 
 /** Options of the service part of the local stack: the gateway in front of the functions host. */
@@ -11,7 +12,8 @@ export interface ServiceOptions {
   readonly host?: string;
   /** 0 picks a free port. */
   readonly port?: number;
-  readonly logGateway?: (entry: GatewayLogEntry) => void;
+  /** Where the lines of requests the gateway or the host answer themselves go (the pipeline logs the rest). */
+  readonly logRequest?: (entry: RequestLogEntry) => void;
 }
 
 /** A running service: its base URL (`http://host:port/api`) and how to stop it. */
@@ -26,11 +28,8 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const host = options.host ?? '127.0.0.1';
-  const gateway = createGateway(
-    options.subscriptionKeys,
-    createFunctionsHost(options.registrations),
-    options.logGateway ?? ((entry) => console.log(JSON.stringify({ level: 'info', ...entry }))),
-  );
+  const log = options.logRequest ?? ((entry: RequestLogEntry) => console.log(JSON.stringify({ level: 'info', ...entry })));
+  const gateway = createGateway(options.subscriptionKeys, createFunctionsHost(options.registrations, log), log);
   const server = createServer((request, response) => {
     gateway(request, response).catch((error: unknown) => {
       // The pipeline answers every fault itself; this is the host failing, so no details.

@@ -17,7 +17,7 @@ const CLIENTS = ['contoso-full', 'contoso-basic', 'fabrikam-full', 'contoso-noro
  */
 async function main(): Promise<void> {
   // A smaller seed than npm start's: the embedded store's query engine, not the service, bounds throughput.
-  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, seedRecords: Number(process.env.LOAD_SEED_RECORDS ?? 500), settings: { LOG_REQUESTS: 'false' }, logGateway: () => {} });
+  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, seedRecords: Number(process.env.LOAD_SEED_RECORDS ?? 500), settings: { LOG_REQUESTS: 'false' }, logRequest: () => {} });
   const tokens: Record<string, string> = {};
   for (const name of CLIENTS) tokens[name] = (await requestTokens(stack.authUrl, stack.identities, name)).access_token;
   process.on('message', (message) => {

@@ -45,7 +45,7 @@ export function operationErrorCodes(): Map<number, ErrorCode[]> {
 export function errorResponses(): Record<string, JsonObject> {
   const responses: Record<string, JsonObject> = {};
   for (const [status, codes] of operationErrorCodes()) {
-    const headers: JsonObject = { 'X-Request-ID': componentRef('headers', 'X-Request-ID'), 'Cache-Control': componentRef('headers', 'Cache-Control') };
+    const headers: JsonObject = { 'X-Request-ID': componentRef('headers', 'X-Request-ID'), 'X-Client-Request-ID': componentRef('headers', 'X-Client-Request-ID'), 'Cache-Control': componentRef('headers', 'Cache-Control') };
     for (const name of STATUS_HEADERS[status] ?? []) headers[name] = componentRef('headers', name);
     responses[problemResponseName(status)] = {
       description: `${STATUS_CODES[status] ?? 'Error'}. A problem document whose \`code\` is one of: `

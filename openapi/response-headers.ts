@@ -12,8 +12,12 @@ export function responseHeaders(model: ApiModel): Record<string, JsonObject> {
     .join(' or ');
   return {
     'X-Request-ID': {
-      description: 'The request identifier, on every response (success or error). On a JSON success it equals meta.requestId; in a problem document, requestId. Quote it to support.',
+      description: 'The gateway\'s own identifier of this request, unique per request, on every response (success or error). On a JSON success it equals meta.requestId; in a problem document, requestId. Quote it to support.',
       required: true,
+      schema: requestIdSchema,
+    },
+    'X-Client-Request-ID': {
+      description: 'Your own X-Request-ID, echoed when you sent a valid one: correlate with it in your logs; quote X-Request-ID to support.',
       schema: requestIdSchema,
     },
     'Cache-Control': {

@@ -43,6 +43,7 @@ export function successResponse(resource: ResourceDefinition): JsonObject {
     description: `The ${resource.name} the caller may see: a JSON page (Accept: application/json) or the whole result as Parquet (Accept: ${PARQUET_MEDIA_TYPE}${answeredAs}).`,
     headers: {
       'X-Request-ID': componentRef('headers', 'X-Request-ID'),
+      'X-Client-Request-ID': componentRef('headers', 'X-Client-Request-ID'),
       'Cache-Control': componentRef('headers', 'Cache-Control'),
       'Content-Disposition': componentRef('headers', 'Content-Disposition'),
     },

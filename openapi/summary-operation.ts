@@ -54,7 +54,7 @@ export function sharedParameters(): Record<string, JsonObject> {
       name: 'X-Request-ID',
       in: 'header',
       required: false,
-      description: 'Optional: your identifier for this request (1–128 of A–Z a–z 0–9 . _ : -). It is kept and returned; otherwise (absent or invalid) the gateway assigns one.',
+      description: 'Optional: your own identifier for this request (1–128 of A–Z a–z 0–9 . _ : -). It is recorded with the request and echoed in the X-Client-Request-ID response header (an invalid one is dropped); the response\'s X-Request-ID is always the gateway\'s own id, unique per request.',
       schema: { type: 'string', pattern: REQUEST_ID.source },
     },
   };

@@ -17,7 +17,7 @@ export default async function globalSetup() {
     authPort: 0,
     seedRecords: Number(process.env.TEST_SEED_RECORDS ?? 1500),
     settings: { MAX_PAGE_SIZE: '1000', MAX_RESULT_WINDOW: '10000', LOG_REQUESTS: 'false' },
-    logGateway: () => {},
+    logRequest: () => {},
   });
   globalThis.__LOCAL_STACK__ = stack;
   process.env.STACK_BASE_URL = stack.baseUrl;

@@ -4,7 +4,7 @@ import { authenticate, type Principal } from '../auth/authenticate.js';
 import { parseFilters } from '../filters/parse-filters.js';
 import type { ResourceDefinition } from '../model/resource-definition.js';
 import { negotiate } from './negotiate.js';
-import { pickRequestId } from './request-id.js';
+import { CLIENT_REQUEST_ID_HEADER, pickRequestId, validClientRequestId } from './request-id.js';
 import { readJsonBody } from './read-json-body.js';
 import { respondJson } from './respond-json.js';
 import { respondParquet } from './respond-parquet.js';
@@ -27,6 +27,7 @@ const OUTPUT_STAGES = { json: respondJson, parquet: respondParquet } as const;
 export async function handleSummary(resource: ResourceDefinition, request: HttpRequest, deps: SummaryDeps): Promise<HttpResult> {
   const started = performance.now();
   const requestId = pickRequestId(request.headers.get('x-request-id'));
+  const clientRequestId = validClientRequestId(request.headers.get(CLIENT_REQUEST_ID_HEADER)) ?? null;
   let principal: Principal | undefined;
   let result: HttpResult;
   let code: string | null = null;
@@ -51,6 +52,7 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
   result = await compressResponse(result, request.headers.get('accept-encoding'));
   deps.log.request({
     requestId,
+    clientRequestId,
     operation: `${resource.name}.summary`,
     clientId: principal?.clientId ?? null,
     dataTenant: principal?.dataTenant ?? null,

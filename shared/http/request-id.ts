@@ -1,9 +1,21 @@
 import { randomUUID } from 'node:crypto';
 
-/** What an X-Request-ID may look like to be kept: 1–128 of `[A-Za-z0-9._:-]`. */
+/** What a request id may look like to be kept: 1–128 of `[A-Za-z0-9._:-]`. */
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Keeps a valid incoming X-Request-ID (1–128 of `[A-Za-z0-9._:-]`), otherwise makes a UUID. */
-export function pickRequestId(incoming: string | null, newId: () => string = randomUUID): string {
-  return incoming !== null && REQUEST_ID_PATTERN.test(incoming) ? incoming : newId();
+/** The header in which the gateway passes on (and echoes) the caller's own request id. */
+export const CLIENT_REQUEST_ID_HEADER = 'X-Client-Request-ID';
+
+/**
+ * The request's id: the gateway's own (API Management's request id, or the local gateway's), which
+ * it puts in X-Request-ID after dropping whatever the caller sent there. A request that reached the
+ * function without a valid one (not through the gateway) gets a new UUID.
+ */
+export function pickRequestId(fromGateway: string | null, newId: () => string = randomUUID): string {
+  return fromGateway !== null && REQUEST_ID_PATTERN.test(fromGateway) ? fromGateway : newId();
+}
+
+/** The caller's own request id, when it is valid (1–128 of `[A-Za-z0-9._:-]`); an invalid one is dropped. */
+export function validClientRequestId(value: string | null | undefined): string | undefined {
+  return typeof value === 'string' && REQUEST_ID_PATTERN.test(value) ? value : undefined;
 }

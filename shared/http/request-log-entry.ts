@@ -4,7 +4,10 @@
  */
 export interface RequestLogEntry {
   readonly requestId: string;
-  readonly operation: string;
+  /** The caller's own X-Request-ID, when it sent a valid one (recorded, never used as our id). */
+  readonly clientRequestId: string | null;
+  /** `<resource>.summary`; null for a request that matched no operation (404, 405, gateway refusals). */
+  readonly operation: string | null;
   readonly clientId: string | null;
   readonly dataTenant: string | null;
   readonly status: number;

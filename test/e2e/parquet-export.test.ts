@@ -49,12 +49,14 @@ describe('Parquet export of contracts', () => {
     const response = await call('contracts', { body: MARCH, headers: { accept: PARQUET, 'x-request-id': 'export-1' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe(PARQUET);
-    expect(response.headers.get('content-disposition')).toBe('attachment; filename="contracts-export-1.parquet"');
-    expect(response.headers.get('x-request-id')).toBe('export-1');
+    const requestId = response.headers.get('x-request-id')!;
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(response.headers.get('x-client-request-id')).toBe('export-1');
+    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="contracts-${requestId}.parquet"`);
     const bytes = new Uint8Array(await response.arrayBuffer());
     expect(Buffer.from(bytes.subarray(0, 4)).toString()).toBe('PAR1');
     const file = await readParquet(bytes);
-    expect(file.metadata['summary.requestId']).toBe('export-1');
+    expect(file.metadata['summary.requestId']).toBe(requestId);
     expect(file.metadata['summary.resource']).toBe('contracts');
     expect(JSON.parse(file.metadata['summary.filters']!)).toEqual(MARCH);
     expect(Number.isNaN(Date.parse(file.metadata['summary.generatedAt']!))).toBe(false);
@@ -147,7 +149,7 @@ describe('Parquet export of invoices', () => {
     const response = await call('invoices', { body: MARCH, headers: { accept: PARQUET, 'x-request-id': 'inv-1' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/zip');
-    expect(response.headers.get('content-disposition')).toBe('attachment; filename="invoices-inv-1.zip"');
+    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="invoices-${response.headers.get('x-request-id')!}.zip"`);
     const bytes = new Uint8Array(await response.arrayBuffer());
     expect(Object.keys(unzip(bytes)).sort()).toEqual(['invoice_tables.parquet', 'invoices.parquet']);
     const dir = mkdtempSync(join(tmpdir(), 'zip-'));

@@ -18,12 +18,14 @@ describe('JSON summaries over HTTP', () => {
     expect(Number.isNaN(Date.parse(body.meta.generatedAt))).toBe(false);
   });
 
-  it('keeps a valid incoming X-Request-ID and replaces an invalid one', async () => {
+  it('answers with the gateway\'s own request id, echoing a valid caller id in X-Client-Request-ID', async () => {
     const kept = await call('contracts', { headers: { 'x-request-id': 'pipeline-run:42.a_b' } });
-    expect(kept.headers.get('x-request-id')).toBe('pipeline-run:42.a_b');
-    expect(((await kept.json()) as Envelope).meta.requestId).toBe('pipeline-run:42.a_b');
+    expect(kept.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(kept.headers.get('x-client-request-id')).toBe('pipeline-run:42.a_b');
+    expect(((await kept.json()) as Envelope).meta.requestId).toBe(kept.headers.get('x-request-id'));
     const replaced = await call('contracts', { headers: { 'x-request-id': 'bad id with spaces' } });
     expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(replaced.headers.get('x-client-request-id')).toBeNull();
   });
 
   it('answers all fields in the stable order to a full caller, and only the basic ones to a basic caller', async () => {

@@ -151,15 +151,20 @@ describe('the API policy', () => {
     }
   });
 
-  it('sets X-Request-ID from context.RequestId when absent and returns it on success and on every error', () => {
-    const inbound = findAll(child(apiPolicy, 'inbound'), 'set-variable').find((variable) => variable.attributes.name === 'requestId');
-    expect(inbound?.attributes.value).toContain('context.RequestId');
-    expect(inbound?.attributes.value).toContain('^[A-Za-z0-9._:-]{1,128}$');
-    const requestIdHeaders = (section: string) => findAll(child(apiPolicy, section), 'set-header').filter((header) => header.attributes.name === 'X-Request-ID');
+  it('sets X-Request-ID to the gateway\'s own id always, passes a valid caller id on as X-Client-Request-ID, and returns both', () => {
+    const inbound = child(apiPolicy, 'inbound');
+    const variable = (name: string) => findAll(inbound, 'set-variable').find((candidate) => candidate.attributes.name === name);
+    expect(variable('requestId')?.attributes.value).toBe('@(context.RequestId.ToString())');
+    expect(variable('clientRequestId')?.attributes.value).toContain('^[A-Za-z0-9._:-]{1,128}$');
+    expect(variable('clientRequestId')?.attributes.value).toContain('GetValueOrDefault("X-Request-ID"');
+    const headersNamed = (section: string, name: string) => findAll(child(apiPolicy, section), 'set-header').filter((header) => header.attributes.name === name);
     // One for the forwarded request, and one in each of the two answers given in inbound.
-    expect(requestIdHeaders('inbound')).toHaveLength(3);
-    expect(requestIdHeaders('outbound')).toHaveLength(1);
+    expect(headersNamed('inbound', 'X-Request-ID')).toHaveLength(3);
+    expect(headersNamed('inbound', 'X-Client-Request-ID').map((header) => header.attributes['exists-action'])).toEqual(['delete', 'override']);
+    expect(headersNamed('outbound', 'X-Request-ID')).toHaveLength(1);
+    expect(headersNamed('outbound', 'X-Client-Request-ID')).toHaveLength(1);
     const onError = child(apiPolicy, 'on-error');
+    expect(findAll(onError, 'set-variable').find((candidate) => candidate.attributes.name === 'requestId')?.attributes.value).toBe('@(context.RequestId.ToString())');
     for (const response of findAll(onError, 'return-response')) {
       expect(findAll(response, 'set-header').some((header) => header.attributes.name === 'X-Request-ID')).toBe(true);
     }

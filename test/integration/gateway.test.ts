@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createGateway, type GatewayLogEntry } from '../../dev/gateway.js';
+import { createGateway } from '../../dev/gateway.js';
+import type { RequestLogEntry } from '../../shared/http/request-log-entry.js';
 
 // The local stand-in for API Management, on a real loopback server, in front of a host listener
 // that records what the function side would see.
@@ -9,7 +10,7 @@ const KEY = 'dev-subscription-key-test-0001';
 let server: Server;
 let url: string;
 let seen: { headers: IncomingHttpHeaders; requestId: string }[] = [];
-const logged: GatewayLogEntry[] = [];
+const logged: RequestLogEntry[] = [];
 
 beforeAll(async () => {
   const gateway = createGateway([KEY, 'dev-subscription-key-test-0002'], async (request, response, requestId) => {
@@ -36,13 +37,28 @@ describe('the local gateway', () => {
     expect(seen[0]?.headers['x-api-key']).toBe('kept');
   });
 
-  it('sets X-Request-ID when the caller sent none, and keeps a valid one', async () => {
+  it('gives every request an id of its own, whatever the caller sent in X-Request-ID', async () => {
     seen = [];
     await fetch(url, { method: 'POST', headers: { 'ocp-apim-subscription-key': KEY } });
     await fetch(url, { method: 'POST', headers: { 'ocp-apim-subscription-key': KEY, 'x-request-id': 'abc-123' } });
-    expect(seen[0]?.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(seen[0]?.requestId).toBe(seen[0]?.headers['x-request-id']);
-    expect(seen[1]?.requestId).toBe('abc-123');
+    await fetch(url, { method: 'POST', headers: { 'ocp-apim-subscription-key': KEY, 'x-request-id': 'abc-123' } });
+    for (const request of seen) {
+      expect(request.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(request.requestId).toBe(request.headers['x-request-id']);
+    }
+    expect(new Set(seen.map((request) => request.requestId)).size).toBe(3);
+  });
+
+  it('passes a valid caller id on and echoes it as X-Client-Request-ID, drops an invalid one, and ignores a forged one', async () => {
+    seen = [];
+    const kept = await fetch(url, { method: 'POST', headers: { 'ocp-apim-subscription-key': KEY, 'x-request-id': 'pipeline-run:42' } });
+    expect(kept.headers.get('x-client-request-id')).toBe('pipeline-run:42');
+    expect(seen[0]?.headers['x-client-request-id']).toBe('pipeline-run:42');
+    const dropped = await fetch(url, { method: 'POST', headers: { 'ocp-apim-subscription-key': KEY, 'x-request-id': 'has spaces' } });
+    expect(dropped.headers.get('x-client-request-id')).toBeNull();
+    expect(seen[1]?.headers).not.toHaveProperty('x-client-request-id');
+    await fetch(url, { method: 'POST', headers: { 'ocp-apim-subscription-key': KEY, 'x-client-request-id': 'forged' } });
+    expect(seen[2]?.headers).not.toHaveProperty('x-client-request-id');
   });
 
   it('accepts every subscription key and refuses a missing or wrong one with 401 problem+json', async () => {
@@ -58,7 +74,8 @@ describe('the local gateway', () => {
       expect(problem.requestId).toBe(response.headers.get('x-request-id'));
     }
     expect(seen).toHaveLength(1);
-    expect(logged.at(-1)).toMatchObject({ status: 401, code: 'INVALID_SUBSCRIPTION_KEY' });
+    expect(logged.at(-1)).toMatchObject({ status: 401, code: 'INVALID_SUBSCRIPTION_KEY', operation: null, clientId: null, records: 0 });
+    expect(Object.keys(logged.at(-1)!).sort()).toEqual(['bytes', 'clientId', 'clientRequestId', 'code', 'dataTenant', 'durationMs', 'operation', 'records', 'requestCharge', 'requestId', 'status', 'storeDocuments']);
     expect(JSON.stringify(logged)).not.toContain(KEY);
   });
 });

@@ -66,7 +66,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     registrations: summaryFunctions(options.resources ?? RESOURCES, deps),
     subscriptionKeys: identities.subscriptionKeys,
     port: 0,
-    logGateway: (entry) => logs.push(JSON.stringify(entry)),
+    logRequest: (entry) => logs.push(JSON.stringify(entry)),
   });
   return {
     baseUrl: service.baseUrl,
