@@ -2,7 +2,8 @@
 // Smoke test of a deployed environment through its gateway, as a client sees it:
 //   1. an access token by OAuth 2.0 client credentials (only access_token is used);
 //   2. a call without a subscription key is refused by the gateway, with X-Request-ID;
-//   3. one JSON call: 200, the envelope, and X-Request-ID equal to meta.requestId (our own id kept);
+//   3. one JSON call: 200, the envelope, X-Request-ID (the gateway's own id) equal to meta.requestId,
+//      and our own id echoed in X-Client-Request-ID;
 //   4. one Parquet call: 200, application/vnd.apache.parquet, a PAR1 file.
 // Never prints a secret: not the client secret, the keys, the token, nor any request header.
 // In GitHub Actions it also masks the token it obtains (the workflow masks the other values).
@@ -107,13 +108,14 @@ async function main() {
   const json = await call('/v1/contracts/summary', { accessToken, accept: 'application/json', requestId, body: { ...filters, pageSize: 5 } });
   const envelope = json.ok ? await json.clone().json().catch(() => undefined) : undefined;
   check(
-    'JSON: 200 with data, pagination and meta.requestId equal to X-Request-ID',
+    'JSON: 200 with data, pagination, meta.requestId equal to X-Request-ID, our id in X-Client-Request-ID',
     json.status === 200
       && (json.headers.get('content-type') ?? '').startsWith('application/json')
       && Array.isArray(envelope?.data)
       && typeof envelope?.pagination?.totalRecords === 'number'
       && envelope?.meta?.requestId === json.headers.get('x-request-id')
-      && json.headers.get('x-request-id') === requestId,
+      && json.headers.get('x-client-request-id') === requestId
+      && json.headers.get('x-request-id') !== requestId,
     `${await describe(json)}${Array.isArray(envelope?.data) ? `, ${envelope.data.length} records of ${envelope.pagination?.totalRecords}` : ''}`,
   );
 
