@@ -11,7 +11,8 @@ import { measureExportCase, type ExportCase } from './export-case.js';
 import { httpLoad, type HttpLoadInput } from './http-load.js';
 import type { JsonInput, JsonPageFigures } from './json-path.js';
 import type { BigTenantFigures, BigTenantInput } from './big-tenant.js';
-import { bigTenantRows } from './big-tenant-rows.js';
+import { bigTenantRows, coldStartRows } from './big-tenant-rows.js';
+import { measureColdStart } from './cold-start.js';
 import { machineFacts, projectRoot } from './machine-facts.js';
 import { exportRows, failedRow, httpRows, jsonRows, TARGET_CASE } from './result-rows.js';
 import { runWorker } from './run-worker.js';
@@ -29,7 +30,7 @@ const HTTP_INPUT: HttpLoadInput = {
   cases: [{ resource: 'contracts', pageSize: 25 }, { resource: 'invoices', pageSize: 25 }],
 };
 const BIG_TENANT_INPUT: BigTenantInput = { records: 10_000, pageSizes: [25, 1000], walks: 3, compressionIterations: 15 };
-const SECTIONS = ['export', 'json', 'http', 'paging'] as const;
+const SECTIONS = ['export', 'json', 'http', 'paging', 'cold'] as const;
 
 const NOTES = [
   'Every figure is the median of the runs named in its row; export times show [fastest–slowest run] beside it. Ratios are ours ÷ baseline of the median times measured in this same run (below 1× ours is faster); JSON ratios compare p50 latencies (p99 ratio in brackets).',
@@ -38,6 +39,7 @@ const NOTES = [
   'DuckDB: in-memory database, default settings (threads = cores), the same columns, order, types and nullability as ours (VARCHAR, DATE, TIMESTAMPTZ, DECIMAL(18,2)/(18,4), INTEGER; NOT NULL where ours is REQUIRED); `COPY t TO file (FORMAT parquet)` with DuckDB\'s default compression, snappy (read back from the files), and its default row groups; the file is read back into memory inside the timer. TIMESTAMPTZ is written as TIMESTAMP(MICROS, UTC) where ours is MILLIS (same INT64). Invoices: two files, not zipped. DuckDB reads its files and ours back as the same rows (EXCEPT ALL both ways) with the same column types (checked while building this benchmark, 20k records of each resource). Appender: one row at a time from the same pool, with the fastest correct append per type found in @duckdb/node-api 1.5 (VARCHAR for strings, dates and ISO timestamps, DuckDB casting; appendDouble into DECIMAL; appendDecimal(DuckDBDecimalValue) and appendTimestampTZ go through the generic appendValue and were 2–8× slower per column), then COPY, both timed. COPY: the table is loaded from the first appender run\'s files outside the timer; only COPY (and reading the bytes) is timed.',
   'JSON: handleSummary in-process on a constructed @azure/functions HttpRequest (POST contracts, a one-month createdFrom/createdTo filter, orderBy, pageSize), deps from the production createSummaryDeps: real x-api-key check, a real RS256 token from the dev identity provider (started in this process on a loopback port; key set fetched once, verified-token cache warm), allowlist, filter parsing, projection, envelope, serialization, log line built (LOG_REQUESTS=false, so not printed); the store is a RecordStore over 1000 pre-built records (count returns the number, list slices). Bare baseline: read and JSON.parse the same request body, JSON.stringify the same rows. Requests alternate between the two, one at a time; warm-up excluded; building the HttpRequest is outside both timers.',
   'Big tenant (paging, compression): startLocalStack in a worker process with 10,000 contracts per tenant on the embedded Cosmos server; requests go in-process through handleSummary with the production createSummaryDeps (real Cosmos store and page cursors), and the documents each request read are the log line\'s storeDocuments (counted at the store seam: documents the SDK handed to the function). A walk asks for every page of the tenant\'s contracts in order (three walks, each with another order, so each starts without cursors); page latencies are medians over the walks. Baseline in the same run: the same walks with a cursor store that never finds a cursor (the count-and-skip path: page p reads p × pageSize documents); at pageSize 25 only its first and last pages are asked (the full walk would read about 2,000,000 documents). Compression: the first page of the tenant, 15 requests per coding (the first three discarded), bytes of the body as sent. The embedded server reports no request charge (RU); on Cosmos the log line carries it.',
+  'Cold start: `npm run package` rebuilt, then `dist/functions/summary-operations.js` (tsc output, what the host loaded before) and the artifact\'s bundle each imported in a fresh `node` process (as the Functions worker imports `main`), alternating, 7 times after one warm-up each; the time is the import alone (process start excluded), with fake settings (the file reads them at import). Both builds load the managed identity, the Cosmos SDK and the Parquet writer on first use, not at import.',
   'HTTP: startLocalStack on free loopback ports with the default seed (1500 contracts and 1500 invoices per tenant), in its own process; autocannon in the benchmark process; POST with all three credentials (subscription key, x-api-key, bearer token), a one-month created filter and pageSize 25; a 2 s warm-up is discarded. Informational: the embedded Cosmos server dominates.',
 ];
 
@@ -74,6 +76,14 @@ async function main(): Promise<void> {
         rows.push(...bigTenantRows(await runWorker<BigTenantFigures>('big-tenant', BIG_TENANT_INPUT, 900_000)));
       } catch (error) {
         rows.push(failedRow('big tenant', error));
+      }
+    }
+    if (wanted.has('cold')) {
+      progress('cold start: the deploy artifact against the unbundled build, 7 fresh processes each');
+      try {
+        rows.push(...coldStartRows(await measureColdStart(7)));
+      } catch (error) {
+        rows.push(failedRow('cold start', error));
       }
     }
     if (wanted.has('http')) {

@@ -1,11 +1,12 @@
-import { ManagedIdentityCredential } from '@azure/identity';
 import { buildAllowlist, type Allowlist } from '../access/allowlist.js';
 import { DATAPOINTS } from '../access/datapoints.js';
 import { createApiKeyChecker, type ApiKeyChecker } from '../auth/api-key-checker.js';
 import { createTokenVerifier, type TokenVerifier } from '../auth/token-verifier.js';
 import { cacheVerifiedTokens } from '../auth/cache-verified-tokens.js';
+import { lazyManagedIdentity } from '../auth/managed-identity.js';
 import type { Config } from '../config/load-config.js';
-import { createCosmosStores, type CosmosStores } from '../store/cosmos-stores.js';
+import type { CosmosStores } from '../store/cosmos-stores.js';
+import { lazyStores } from '../store/lazy-stores.js';
 import type { PageCursors } from '../store/page-cursors.js';
 import type { RecordStore } from '../store/record-store.js';
 import { createExportSlots, type ExportSlots } from '../output/export-slots.js';
@@ -41,12 +42,13 @@ export interface SummaryDeps {
 export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps> = {}): SummaryDeps {
   const { cosmos } = config;
   let stores: CosmosStores | undefined;
-  const cosmosStores = () => (stores ??= createCosmosStores({
+  // The SDK module loads with the first store call, not with the app (see lazyStores).
+  const cosmosStores = () => (stores ??= lazyStores(async () => (await import('../store/cosmos-stores.js')).createCosmosStores({
     endpoint: cosmos.endpoint,
-    ...(cosmos.key ? { key: cosmos.key } : { credential: new ManagedIdentityCredential() }),
+    ...(cosmos.key ? { key: cosmos.key } : { credential: lazyManagedIdentity() }),
     allowSelfSignedTls: cosmos.allowSelfSignedTls,
     timeoutMs: config.storeTimeoutMs,
-  }));
+  })));
   return {
     config,
     store: overrides.store ?? cosmosStores().store,

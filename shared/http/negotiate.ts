@@ -1,4 +1,4 @@
-import { PARQUET_MEDIA_TYPE } from '../output/export-parquet.js';
+import { PARQUET_MEDIA_TYPE } from '../output/export-file.js';
 
 /** The response formats the service can produce. */
 export type Format = 'json' | 'parquet';

@@ -1,6 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import { exportFile, exportParquet } from '../output/export-parquet.js';
-import { OutputLimitExceeded } from '../output/limited-byte-writer.js';
+import { exportFile, OutputLimitExceeded } from '../output/export-file.js';
 import type { OutputStage } from './output-stage.js';
 import { baseHeaders } from './response-headers.js';
 
@@ -24,6 +23,8 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, cli
   const meter = { documents: 0, requestCharge: 0 };
   let result;
   try {
+    // Loaded on the first export: the writer stays off the cold start of instances serving JSON.
+    const { exportParquet } = await import('../output/export-parquet.js');
     const records = query.matchesNothing ? noRecords() : deps.store.stream(scope, query, meter);
     result = await exportParquet(records, scope.view, { maxBytes: deps.config.parquetMaxBytes, metadata, generatedAt });
   } catch (error) {

@@ -3,30 +3,9 @@ import type { FieldSpec } from '../model/fields.js';
 import { fieldSpec, type ExportShape, type LineTable } from '../model/resource-definition.js';
 import type { StoredRecord, View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
-import { OutputLimitExceeded } from './limited-byte-writer.js';
+import { OutputLimitExceeded } from './export-file.js';
 import { ParquetTableWriter } from './parquet-table-writer.js';
 import { zipOverhead, zipStored } from './zip-stored.js';
-
-/** The Parquet media type (RFC pending; as registered with IANA by the Parquet project). */
-export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
-
-/** How an export's body is labelled: its media type and its file name's extension. */
-export interface ExportFile {
-  readonly mediaType: string;
-  readonly extension: string;
-}
-
-/** The media type and extension of an export of this shape. */
-export function exportFile(shape: ExportShape): ExportFile {
-  switch (shape.kind) {
-    case 'file':
-      return { mediaType: PARQUET_MEDIA_TYPE, extension: 'parquet' };
-    case 'zip':
-      return { mediaType: 'application/zip', extension: 'zip' };
-    default:
-      return unreachable(shape, 'export shape');
-  }
-}
 
 /** Options of one export. */
 export interface ExportOptions {

@@ -1,9 +1,5 @@
 import { ByteWriter } from 'hyparquet-writer';
-
-/** The output would exceed its byte limit. */
-export class OutputLimitExceeded extends Error {
-  override readonly name = 'OutputLimitExceeded';
-}
+import { OutputLimitExceeded } from './export-file.js';
 
 /**
  * A Parquet byte sink that moves finished bytes into chunks at every flush (after each row group)

@@ -52,9 +52,9 @@ interface Registration {
   callback: string;
 }
 
-async function loadLikeTheHost(extraEnv: Record<string, string> = {}): Promise<{ files: string[]; registered: Registration[] }> {
+async function loadLikeTheHost(extraEnv: Record<string, string> = {}, cwd: URL = root): Promise<{ files: string[]; registered: Registration[] }> {
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe], {
-    cwd: root,
+    cwd,
     env: { PATH: process.env.PATH, ...settings, ...extraEnv },
   });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as { files: string[]; registered: Registration[] };
@@ -86,5 +86,13 @@ describe('the compiled function files', () => {
   it('are what package.json main points at, as ES modules', () => {
     expect(pkg.main).toBe('dist/functions/*.js');
     expect(pkg.type).toBe('module');
+  });
+
+  it('are in the deploy artifact (npm run package) too, registering the same operations from one bundle', async () => {
+    const fromDist = await loadLikeTheHost();
+    const fromArtifact = await loadLikeTheHost({}, new URL('package/', root));
+    expect(fromArtifact.files).toEqual(['summary-operations.js']);
+    expect(fromArtifact.registered).toEqual(fromDist.registered);
+    expect(JSON.parse(readFileSync(new URL('package/package.json', root), 'utf8'))).toMatchObject({ type: 'module', main: 'dist/functions/*.js' });
   });
 });
