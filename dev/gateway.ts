@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../shared/errors/api-error.js';
 import { createKeyMatcher } from '../shared/auth/key-matcher.js';
@@ -19,7 +20,8 @@ export function unmatchedRequestLog(requestId: string, clientRequestId: string |
  * id of its own in `X-Request-ID` (whatever the caller sent there), passes a valid id of the
  * caller's on in `X-Client-Request-ID` and echoes it, checks `Ocp-Apim-Subscription-Key` against
  * the subscription keys (401 when missing or wrong, logged like every request), and strips it
- * before the function sees the request.
+ * before the function sees the request. It starts a W3C trace (`traceparent`) when the caller sent
+ * none, so the function's spans join one trace per request.
  */
 export function createGateway(subscriptionKeys: readonly string[], host: HostListener, log: (entry: RequestLogEntry) => void) {
   const matches = createKeyMatcher(subscriptionKeys);
@@ -28,6 +30,8 @@ export function createGateway(subscriptionKeys: readonly string[], host: HostLis
     const requestId = pickRequestId(null);
     const clientRequestId = validClientRequestId(single(request.headers['x-request-id'])) ?? null;
     request.headers['x-request-id'] = requestId;
+    // Starts a W3C trace when the caller sent none, as API Management does (W3C correlation).
+    if (typeof request.headers.traceparent !== 'string') request.headers.traceparent = `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
     delete request.headers['x-client-request-id'];
     if (clientRequestId !== null) {
       request.headers['x-client-request-id'] = clientRequestId;

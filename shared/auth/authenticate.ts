@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { BASE_ROLE } from '../access/datapoints.js';
 import type { ApiKeyChecker } from './api-key-checker.js';
+import { inSpan } from '../telemetry/telemetry.js';
 import { invalidToken, type TokenVerifier } from './token-verifier.js';
 
 /** An authenticated caller: its client id, roles and the data tenant it may read. */
@@ -32,7 +33,7 @@ export interface CredentialHeaders {
 export async function authenticate(headers: CredentialHeaders, deps: AuthenticateDeps): Promise<Principal> {
   deps.checkApiKey(headers.apiKey);
   const token = bearerToken(headers.authorization);
-  const identity = await deps.verifyToken(token);
+  const identity = await inSpan('verify access token', {}, () => deps.verifyToken(token));
   if (!identity.roles.includes(BASE_ROLE)) {
     throw new ApiError('MISSING_ROLE', `The client application must be granted the app role ${BASE_ROLE} on this API.`);
   }

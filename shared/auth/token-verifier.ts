@@ -1,5 +1,7 @@
 import { createRemoteJWKSet, customFetch, jwtVerify, errors as joseErrors, type FetchImplementation, type JWTPayload } from 'jose';
+import { SpanKind } from '@opentelemetry/api';
 import { ApiError } from '../errors/api-error.js';
+import { inSpan } from '../telemetry/telemetry.js';
 import type { Config } from '../config/load-config.js';
 
 /** Who is calling, as proven by a verified access token. */
@@ -36,13 +38,14 @@ class KeySetUnavailable extends Error {
  * token by its type (jose lets fetch's TypeError through, and TypeError also means misuse).
  */
 function keySetFetch(fetchImpl: typeof fetch): FetchImplementation {
-  return async (url, init) => {
+  return (url, init) => inSpan('fetch key set', { 'url.full': String(url) }, async (span) => {
     let response: Response;
     try {
       response = await fetchImpl(url, init);
     } catch (cause) {
       throw new KeySetUnavailable('the key set could not be fetched', { cause });
     }
+    span.setAttribute('http.response.status_code', response.status);
     if (response.status !== 200) throw new KeySetUnavailable(`the key set answered ${response.status}`);
     // A provider answering 200 with something that is not JSON is unavailable, not a bad token.
     try {
@@ -51,7 +54,7 @@ function keySetFetch(fetchImpl: typeof fetch): FetchImplementation {
       throw new KeySetUnavailable('the key set is not JSON', { cause });
     }
     return response;
-  };
+  }, SpanKind.CLIENT);
 }
 
 const ALGORITHMS = ['RS256'];

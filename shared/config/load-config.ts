@@ -42,6 +42,8 @@ const settingsSchema = z.object({
   MAX_RESULT_WINDOW: positiveInt(10_000, 1_000_000),
   PARQUET_MAX_BYTES: positiveInt(100 * 1024 * 1024, 2 * 1024 * 1024 * 1024),
   LOG_REQUESTS: flag.default(true),
+  // Set by the platform in Azure: traces and metrics go to Application Insights when present.
+  APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
 }).superRefine((settings, ctx) => {
   if (settings.COSMOS_ALLOW_SELF_SIGNED_TLS && !isLoopbackUrl(settings.COSMOS_ENDPOINT)) {
     ctx.addIssue({ code: 'custom', path: ['COSMOS_ALLOW_SELF_SIGNED_TLS'], message: 'may be true only for a loopback COSMOS_ENDPOINT' });
@@ -76,6 +78,8 @@ export interface Config {
   readonly parquetMaxBytes: number;
   /** Whether the one-line-per-request log is written (faults are always logged). */
   readonly logRequests: boolean;
+  /** Where traces and metrics go: Application Insights, or nowhere (undefined, the local default). */
+  readonly telemetryConnectionString: string | undefined;
 }
 
 /** A setting is missing or invalid; the message names it. Start-up stops on it. */
@@ -127,6 +131,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     maxResultWindow: s.MAX_RESULT_WINDOW,
     parquetMaxBytes: s.PARQUET_MAX_BYTES,
     logRequests: s.LOG_REQUESTS,
+    telemetryConnectionString: s.APPLICATIONINSIGHTS_CONNECTION_STRING,
   });
 }
 

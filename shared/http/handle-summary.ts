@@ -3,7 +3,10 @@ import { ApiError } from '../errors/api-error.js';
 import { authenticate, type Principal } from '../auth/authenticate.js';
 import { parseFilters } from '../filters/parse-filters.js';
 import type { ResourceDefinition } from '../model/resource-definition.js';
-import { negotiate } from './negotiate.js';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { inRequestSpan, recordRequest } from '../telemetry/telemetry.js';
+import { negotiate, type Format } from './negotiate.js';
+import type { RequestLogEntry } from './request-log-entry.js';
 import { CLIENT_REQUEST_ID_HEADER, pickRequestId, validClientRequestId } from './request-id.js';
 import { readJsonBody } from './read-json-body.js';
 import { respondJson } from './respond-json.js';
@@ -25,44 +28,68 @@ const OUTPUT_STAGES = { json: respondJson, parquet: respondParquet } as const;
  * Every failure is an ApiError answered as problem+json; anything else is a 500 INTERNAL.
  */
 export async function handleSummary(resource: ResourceDefinition, request: HttpRequest, deps: SummaryDeps): Promise<HttpResult> {
-  const started = performance.now();
-  const requestId = pickRequestId(request.headers.get('x-request-id'));
-  const clientRequestId = validClientRequestId(request.headers.get(CLIENT_REQUEST_ID_HEADER)) ?? null;
-  let principal: Principal | undefined;
-  let result: HttpResult;
-  let code: string | null = null;
-  try {
-    principal = await authenticate(
-      { authorization: request.headers.get('authorization'), apiKey: request.headers.get('x-api-key') },
-      { checkApiKey: deps.checkApiKey, verifyToken: deps.verifyToken, clientRegistry: deps.config.clientRegistry },
-    );
-    const format = negotiate(request.headers.get('accept'), AVAILABLE_FORMATS);
-    if (format === undefined) {
-      throw new ApiError('NOT_ACCEPTABLE', 'This endpoint answers application/json or application/vnd.apache.parquet; set Accept to one of them, or leave Accept out for JSON.');
+  const operation = `${resource.name}.summary`;
+  return inRequestSpan(`POST /v1/${resource.name}/summary`, (name) => request.headers.get(name), async (span) => {
+    const started = performance.now();
+    const requestId = pickRequestId(request.headers.get('x-request-id'));
+    const clientRequestId = validClientRequestId(request.headers.get(CLIENT_REQUEST_ID_HEADER)) ?? null;
+    let principal: Principal | undefined;
+    let format: Format | undefined;
+    let result: HttpResult;
+    let code: string | null = null;
+    try {
+      principal = await authenticate(
+        { authorization: request.headers.get('authorization'), apiKey: request.headers.get('x-api-key') },
+        { checkApiKey: deps.checkApiKey, verifyToken: deps.verifyToken, clientRegistry: deps.config.clientRegistry },
+      );
+      format = negotiate(request.headers.get('accept'), AVAILABLE_FORMATS);
+      if (format === undefined) {
+        throw new ApiError('NOT_ACCEPTABLE', 'This endpoint answers application/json or application/vnd.apache.parquet; set Accept to one of them, or leave Accept out for JSON.');
+      }
+      const body = await readJsonBody(request);
+      const view = deps.allowlist.view(resource, principal.roles);
+      const query = parseFilters({ body, query: new URL(request.url).searchParams, view, maxPageSize: deps.config.maxPageSize, pagination: format === 'json' });
+      result = await OUTPUT_STAGES[format]({ scope: { tenant: principal.dataTenant, view }, query, requestId, clientId: principal.clientId, deps });
+    } catch (error) {
+      const problem = errorResponse(error, requestId, (unexpected) => deps.log.fault(requestId, unexpected));
+      code = problem.code;
+      result = problem;
     }
-    const body = await readJsonBody(request);
-    const view = deps.allowlist.view(resource, principal.roles);
-    const query = parseFilters({ body, query: new URL(request.url).searchParams, view, maxPageSize: deps.config.maxPageSize, pagination: format === 'json' });
-    result = await OUTPUT_STAGES[format]({ scope: { tenant: principal.dataTenant, view }, query, requestId, clientId: principal.clientId, deps });
-  } catch (error) {
-    const problem = errorResponse(error, requestId, (unexpected) => deps.log.fault(requestId, unexpected));
-    code = problem.code;
-    result = problem;
-  }
-  result = await compressResponse(result, request.headers.get('accept-encoding'));
-  deps.log.request({
-    requestId,
-    clientRequestId,
-    operation: `${resource.name}.summary`,
-    clientId: principal?.clientId ?? null,
-    dataTenant: principal?.dataTenant ?? null,
-    status: result.status,
-    code,
-    durationMs: Math.round((performance.now() - started) * 10) / 10,
-    records: result.records,
-    storeDocuments: result.store?.documents ?? null,
-    requestCharge: result.store ? Math.round(result.store.requestCharge * 100) / 100 : null,
-    bytes: typeof result.body === 'string' ? Buffer.byteLength(result.body) : result.body.byteLength,
+    result = await compressResponse(result, request.headers.get('accept-encoding'));
+    const entry: RequestLogEntry = {
+      requestId,
+      clientRequestId,
+      operation,
+      clientId: principal?.clientId ?? null,
+      dataTenant: principal?.dataTenant ?? null,
+      status: result.status,
+      code,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      records: result.records,
+      storeDocuments: result.store?.documents ?? null,
+      requestCharge: result.store ? Math.round(result.store.requestCharge * 100) / 100 : null,
+      bytes: typeof result.body === 'string' ? Buffer.byteLength(result.body) : result.body.byteLength,
+    };
+    deps.log.request(entry);
+    // The same figures as the log line, on the span and in the metrics: identifiers and counts only.
+    span.setAttributes({
+      'summary.operation': operation,
+      'summary.request_id': requestId,
+      ...(clientRequestId !== null ? { 'summary.client_request_id': clientRequestId } : {}),
+      ...(format !== undefined ? { 'summary.format': format } : {}),
+      'http.request.method': 'POST',
+      'http.response.status_code': entry.status,
+      ...(code !== null ? { 'summary.error_code': code } : {}),
+      ...(entry.dataTenant !== null ? { 'summary.data_tenant': entry.dataTenant } : {}),
+      ...(entry.clientId !== null ? { 'summary.client_id': entry.clientId } : {}),
+      'summary.records': entry.records,
+      'summary.bytes': entry.bytes,
+    });
+    if (entry.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: code ?? 'error' });
+    recordRequest({
+      operation, format: format ?? null, status: entry.status, dataTenant: entry.dataTenant, durationMs: entry.durationMs,
+      exportBytes: format === 'parquet' && entry.status === 200 ? entry.bytes : null, requestCharge: entry.requestCharge,
+    });
+    return result;
   });
-  return result;
 }

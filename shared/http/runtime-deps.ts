@@ -1,5 +1,6 @@
 import { loadConfig } from '../config/load-config.js';
 import { createSummaryDeps, type SummaryDeps } from './create-summary-deps.js';
+import { startTelemetry } from './start-telemetry.js';
 
 let deps: SummaryDeps | undefined;
 
@@ -8,6 +9,11 @@ let deps: SummaryDeps | undefined;
  * call this while the host loads them, so a bad setting stops start-up with a message naming it.
  */
 export function runtimeDeps(): SummaryDeps {
-  deps ??= createSummaryDeps(loadConfig());
+  if (!deps) {
+    const config = loadConfig();
+    deps = createSummaryDeps(config);
+    // Exporters load in the background; spans before they are ready are not exported.
+    void startTelemetry(config.telemetryConnectionString).catch((error: unknown) => deps!.log.fault('telemetry', error));
+  }
   return deps;
 }

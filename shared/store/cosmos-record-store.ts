@@ -4,6 +4,8 @@ import { DATABASE_ID } from '../model/resources.js';
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope, StoredRecord } from '../model/view.js';
 import { buildCountSql, buildListSql, type SqlQuery } from './build-sql.js';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from '../telemetry/telemetry.js';
 import { storeFault } from './store-fault.js';
 import type { RecordStore, StoreMeter } from './record-store.js';
 
@@ -36,24 +38,28 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   };
 
   /** One round trip, under the deadline, metered. */
-  const fetch = async <T>(scope: Scope, query: SummaryQuery, sql: SqlQuery, feed: Omit<FeedOptions, 'partitionKey' | 'abortSignal'>, meter: StoreMeter | undefined): Promise<FeedResponse<T>> => {
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), options.timeoutMs);
-    try {
-      const response = await containerOf(query.resource).items
-        .query<T>(sql, { ...feed, partitionKey: [scope.tenant], abortSignal: abort.signal })
-        .fetchNext();
-      if (meter) {
-        meter.documents += response.resources.length;
-        meter.requestCharge += response.requestCharge ?? 0;
+  const fetch = <T>(scope: Scope, query: SummaryQuery, sql: SqlQuery, feed: Omit<FeedOptions, 'partitionKey' | 'abortSignal'>, meter: StoreMeter | undefined): Promise<FeedResponse<T>> =>
+    // One span per round trip: the statement's shape (no values: they are parameters), the
+    // documents handed over and the request charge.
+    inSpan('cosmos query', { 'db.system': 'cosmosdb', 'db.collection.name': query.resource.containerId, 'db.operation.name': 'query' }, async (span) => {
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), options.timeoutMs);
+      try {
+        const response = await containerOf(query.resource).items
+          .query<T>(sql, { ...feed, partitionKey: [scope.tenant], abortSignal: abort.signal })
+          .fetchNext();
+        span.setAttributes({ 'summary.documents': response.resources.length, 'summary.request_charge': response.requestCharge ?? 0 });
+        if (meter) {
+          meter.documents += response.resources.length;
+          meter.requestCharge += response.requestCharge ?? 0;
+        }
+        return response;
+      } catch (error) {
+        throw storeFault(error, abort.signal.aborted);
+      } finally {
+        clearTimeout(timer);
       }
-      return response;
-    } catch (error) {
-      throw storeFault(error, abort.signal.aborted);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+    }, SpanKind.CLIENT);
 
   return {
     async count(scope, query, meter) {

@@ -36,7 +36,6 @@ const RENAMED = { AzureWebJobsStorage: 'AzureWebJobsStorage__accountName' } as c
 /** Settings the platform needs that have no local counterpart. */
 const PLATFORM_ONLY = [
   'FUNCTIONS_EXTENSION_VERSION',
-  'APPLICATIONINSIGHTS_CONNECTION_STRING',
   'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
   'WEBSITE_RUN_FROM_PACKAGE',
   'WEBSITE_RUN_FROM_PACKAGE_BLOB_MI_RESOURCE_ID',

@@ -10,7 +10,7 @@ const RANK: Readonly<Record<string, number>> = {
   functions: 4,
   'shared/http': 3,
   'shared/auth': 2, 'shared/filters': 2, 'shared/access': 2, 'shared/store': 2, 'shared/output': 2,
-  'shared/model': 1, 'shared/errors': 1, 'shared/config': 1,
+  'shared/model': 1, 'shared/errors': 1, 'shared/config': 1, 'shared/telemetry': 1,
   'shared/util': 0,
 };
 

@@ -1,0 +1,79 @@
+/**
+ * What the service reports to OpenTelemetry: spans and metrics through `@opentelemetry/api` only
+ * (no SDK here: without a registered provider every call is a no-op, so tests and the local stack
+ * pay nothing). Where they go is decided at start-up (`start-telemetry.ts`: Application Insights
+ * in Azure). Attributes are identifiers and figures only: never a token, key, secret, header or
+ * body.
+ */
+import { context, metrics, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Histogram, type Meter, type Span } from '@opentelemetry/api';
+
+const SCOPE = 'summary-data-service';
+
+/** The tracer of the service's own spans (a proxy: it follows whatever provider is registered). */
+export const tracer = trace.getTracer(SCOPE);
+
+/** Runs `work` in a child span of the active one; an exception marks the span as failed. */
+export async function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
+  return tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * Runs a request's work in a server span that continues the caller's W3C trace (`traceparent`,
+ * as API Management or the local gateway send it), or starts one.
+ */
+export async function inRequestSpan<T>(name: string, header: (name: string) => string | null, work: (span: Span) => Promise<T>): Promise<T> {
+  const parent = propagation.extract(context.active(), {}, { keys: () => ['traceparent', 'tracestate'], get: (_carrier, key) => header(key) ?? undefined });
+  return context.with(parent, () => inSpan(name, {}, work, SpanKind.SERVER));
+}
+
+interface Instruments {
+  readonly duration: Histogram;
+  readonly exportBytes: Histogram;
+  readonly requestCharge: Histogram;
+}
+
+// The metrics API has no proxy: a meter taken before a provider is registered stays a no-op, so
+// instruments are made from the provider current at the time of recording.
+const made = new WeakMap<Meter, Instruments>();
+function instruments(): Instruments {
+  const meter = metrics.getMeter(SCOPE);
+  let found = made.get(meter);
+  if (!found) {
+    found = {
+      duration: meter.createHistogram('summary.request.duration', { unit: 'ms', description: 'Duration of a summary request, by operation, format and status.' }),
+      exportBytes: meter.createHistogram('summary.export.bytes', { unit: 'By', description: 'Bytes of a Parquet or zip export.' }),
+      requestCharge: meter.createHistogram('summary.store.request_charge', { unit: '{RU}', description: 'Request charge the store reported for a request, by operation and data tenant.' }),
+    };
+    made.set(meter, found);
+  }
+  return found;
+}
+
+/** What one request is recorded with. */
+export interface RequestFigures {
+  readonly operation: string;
+  readonly format: string | null;
+  readonly status: number;
+  readonly dataTenant: string | null;
+  readonly durationMs: number;
+  readonly exportBytes: number | null;
+  readonly requestCharge: number | null;
+}
+
+/** Records a request's metrics. */
+export function recordRequest(figures: RequestFigures): void {
+  const { duration, exportBytes, requestCharge } = instruments();
+  const dimensions = { 'summary.operation': figures.operation, 'summary.format': figures.format ?? 'none', 'http.response.status_code': figures.status };
+  duration.record(figures.durationMs, dimensions);
+  if (figures.exportBytes !== null) exportBytes.record(figures.exportBytes, { 'summary.operation': figures.operation });
+  if (figures.requestCharge !== null) requestCharge.record(figures.requestCharge, { 'summary.operation': figures.operation, 'summary.data_tenant': figures.dataTenant ?? 'none' });
+}
