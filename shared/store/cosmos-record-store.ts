@@ -1,4 +1,4 @@
-import type { CosmosClient, Container, FeedOptions, FeedResponse } from '@azure/cosmos';
+import type { CosmosClient, Container, FeedOptions, FeedResponse, QueryIterator } from '@azure/cosmos';
 import type { LineTable, ResourceDefinition } from '../model/resource-definition.js';
 import { DATABASE_ID } from '../model/resources.js';
 import type { SummaryQuery } from '../model/summary-query.js';
@@ -37,17 +37,16 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
     return container;
   };
 
-  /** One round trip, under the deadline, metered. */
-  const fetch = <T>(scope: Scope, query: SummaryQuery, sql: SqlQuery, feed: Omit<FeedOptions, 'partitionKey' | 'abortSignal'>, meter: StoreMeter | undefined): Promise<FeedResponse<T>> =>
-    // One span per round trip: the statement's shape (no values: they are parameters), the
-    // documents handed over and the request charge.
+  /**
+   * One round trip of `iterator` under the deadline (`abort` fires when it passes), metered, in a
+   * span: the container, the documents handed over and the request charge (never a value: they
+   * are parameters).
+   */
+  const roundTrip = <T>(query: SummaryQuery, iterator: QueryIterator<T>, abort: AbortController, meter: StoreMeter | undefined): Promise<FeedResponse<T>> =>
     inSpan('cosmos query', { 'db.system': 'cosmosdb', 'db.collection.name': query.resource.containerId, 'db.operation.name': 'query' }, async (span) => {
-      const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), options.timeoutMs);
       try {
-        const response = await containerOf(query.resource).items
-          .query<T>(sql, { ...feed, partitionKey: [scope.tenant], abortSignal: abort.signal })
-          .fetchNext();
+        const response = await iterator.fetchNext();
         span.setAttributes({ 'summary.documents': response.resources.length, 'summary.request_charge': response.requestCharge ?? 0 });
         if (meter) {
           meter.documents += response.resources.length;
@@ -61,9 +60,13 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       }
     }, SpanKind.CLIENT);
 
+  const open = <T>(scope: Scope, query: SummaryQuery, sql: SqlQuery, feed: Omit<FeedOptions, 'partitionKey' | 'abortSignal'>, abort: AbortController): QueryIterator<T> =>
+    containerOf(query.resource).items.query<T>(sql, { ...feed, partitionKey: [scope.tenant], abortSignal: abort.signal });
+
   return {
     async count(scope, query, meter) {
-      const response = await fetch<number>(scope, query, buildCountSql(scope, query), { maxItemCount: 1 }, undefined);
+      const abort = new AbortController();
+      const response = await roundTrip(query, open<number>(scope, query, buildCountSql(scope, query), { maxItemCount: 1 }, abort), abort, undefined);
       if (meter) meter.requestCharge += response.requestCharge ?? 0;
       return response.resources[0] ?? 0;
     },
@@ -73,7 +76,10 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       const rows: Record<string, unknown>[] = [];
       let token = continuation;
       while (rows.length < wanted) {
-        const response = await fetch<Record<string, unknown>>(scope, query, sql, { maxItemCount: wanted - rows.length, ...(token ? { continuationToken: token } : {}) }, meter);
+        // A new iterator per round trip: each asks for exactly the documents still missing.
+        const abort = new AbortController();
+        const iterator = open<Record<string, unknown>>(scope, query, sql, { maxItemCount: wanted - rows.length, ...(token ? { continuationToken: token } : {}) }, abort);
+        const response = await roundTrip(query, iterator, abort, meter);
         rows.push(...response.resources);
         token = response.continuationToken;
         if (!token) break;
@@ -84,14 +90,18 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       };
     },
     async *stream(scope, query, meter) {
-      // The deadline applies to each page: a store that stops answering mid-export is a fault.
-      const sql = buildListSql(scope, query);
-      let token: string | undefined;
-      do {
-        const response = await fetch<Record<string, unknown>>(scope, query, sql, { maxItemCount: STREAM_PAGE_SIZE, ...(token ? { continuationToken: token } : {}) }, meter);
-        for (const row of response.resources) yield sortLines(row, query.resource.lines);
-        token = response.continuationToken;
-      } while (token);
+      // One iterator for the whole export; the deadline applies to each page: a store that stops
+      // answering mid-export is a fault. Stopping the iteration aborts what is in flight.
+      const abort = new AbortController();
+      const iterator = open<Record<string, unknown>>(scope, query, buildListSql(scope, query), { maxItemCount: STREAM_PAGE_SIZE }, abort);
+      try {
+        while (iterator.hasMoreResults()) {
+          const response = await roundTrip(query, iterator, abort, meter);
+          for (const row of response.resources) yield sortLines(row, query.resource.lines);
+        }
+      } finally {
+        abort.abort();
+      }
     },
   };
 }
