@@ -29,7 +29,7 @@ export function responseHeaders(model: ApiModel): Record<string, JsonObject> {
       schema: { type: 'string' },
     },
     'WWW-Authenticate': {
-      description: 'With `INVALID_TOKEN`: `Bearer` when no token was sent, `Bearer error="invalid_token"` when it was not valid (RFC 6750).',
+      description: 'With `INVALID_TOKEN`: `Bearer` when no token was sent; `Bearer error="invalid_token", error_description="…"` when it was not valid (RFC 6750), the description saying why: expired, not valid yet, signature, audience, issuer, tenant, not an application token, malformed.',
       schema: { type: 'string' },
     },
     'Retry-After': {

@@ -49,9 +49,9 @@ function bearerToken(authorization: string | null): string {
   if (!match?.[1]) {
     throw authorization === null
       ? new ApiError('INVALID_TOKEN', 'Send an access token in the Authorization header: Bearer <access_token>.', { headers: { 'WWW-Authenticate': 'Bearer' } })
-      : invalidToken('The Authorization header must be "Bearer <access_token>".');
+      : invalidToken('malformed', 'The Authorization header must be "Bearer <access_token>".');
   }
-  if (!isCanonicalCompactJws(match[1])) throw invalidToken('The access token is not a well-formed JWT (three base64url parts, no padding).');
+  if (!isCanonicalCompactJws(match[1])) throw invalidToken('malformed', 'A JWT is three base64url parts, without padding.');
   return match[1];
 }
 

@@ -59,8 +59,24 @@ function keySetFetch(fetchImpl: typeof fetch): FetchImplementation {
 
 const ALGORITHMS = ['RS256'];
 
-/** The challenge sent with every 401 for a bad token (RFC 6750). */
-export const INVALID_TOKEN_CHALLENGE = 'Bearer error="invalid_token"';
+/**
+ * Why a token was refused, as RFC 6750's `error_description` says it (in `WWW-Authenticate`, in the
+ * problem's detail and, as the key, in the log line): enough for support to tell an expired token
+ * from a wrong signature, nothing about the keys or the token's content.
+ */
+export const TOKEN_FAILURES = {
+  expired: 'The access token has expired',
+  'not yet valid': 'The access token is not valid yet',
+  signature: 'The access token is not signed by a key of this API\'s identity provider',
+  audience: 'The access token is not issued for this API',
+  issuer: 'The access token comes from another issuer',
+  tenant: 'The access token is issued for another tenant',
+  'not an app token': 'The access token is not an application token',
+  malformed: 'The access token is not a well-formed JWT',
+} as const;
+
+/** A reason a token is refused. */
+export type TokenFailure = keyof typeof TOKEN_FAILURES;
 
 /**
  * Builds the verifier: signature against the identity provider's JWKS (fetched remotely, cached),
@@ -95,14 +111,13 @@ export function createTokenVerifier(auth: Config['auth'], options: TokenVerifier
 
 function identityOf(payload: JWTPayload, tenantId: string): TokenIdentity {
   const clientId = typeof payload.azp === 'string' && payload.azp !== '' ? payload.azp : undefined;
-  if (payload.tid !== tenantId || !clientId || typeof payload.exp !== 'number') {
-    throw invalidToken('The access token does not name this tenant and a client application.');
-  }
+  if (payload.tid !== tenantId) throw invalidToken('tenant', 'Request a token from this API\'s tenant.');
+  if (!clientId || typeof payload.exp !== 'number') throw invalidToken('malformed', 'The token names no client application (azp).');
   // The calling application must hold the role, so only an app-only token is accepted: it says so
   // with `idtyp: app` (an optional claim the API's app registration turns on; docs/deploy.md). The
   // absence of `scp` alone proves nothing.
   if (payload.idtyp !== 'app' || payload.scp !== undefined) {
-    throw invalidToken('Only an application token is accepted (idtyp "app"): obtain it with the client credentials grant.');
+    throw invalidToken('not an app token', 'Only an application token is accepted (idtyp "app"): obtain it with the client credentials grant.');
   }
   const roles = Array.isArray(payload.roles) ? payload.roles.filter((role): role is string => typeof role === 'string') : [];
   return { clientId, roles, exp: payload.exp };
@@ -116,14 +131,26 @@ function translate(error: unknown): ApiError {
       cause: error,
     });
   }
-  if (error instanceof joseErrors.JWTExpired) return invalidToken('The access token has expired; request a new one.');
-  if (error instanceof joseErrors.JOSEError) {
-    return invalidToken('The access token is not valid for this API: use the access_token (not the id_token) issued for scope api://<APP_ID>/.default.');
+  if (error instanceof joseErrors.JWTExpired) return invalidToken('expired', 'Request a new one.');
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    const failure: TokenFailure = error.reason === 'missing' ? 'malformed'
+      : error.claim === 'nbf' ? 'not yet valid'
+        : error.claim === 'iss' ? 'issuer'
+          : error.claim === 'aud' ? 'audience'
+            : 'malformed';
+    return invalidToken(failure, 'Use the access_token (not the id_token) issued for scope api://<APP_ID>/.default.');
   }
-  return invalidToken('The Authorization header does not hold a readable access token.');
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JOSEAlgNotAllowed) {
+    return invalidToken('signature', 'Request a token from this API\'s identity provider; tokens are RS256.');
+  }
+  return invalidToken('malformed', 'Send the access_token of the token response as Authorization: Bearer <token>.');
 }
 
-/** A 401 INVALID_TOKEN with its challenge. */
-export function invalidToken(detail: string): ApiError {
-  return new ApiError('INVALID_TOKEN', detail, { headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE } });
+/** A 401 INVALID_TOKEN with its RFC 6750 challenge naming the reason. */
+export function invalidToken(failure: TokenFailure, advice: string): ApiError {
+  const description = TOKEN_FAILURES[failure];
+  return new ApiError('INVALID_TOKEN', `${description}. ${advice}`, {
+    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` },
+    reason: failure,
+  });
 }

@@ -32,14 +32,17 @@ export class ApiError extends Error {
   readonly status: number;
   readonly errors: readonly FieldError[];
   readonly headers: ErrorHeaders;
+  /** A short, stable reason beside the code, for the log line (why a token was refused). */
+  readonly reason: string | undefined;
 
-  constructor(code: ErrorCode, detail: string, options: { errors?: readonly FieldError[]; headers?: ErrorHeaders; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, detail: string, options: { errors?: readonly FieldError[]; headers?: ErrorHeaders; cause?: unknown; reason?: string } = {}) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
     this.status = ERROR_CODES[code].status;
     this.errors = options.errors ?? [];
     this.headers = options.headers ?? {};
+    this.reason = options.reason;
   }
 
   /** A 400 built from validation problems; the first problem's code becomes the error's code. */

@@ -37,6 +37,7 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
     let format: Format | undefined;
     let result: HttpResult;
     let code: string | null = null;
+    let reason: string | null = null;
     try {
       principal = await authenticate(
         { authorization: request.headers.get('authorization'), apiKey: request.headers.get('x-api-key') },
@@ -53,6 +54,7 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
     } catch (error) {
       const problem = errorResponse(error, requestId, (unexpected) => deps.log.fault(requestId, unexpected));
       code = problem.code;
+      reason = error instanceof ApiError ? error.reason ?? null : null;
       result = problem;
     }
     result = await compressResponse(result, request.headers.get('accept-encoding'));
@@ -64,6 +66,7 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
       dataTenant: principal?.dataTenant ?? null,
       status: result.status,
       code,
+      reason,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       records: result.records,
       storeDocuments: result.store?.documents ?? null,
@@ -80,6 +83,7 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
       'http.request.method': 'POST',
       'http.response.status_code': entry.status,
       ...(code !== null ? { 'summary.error_code': code } : {}),
+      ...(reason !== null ? { 'summary.error_reason': reason } : {}),
       ...(entry.dataTenant !== null ? { 'summary.data_tenant': entry.dataTenant } : {}),
       ...(entry.clientId !== null ? { 'summary.client_id': entry.clientId } : {}),
       'summary.records': entry.records,

@@ -12,6 +12,8 @@ export interface RequestLogEntry {
   readonly dataTenant: string | null;
   readonly status: number;
   readonly code: string | null;
+  /** Why, beside the code, when the code has reasons (a refused token: expired, signature, …). */
+  readonly reason: string | null;
   readonly durationMs: number;
   readonly records: number;
   readonly bytes: number;

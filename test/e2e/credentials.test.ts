@@ -39,7 +39,7 @@ describe('credentials over HTTP', () => {
     const { id_token } = await tokenResponse('contoso-full');
     const response = await call('contracts', { headers: { authorization: `Bearer ${id_token}` } });
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token", error_description="The access token is not issued for this API"');
     expect((await problem(response)).code).toBe('INVALID_TOKEN');
   });
 

@@ -75,7 +75,7 @@ describe('the local gateway', () => {
     }
     expect(seen).toHaveLength(1);
     expect(logged.at(-1)).toMatchObject({ status: 401, code: 'INVALID_SUBSCRIPTION_KEY', operation: null, clientId: null, records: 0 });
-    expect(Object.keys(logged.at(-1)!).sort()).toEqual(['bytes', 'clientId', 'clientRequestId', 'code', 'dataTenant', 'durationMs', 'operation', 'records', 'requestCharge', 'requestId', 'status', 'storeDocuments']);
+    expect(Object.keys(logged.at(-1)!).sort()).toEqual(['bytes', 'clientId', 'clientRequestId', 'code', 'dataTenant', 'durationMs', 'operation', 'reason', 'records', 'requestCharge', 'requestId', 'status', 'storeDocuments']);
     expect(JSON.stringify(logged)).not.toContain(KEY);
   });
 });

@@ -68,7 +68,7 @@ describe('the summary pipeline in-process', () => {
     expect(lines).toHaveLength(3);
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(entries[0]).toMatchObject({ operation: 'contracts.summary', clientId: expect.any(String), dataTenant: 'contoso', status: 200 });
-    expect(Object.keys(entries[0]!).sort()).toEqual(['bytes', 'clientId', 'clientRequestId', 'code', 'dataTenant', 'durationMs', 'operation', 'records', 'requestCharge', 'requestId', 'status', 'storeDocuments']);
+    expect(Object.keys(entries[0]!).sort()).toEqual(['bytes', 'clientId', 'clientRequestId', 'code', 'dataTenant', 'durationMs', 'operation', 'reason', 'records', 'requestCharge', 'requestId', 'status', 'storeDocuments']);
     expect(entries[2]).toMatchObject({ status: 401, code: 'INVALID_API_KEY', clientId: null });
     const secrets = [access_token, id_token, access_token.split('.')[2]!, ...identities.apiKeys, 'dev-api-key-wrong-9999', ...identities.clients.map((c) => c.clientSecret), marker, 'bogus'];
     for (const line of lines) for (const secret of secrets) expect(line).not.toContain(secret);

@@ -11,7 +11,7 @@ afterAll(async () => {
   await service.stop();
 });
 
-const FIELDS = ['bytes', 'clientId', 'clientRequestId', 'code', 'dataTenant', 'durationMs', 'operation', 'records', 'requestCharge', 'requestId', 'status', 'storeDocuments'];
+const FIELDS = ['bytes', 'clientId', 'clientRequestId', 'code', 'dataTenant', 'durationMs', 'operation', 'reason', 'records', 'requestCharge', 'requestId', 'status', 'storeDocuments'];
 
 function lineFor(requestId: string): Record<string, unknown> {
   const lines = service.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.requestId === requestId && 'status' in line);

@@ -60,7 +60,34 @@ describe('forged and misused tokens over HTTP', () => {
     ['another key under an unknown kid', { key: 'other' }],
   ])('refuses %s with 401 INVALID_TOKEN', async (_label, options) => {
     const result = await answer(await sign(accessClaims(service, 'contoso-full'), options));
-    expect(result).toEqual({ status: 401, code: 'INVALID_TOKEN', challenge: 'Bearer error="invalid_token"' });
+    expect(result).toEqual({ status: 401, code: 'INVALID_TOKEN', challenge: expect.stringMatching(/^Bearer error="invalid_token", error_description="[^"]+"$/) });
+  });
+
+  const now = () => Math.floor(Date.now() / 1000);
+  it.each<[string, () => Promise<string>, string]>([
+    ['an expired token', () => sign(accessClaims(service, 'contoso-full', { exp: now() - 5 })), 'expired'],
+    ['a token not yet valid', () => sign(accessClaims(service, 'contoso-full', { nbf: now() + 120 })), 'not yet valid'],
+    ['a token signed by another key', () => sign(accessClaims(service, 'contoso-full'), { key: 'other' }), 'signature'],
+    ['an HS256 token', () => sign(accessClaims(service, 'contoso-full'), { alg: 'HS256' }), 'signature'],
+    ['a token for another audience', () => sign(accessClaims(service, 'contoso-full', { aud: 'api://another-app' })), 'audience'],
+    ['a token from another issuer', () => sign(accessClaims(service, 'contoso-full', { iss: 'https://login.example.invalid/other/v2.0' })), 'issuer'],
+    ['a token for another tenant', () => sign(accessClaims(service, 'contoso-full', { tid: '99999999-9999-4999-8999-999999999999' })), 'tenant'],
+    ['a user-delegated token', () => sign(accessClaims(service, 'contoso-full', { idtyp: 'user', scp: 'user_impersonation' })), 'not an app token'],
+    ['garbage', async () => 'not.a.jwt', 'malformed'],
+  ])('says why it refuses %s: the reason in WWW-Authenticate, the detail and the log line', async (_label, mint, reason) => {
+    const before = service.logs.length;
+    const token = await mint();
+    const response = await callService(service, 'contracts', { headers: { authorization: `Bearer ${token}`, 'x-api-key': service.identities.apiKeys[0]! }, body: '{}' });
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get('www-authenticate')!;
+    const description = /error_description="([^"]+)"/.exec(challenge)?.[1];
+    expect(description).toBeDefined();
+    const problem = (await response.json()) as { code: string; detail: string };
+    expect(problem.code).toBe('INVALID_TOKEN');
+    expect(problem.detail.startsWith(description!)).toBe(true);
+    const lines = service.logs.slice(before).map((line) => JSON.parse(line) as { reason?: string; status?: number }).filter((line) => line.status === 401);
+    expect(lines.map((line) => line.reason)).toEqual([reason]);
+    expect(challenge.includes(token.split('.')[2] ?? '∅')).toBe(false);
   });
 
   it('refuses a token signed by another key under the real kid', async () => {

@@ -90,7 +90,7 @@ describe('authenticate', () => {
 
   it.each(['Basic abc', 'Bearer', 'Bearer a b', 'token'])('answers the malformed Authorization %p with INVALID_TOKEN', async (authorization) => {
     const error = await failure({ authorization, apiKey: API_KEY });
-    expect([error.code, error.headers['WWW-Authenticate']]).toEqual(['INVALID_TOKEN', 'Bearer error="invalid_token"']);
+    expect([error.code, error.headers['WWW-Authenticate'], error.reason]).toEqual(['INVALID_TOKEN', 'Bearer error="invalid_token", error_description="The access token is not a well-formed JWT"', 'malformed']);
   });
 
   it('refuses the id_token of the token response', async () => {
