@@ -32,6 +32,9 @@ curl -s -X POST "${stack.baseUrl}/v1/contracts/summary" \\
      -H "Accept: application/json" \\
      -d '{"createdFrom":"2025-03-01","createdTo":"2025-03-31","pageSize":5}'
 
+# Dates: From/To are UTC calendar days, both included; a range spans at most one month; no range
+# means the whole history. Pull longer periods in calendar months (01–31, then 01–28, …): they
+# never overlap. docs/data-model.md, "Dates", says it all once.
 # 3. Parquet: the same filters as a file (invoices answer a zip of two Parquet files)
 curl -s -X POST "${stack.baseUrl}/v1/contracts/summary" \\
      ${headers} \\

@@ -14,6 +14,13 @@ export function filterBodySchema(model: ApiModel, resource: ResourceDefinition, 
   for (const name of Object.keys(filterMembers(resource))) {
     properties[name] = filterMemberSchema(model, resource, name, 'body', defaults);
   }
+  // A From without its To (or the reverse) is 400 DATE_RANGE_INCOMPLETE: said in the schema too.
+  const dependentRequired: JsonObject = {};
+  for (const filter of resource.filters) {
+    if (filter.kind !== 'dayRange') continue;
+    dependentRequired[filter.from] = [filter.to];
+    dependentRequired[filter.to] = [filter.from];
+  }
   return {
     type: 'object',
     description: 'Filters, all optional; an empty body (or none) means no filters. Names are case-sensitive: '
@@ -21,6 +28,7 @@ export function filterBodySchema(model: ApiModel, resource: ResourceDefinition, 
       + 'Every member may also be sent as a query-string parameter of the same name; when both are given, the body wins. '
       + 'Date filters are YYYY-MM-DD, go in From/To pairs with From ≤ To, and span at most one calendar month.',
     properties,
+    ...(Object.keys(dependentRequired).length > 0 ? { dependentRequired } : {}),
     additionalProperties: false,
   };
 }

@@ -35,6 +35,7 @@ export function filterMemberSchema(model: ApiModel, resource: ResourceDefinition
   if (name === 'page') setDefault(defaults.page);
   if (name === 'pageSize') {
     setDefault(defaults.pageSize);
+    if (source === 'body') schema.maximum = defaults.maxPageSize;
     notes.push(`At most MAX_PAGE_SIZE (default ${defaults.maxPageSize}; more is 400 \`PAGE_SIZE_TOO_LARGE\`). page × pageSize may reach at most MAX_RESULT_WINDOW records (default ${defaults.maxResultWindow}; deeper is 400 \`RESULT_WINDOW_EXCEEDED\`: narrow the filters or export Parquet).`);
   }
   if (PAGINATION_MEMBERS.has(name)) {

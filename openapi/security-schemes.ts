@@ -14,7 +14,8 @@ export function securitySchemes(authorityHost: string): Record<string, JsonObjec
         + 'client not registered for a data tenant: 403 `CLIENT_NOT_REGISTERED`. Replace <TENANT_ID> and <APP_ID> with the values issued to you.',
       flows: {
         clientCredentials: {
-          tokenUrl: `${authorityHost}/<TENANT_ID>/oauth2/v2.0/token`,
+          // A valid URI (tools validate it): the placeholder is percent-encoded; replace it with your tenant id.
+          tokenUrl: `${authorityHost}/%3CTENANT_ID%3E/oauth2/v2.0/token`,
           scopes: { [TOKEN_SCOPE]: 'Read the allowlisted summary data of your tenant.' },
         },
       },

@@ -1,6 +1,7 @@
 import { mediaTypeOf } from '../shared/http/negotiate.js';
 import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/http/request-id.js';
 import { operationId, type ResourceDefinition } from '../shared/model/resource-definition.js';
+import { exportFile, PARQUET_MEDIA_TYPE } from '../shared/output/export-file.js';
 import type { ApiModel } from './api-model.js';
 import { operationErrorCodes, problemResponseName } from './error-responses.js';
 import { filterParameters } from './filter-parameters.js';
@@ -8,6 +9,12 @@ import { componentRef, schemaRef } from './component-ref.js';
 import type { JsonObject } from './json-schema.js';
 import type { ServiceDefaults } from './service-defaults.js';
 import { successResponse } from './success-response.js';
+
+/** ", or `application/zip`" for an export answered as a zip, which may be asked for by its own type too. */
+function exportAlso(resource: ResourceDefinition): string {
+  const { mediaType } = exportFile(resource.export);
+  return mediaType === PARQUET_MEDIA_TYPE ? '' : ` (or \`${mediaType}\`, the type of its export)`;
+}
 
 /** The tag grouping a resource's operation. */
 export function operationTag(resource: ResourceDefinition): JsonObject {
@@ -27,7 +34,7 @@ export function summaryOperation(model: ApiModel, resource: ResourceDefinition, 
     description: `Returns the allowlisted ${resource.name} summary records of the caller's data tenant (from the server-side client registry; `
       + 'a request can never name a tenant). Which records and fields are returned depends on the caller\'s roles. '
       + `The \`Accept\` header selects the format, with q-values: \`${mediaTypeOf('json')}\` (also for \`*/*\`, \`application/*\` or no Accept) `
-      + `or \`${mediaTypeOf('parquet')}\`; anything else is 406 \`NOT_ACCEPTABLE\`. `
+      + `or \`${mediaTypeOf('parquet')}\`${exportAlso(resource)}; anything else is 406 \`NOT_ACCEPTABLE\`. `
       + `JSON is paged (page ${defaults.page}, pageSize ${defaults.pageSize} by default), ordered by ${defaults.orderBy} ${defaults.order} unless orderBy/order say otherwise. `
       + 'Credentials are checked before anything about the request: a caller missing one learns nothing about the request or the data.',
     parameters: [componentRef('parameters', 'X-Request-ID'), ...filterParameters(model, resource, defaults)],

@@ -21,6 +21,13 @@ export function oneMonthAfter(fromDay: number): number {
   return utcDay(year, month, day);
 }
 
+/** The first and the last day of the calendar month a day falls in. */
+export function calendarMonthOf(day: number): { first: number; last: number } {
+  const date = new Date(day * DAY_MS);
+  const [year, month] = [date.getUTCFullYear(), date.getUTCMonth() + 1];
+  return { first: utcDay(year, month, 1), last: utcDay(year, month, daysInMonth(year, month)) };
+}
+
 /** `YYYY-MM-DD` of a day number. */
 export function formatDay(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);

@@ -1,7 +1,7 @@
 import type { FieldError } from '../errors/api-error.js';
 import { fieldSpec, type DayRangeFilter, type ResourceDefinition } from '../model/resource-definition.js';
 import type { FilterValue } from '../model/summary-query.js';
-import { formatDay, oneMonthAfter, parseCalendarDate } from './calendar-date.js';
+import { calendarMonthOf, formatDay, oneMonthAfter, parseCalendarDate } from './calendar-date.js';
 
 /** The ranges that passed, and the problems of those that did not. */
 export interface DateRangeCheck {
@@ -41,7 +41,7 @@ export function checkDateRanges(resource: ResourceDefinition, given: Readonly<Re
       errors.push({
         member: range.to,
         code: 'DATE_RANGE_TOO_LONG',
-        message: `A range spans at most one month: with ${range.from} ${formatDay(fromDay)}, ${range.to} may be at most ${formatDay(oneMonthAfter(fromDay))}. Split the request into monthly ranges.`,
+        message: `A range spans at most one month: with ${range.from} ${formatDay(fromDay)}, ${range.to} may be at most ${formatDay(oneMonthAfter(fromDay))}. To pull longer periods, use calendar months that never overlap: ${range.from} ${formatDay(calendarMonthOf(fromDay).first)} with ${range.to} ${formatDay(calendarMonthOf(fromDay).last)}, then the next month.`,
       });
     } else {
       filters.set(range, { kind: 'dayRange', field: fieldSpec(resource, range.field), from: formatDay(fromDay), to: formatDay(toDay) });

@@ -5,7 +5,8 @@ import { parseFilters } from '../filters/parse-filters.js';
 import type { ResourceDefinition } from '../model/resource-definition.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { inRequestSpan, recordRequest } from '../telemetry/telemetry.js';
-import { negotiate, type Format } from './negotiate.js';
+import { exportFile, PARQUET_MEDIA_TYPE } from '../output/export-file.js';
+import { negotiate, offersOf, type Format, type Offer } from './negotiate.js';
 import type { RequestLogEntry } from './request-log-entry.js';
 import { CLIENT_REQUEST_ID_HEADER, pickRequestId, validClientRequestId } from './request-id.js';
 import { readJsonBody } from './read-json-body.js';
@@ -16,9 +17,17 @@ import { compressResponse } from './compress-response.js';
 import type { HttpResult } from './output-stage.js';
 import type { SummaryDeps } from './create-summary-deps.js';
 
-/** The formats both operations produce, each with its output stage. */
-const AVAILABLE_FORMATS = ['json', 'parquet'] as const;
+/** The output stage of each format. */
 const OUTPUT_STAGES = { json: respondJson, parquet: respondParquet } as const;
+
+/**
+ * What a resource answers: JSON, and its export under the Parquet media type and, when the export
+ * is not one Parquet file (a zip), under its own media type too.
+ */
+function offers(resource: ResourceDefinition): Offer[] {
+  const { mediaType } = exportFile(resource.export);
+  return offersOf(['json', 'parquet'], mediaType === PARQUET_MEDIA_TYPE ? [] : [{ format: 'parquet', mediaType }]);
+}
 
 /**
  * The request pipeline of both summary operations, in one place:
@@ -43,9 +52,10 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
         { authorization: request.headers.get('authorization'), apiKey: request.headers.get('x-api-key') },
         { checkApiKey: deps.checkApiKey, verifyToken: deps.verifyToken, clientRegistry: deps.config.clientRegistry },
       );
-      format = negotiate(request.headers.get('accept'), AVAILABLE_FORMATS);
+      const offered = offers(resource);
+      format = negotiate(request.headers.get('accept'), offered);
       if (format === undefined) {
-        throw new ApiError('NOT_ACCEPTABLE', 'This endpoint answers application/json or application/vnd.apache.parquet; set Accept to one of them, or leave Accept out for JSON.');
+        throw new ApiError('NOT_ACCEPTABLE', `This endpoint answers ${offered.map((offer) => offer.mediaType).join(', ')}; set Accept to one of them, or leave Accept out for JSON.`);
       }
       const body = await readJsonBody(request);
       const view = deps.allowlist.view(resource, principal.roles);

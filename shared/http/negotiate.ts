@@ -14,18 +14,32 @@ interface Range {
   readonly q: number;
 }
 
+/** A media type the caller may ask for, and the format that answers it. */
+export interface Offer {
+  readonly format: Format;
+  readonly mediaType: string;
+}
+
+/** The offers of a set of formats, under their own media types (plus any `also` offers). */
+export function offersOf(formats: readonly Format[], also: readonly Offer[] = []): Offer[] {
+  return [...formats.map((format) => ({ format, mediaType: MEDIA_TYPES[format] })), ...also];
+}
+
 /**
- * Picks the response format from an `Accept` header with q-values (RFC 9110 §12.5.1): the
- * available format with the highest q, the most specific range deciding each format's q; JSON wins
- * ties and answers a missing header. Returns undefined when nothing acceptable is available.
+ * Picks the response format from an `Accept` header with q-values (RFC 9110 §12.5.1): the offer
+ * with the highest q, the most specific range deciding each media type's q; JSON wins ties and
+ * answers a missing header. A format may be offered under several media types (the invoices' zip
+ * export is `application/vnd.apache.parquet` and `application/zip`). Returns undefined when nothing
+ * acceptable is offered.
  */
-export function negotiate(accept: string | null, available: readonly Format[]): Format | undefined {
-  if (accept === null || accept.trim() === '') return available.includes('json') ? 'json' : available[0];
+export function negotiate(accept: string | null, offers: readonly (Offer | Format)[]): Format | undefined {
+  const available = offers.map((offer) => (typeof offer === 'string' ? { format: offer, mediaType: MEDIA_TYPES[offer] } : offer));
+  if (accept === null || accept.trim() === '') return (available.find((offer) => offer.format === 'json') ?? available[0])?.format;
   const ranges = accept.split(',').map(parseRange).filter((range): range is Range => range !== undefined);
   let best: { format: Format; q: number } | undefined;
-  for (const format of available) {
-    const q = qualityOf(MEDIA_TYPES[format], ranges);
-    if (q > 0 && (best === undefined || q > best.q)) best = { format, q };
+  for (const offer of available) {
+    const q = qualityOf(offer.mediaType, ranges);
+    if (q > 0 && (best === undefined || q > best.q)) best = { format: offer.format, q };
   }
   return best?.format;
 }

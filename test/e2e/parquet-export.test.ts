@@ -206,3 +206,13 @@ describe('Parquet export of invoices', () => {
     expect(lines.columns).toHaveLength(9);
   });
 });
+
+describe('the export under its own media type', () => {
+  it('answers Accept: application/zip with the invoices zip, and refuses it for contracts (one Parquet file)', async () => {
+    const invoices = await call('invoices', { body: MARCH, headers: { accept: 'application/zip' } });
+    expect([invoices.status, invoices.headers.get('content-type')]).toEqual([200, 'application/zip']);
+    expect(Object.keys(unzip(new Uint8Array(await invoices.arrayBuffer()))).sort()).toEqual(['invoice_tables.parquet', 'invoices.parquet']);
+    const contracts = await call('contracts', { body: MARCH, headers: { accept: 'application/zip' } });
+    expect(contracts.status).toBe(406);
+  });
+});

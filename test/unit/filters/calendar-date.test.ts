@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { formatDay, oneMonthAfter, parseCalendarDate } from '../../../shared/filters/calendar-date.js';
+import { calendarMonthOf, formatDay, oneMonthAfter, parseCalendarDate } from '../../../shared/filters/calendar-date.js';
+import { checkDateRanges } from '../../../shared/filters/check-date-ranges.js';
+import { CONTRACTS } from '../../../shared/model/contracts.js';
 
 describe('calendar dates', () => {
   it('round-trips a date through its day number', () => {
@@ -29,5 +31,23 @@ describe('calendar dates before the year 100', () => {
     expect(formatDay(oneMonthAfter(parseCalendarDate('0025-01-31')!))).toBe('0025-02-28');
     expect(parseCalendarDate('0004-02-29')).toBeDefined();
     expect(parseCalendarDate('0001-02-29')).toBeUndefined();
+  });
+});
+
+describe('calendar months', () => {
+  it.each([
+    ['2025-01-15', '2025-01-01', '2025-01-31'],
+    ['2024-02-29', '2024-02-01', '2024-02-29'],
+    ['2025-02-01', '2025-02-01', '2025-02-28'],
+    ['2025-12-31', '2025-12-01', '2025-12-31'],
+  ])('%s falls in the calendar month %s–%s', (day, first, last) => {
+    const month = calendarMonthOf(parseCalendarDate(day)!);
+    expect([formatDay(month.first), formatDay(month.last)]).toEqual([first, last]);
+  });
+
+  it('are what a too-long range is told to use instead', () => {
+    const { errors } = checkDateRanges(CONTRACTS, { createdFrom: '2025-01-15', createdTo: '2025-03-01' });
+    expect(errors.map((error) => error.code)).toEqual(['DATE_RANGE_TOO_LONG']);
+    expect(errors[0]!.message).toContain('createdFrom 2025-01-01 with createdTo 2025-01-31');
   });
 });

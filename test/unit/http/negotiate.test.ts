@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { negotiate } from '../../../shared/http/negotiate.js';
+import { negotiate, offersOf } from '../../../shared/http/negotiate.js';
 
 const BOTH = ['json', 'parquet'] as const;
 
@@ -25,5 +25,23 @@ describe('Accept negotiation', () => {
   it('offers only what is available', () => {
     expect(negotiate('application/vnd.apache.parquet', ['json'])).toBeUndefined();
     expect(negotiate('*/*', ['json'])).toBe('json');
+  });
+});
+
+describe('Accept negotiation with a format under two media types', () => {
+  const zipped = offersOf(['json', 'parquet'], [{ format: 'parquet', mediaType: 'application/zip' }]);
+
+  it.each([
+    ['application/zip', 'parquet'],
+    ['application/vnd.apache.parquet', 'parquet'],
+    ['application/zip;q=0.4, application/json;q=0.3', 'parquet'],
+    ['application/zip;q=0.2, application/json', 'json'],
+    ['*/*', 'json'],
+  ])('%p selects %p', (accept, expected) => {
+    expect(negotiate(accept, zipped)).toBe(expected);
+  });
+
+  it('does not take application/zip where no export is a zip', () => {
+    expect(negotiate('application/zip', offersOf(['json', 'parquet']))).toBeUndefined();
   });
 });

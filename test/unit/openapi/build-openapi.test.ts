@@ -136,4 +136,17 @@ describe('the OpenAPI document built from the code', () => {
     expect(refs.length).toBeGreaterThan(10);
     for (const ref of refs) expect([ref, at(document, ref.slice('"$ref":"#'.length, -1))]).toEqual([ref, expect.anything()]);
   });
+
+  it('give tools what they check: a valid token URL, the pageSize maximum, the date pairs as dependentRequired', () => {
+    const tokenUrl = at(document, '/components/securitySchemes/accessToken/flows/clientCredentials/tokenUrl') as string;
+    expect(() => new URL(tokenUrl)).not.toThrow();
+    expect(tokenUrl).not.toMatch(/[<>{}\s]/);
+    for (const resource of RESOURCES) {
+      const body = resolve<Schema & { dependentRequired?: Record<string, string[]> }>(at(document, `${operation(resource)}/requestBody/content/application~1json/schema`));
+      expect(body.properties!.pageSize).toMatchObject({ maximum: 1000 });
+      const ranges = resource.filters.filter((filter) => filter.kind === 'dayRange');
+      expect(Object.keys(body.dependentRequired ?? {}).length).toBe(ranges.length * 2);
+      for (const range of ranges) expect(body.dependentRequired).toMatchObject({ [range.from]: [range.to], [range.to]: [range.from] });
+    }
+  });
 });
