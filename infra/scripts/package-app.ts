@@ -9,6 +9,7 @@
  * registry package with its binary, and supports code splitting for the lazy chunks; the
  * alternatives (rollup, webpack) need plugin stacks for the same.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +44,8 @@ export async function packageApp(root: string): Promise<{ bundleBytes: number; z
     // CommonJS dependencies inside an ES module bundle still call require() for Node's built-ins.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: 'warning',
+    // The commit goes into every Parquet file's created_by (shared/output/created-by.ts).
+    define: { __SUMMARY_BUILD__: JSON.stringify(buildCommit(root)) },
   });
   const rootPackage = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string; version: string };
   writeFileSync(`${out}/package.json`, `${JSON.stringify({ name: rootPackage.name, version: rootPackage.version, private: true, type: 'module', main: 'dist/functions/*.js' }, null, 2)}\n`);
@@ -55,6 +58,15 @@ export async function packageApp(root: string): Promise<{ bundleBytes: number; z
   writeFileSync(`${root}/${PACKAGE_ZIP}`, zip);
   const bundleBytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   return { bundleBytes, zipBytes: zip.byteLength };
+}
+
+/** The short commit the artifact is built from, or `unknown` outside a git checkout. */
+function buildCommit(root: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 // Run as a script: compiled to dist/infra/scripts/, so the repository root is three levels up.

@@ -1,6 +1,7 @@
 import { ParquetWriter, type KeyValue } from 'hyparquet-writer';
 import { snappyCompress } from 'hysnappy';
 import type { FieldSpec } from '../model/fields.js';
+import { CREATED_BY } from './created-by.js';
 import { LimitedByteWriter } from './limited-byte-writer.js';
 import { parquetColumn, parquetSchema, type ParquetColumn } from './parquet-columns.js';
 
@@ -36,7 +37,7 @@ export class ParquetTableWriter {
       kvMetadata: [...options.metadata],
       // Snappy in WebAssembly (same authors as the writer): faster than the writer's built-in JS one.
       compressors: { SNAPPY: snappyCompress },
-      createdBy: 'summary-data-service',
+      createdBy: CREATED_BY,
     });
     this.rowGroupSize = options.rowGroupSize ?? 50_000;
     this.buffers = this.columns.map(() => []);

@@ -138,6 +138,18 @@ describe('Parquet export of contracts', () => {
     expect(problem.errors?.[0]?.member).toBe(member);
   });
 
+  it('writes version-1 data pages and a created_by that Java readers parse, in both resources', async () => {
+    const contracts = await readParquet(await exportOf('contracts', 'contoso-full', MARCH));
+    const invoices = unzip(await exportOf('invoices', 'contoso-full', MARCH));
+    for (const file of [contracts, await readParquet(invoices['invoices.parquet']!), await readParquet(invoices['invoice_tables.parquet']!)]) {
+      expect(file.numRows).toBeGreaterThan(0);
+      expect(file.pageTypes).toContain('DATA_PAGE');
+      expect(file.pageTypes.filter((type) => type !== 'DATA_PAGE' && type !== 'DICTIONARY_PAGE')).toEqual([]);
+      // parquet-mr's VersionParser form: `<application> version <semver> (build <id>)`.
+      expect(file.createdBy).toMatch(/^summary-data-service version \d+\.\d+\.\d+ \(build [0-9a-z]+\)$/);
+    }
+  });
+
   it('negotiates Parquet by q-value', async () => {
     const response = await call('contracts', { body: MARCH, headers: { accept: 'application/json;q=0.1, application/vnd.apache.parquet;q=0.9' } });
     expect(response.headers.get('content-type')).toBe(PARQUET);

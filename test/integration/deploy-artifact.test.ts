@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -55,9 +55,12 @@ describe('the deploy artifact', () => {
     expect(((await response.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
   });
 
-  it('answers a Parquet export', async () => {
+  it('answers a Parquet export whose created_by names the commit the artifact was built from', async () => {
     const response = await call('application/vnd.apache.parquet');
     expect(response.status).toBe(200);
-    expect((await readParquet(new Uint8Array(await response.arrayBuffer()))).numRows).toBeGreaterThan(0);
+    const file = await readParquet(new Uint8Array(await response.arrayBuffer()));
+    expect(file.numRows).toBeGreaterThan(0);
+    const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root }).toString().trim();
+    expect(file.createdBy).toMatch(new RegExp(` \\(build ${commit}\\)$`));
   });
 });
