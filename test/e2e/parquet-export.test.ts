@@ -7,6 +7,7 @@ import { call, type Envelope, type Problem } from '../support/stack.js';
 import { storeRecords } from '../support/store-records.js';
 import { readParquet, unzip } from '../support/parquet.js';
 import { withParquetFile } from '../support/duckdb.js';
+import { readWithArrow } from '../support/parquet-wasm.js';
 
 const PARQUET = 'application/vnd.apache.parquet';
 const MARCH = { createdFrom: '2025-03-01', createdTo: '2025-03-31' };
@@ -35,6 +36,16 @@ function jsonToRead(value: unknown, type: string | undefined, converted: string 
   if (converted === 'DECIMAL') return Math.round(Number(value) * 100) / 100;
   void type;
   return value;
+}
+
+/** JSON's value of a field, as Arrow gives it back through `String()`: decimals unscaled, dates and timestamps in epoch milliseconds. */
+function jsonToArrow(value: unknown, type: string): string | null {
+  if (value === null) return null;
+  const decimal = /^Decimal\[\d+e\+(\d+)\]$/.exec(type);
+  if (decimal) return String(Math.round(Number(value) * 10 ** Number(decimal[1])));
+  if (type.startsWith('Date32')) return String(Date.parse(`${String(value)}T00:00:00Z`));
+  if (type.startsWith('Timestamp')) return String(Date.parse(String(value)));
+  return String(value);
 }
 
 function readToComparable(value: unknown): unknown {
@@ -103,6 +114,27 @@ describe('Parquet export of contracts', () => {
       const fromJson = pages.map((record) => Object.fromEntries(Object.entries(record).map(([key, value]) => [key, jsonToRead(value, types[key]?.type, types[key]?.converted_type)])));
       const fromParquet = file.rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, readToComparable(value)])));
       expect(fromParquet).toEqual(fromJson);
+    }
+  });
+
+  it('reads the same in a third reader, parquet-wasm (Arrow): columns, types, nullability, every value', async () => {
+    const pages = await allPages('contracts', 'contoso-full', MARCH);
+    const file = readWithArrow(await exportOf('contracts', 'contoso-full', MARCH));
+    expect(file.numRows).toBe(pages.length);
+    expect(file.columns.map((column) => column.name)).toEqual(Object.keys(pages[0]!));
+    const byName = Object.fromEntries(file.columns.map((column) => [column.name, column]));
+    expect(byName.contractAmount).toEqual({ name: 'contractAmount', type: 'Decimal[18e+2]', nullable: false });
+    expect(byName.expirationDate).toEqual({ name: 'expirationDate', type: 'Date32<DAY>', nullable: true });
+    expect(byName.createdDate).toEqual({ name: 'createdDate', type: 'Timestamp<MILLISECOND, UTC>', nullable: false });
+    for (const { name, type } of file.columns) {
+      expect([name, file.values[name]]).toEqual([name, pages.map((record) => jsonToArrow(record[name], type))]);
+    }
+    const invoices = unzip(await exportOf('invoices', 'contoso-full', MARCH));
+    for (const entry of ['invoices.parquet', 'invoice_tables.parquet']) {
+      const arrow = readWithArrow(invoices[entry]!);
+      const hyparquet = await readParquet(invoices[entry]!);
+      expect(arrow.numRows).toBe(hyparquet.numRows);
+      expect(arrow.columns.map((column) => column.name)).toEqual(hyparquet.columns);
     }
   });
 
