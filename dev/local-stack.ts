@@ -74,6 +74,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       subscriptionKeys: identities.subscriptionKeys,
       host,
       port: options.port ?? 7071,
+      reference: true,
       ...(options.logRequest ? { logRequest: options.logRequest } : {}),
     });
     stops.push(service.stop);

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFunctionsHost, type FunctionRegistration } from './functions-host.js';
 import { createGateway } from './gateway.js';
+import { serveReference } from './reference-page.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import { errorResponse } from '../shared/http/error-response.js';
 
@@ -14,6 +15,8 @@ export interface ServiceOptions {
   readonly port?: number;
   /** Where the lines of requests the gateway or the host answer themselves go (the pipeline logs the rest). */
   readonly logRequest?: (entry: RequestLogEntry) => void;
+  /** Serve the API reference at `/docs` (the local stack does; the gateway in Azure has its portal). */
+  readonly reference?: boolean;
 }
 
 /** A running service: its base URL (`http://host:port/api`) and how to stop it. */
@@ -31,6 +34,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const log = options.logRequest ?? ((entry: RequestLogEntry) => console.log(JSON.stringify({ level: 'info', ...entry })));
   const gateway = createGateway(options.subscriptionKeys, createFunctionsHost(options.registrations, log), log);
   const server = createServer((request, response) => {
+    if (options.reference && serveReference(request, response)) return;
     gateway(request, response).catch((error: unknown) => {
       // The pipeline answers every fault itself; this is the host failing, so no details.
       const requestId = typeof request.headers['x-request-id'] === 'string' ? request.headers['x-request-id'] : 'unknown';

@@ -1,3 +1,4 @@
+import { REFERENCE_PATH } from './reference-page.js';
 import type { LocalStack } from './local-stack.js';
 
 /**
@@ -18,6 +19,7 @@ export function walkthrough(stack: Pick<LocalStack, 'baseUrl' | 'authUrl' | 'ide
 Local stack ready.
   base_url  ${stack.baseUrl}
   auth_url  ${stack.authUrl}
+  API docs  ${new URL(REFERENCE_PATH, stack.baseUrl).href}
   clients   ${identities.clients.map((candidate) => candidate.name).join(', ')} (dev/identities.json)
 
 # 1. Get an access token (client credentials; use access_token, never id_token)

@@ -8,6 +8,7 @@ import { responseHeaders } from './response-headers.js';
 import type { JsonObject } from './json-schema.js';
 import { problemSchemas } from './problem-schema.js';
 import { recordSchemas } from './record-schemas.js';
+import { referenceTables } from './reference-tables.js';
 import { securityRequirements, securitySchemes } from './security-schemes.js';
 import { serviceDefaults, settingDefaults } from './service-defaults.js';
 import { operationTag, sharedParameters, summaryOperation } from './summary-operation.js';
@@ -35,6 +36,7 @@ export function buildOpenApi(model: ApiModel = SERVICE_MODEL): JsonObject {
     paths[`/${summaryRoute(resource)}`] = { post: summaryOperation(model, resource, defaults) };
     filterSchemas[resource.openapi.filtersSchema] = filterBodySchema(model, resource, defaults);
   }
+  const schemes = securitySchemes(settingDefaults().authorityHost);
   const problem = problemSchemas();
   const problemSchema = problem.Problem!;
   const elsewhere = Object.entries(NOT_OPERATION_CODES).map(([code, when]) => `\`${code}\` (${ERROR_CODES[code as ErrorCode].status}) answers ${when}`);
@@ -50,7 +52,7 @@ export function buildOpenApi(model: ApiModel = SERVICE_MODEL): JsonObject {
         + 'subscription key and the backend API key. Which records and fields a caller sees is decided by its app roles and the '
         + 'server-side roles → datapoints configuration (each field\'s description names the role that grants it); a request '
         + 'cannot ask for other fields. Every error is an RFC 9457 problem document with a stable `code`; every response carries '
-        + `X-Request-ID. Generated from the code by \`npm run openapi\` (${OPENAPI_FILE}); do not edit by hand.`,
+        + `X-Request-ID. Generated from the code by \`npm run openapi\` (${OPENAPI_FILE}); do not edit by hand.\n\n${referenceTables(schemes)}`,
     },
     servers: [{
       url: '{base_url}',
@@ -68,7 +70,7 @@ export function buildOpenApi(model: ApiModel = SERVICE_MODEL): JsonObject {
       responses: errorResponses(),
       parameters: sharedParameters(),
       headers: responseHeaders(model),
-      securitySchemes: securitySchemes(settingDefaults().authorityHost),
+      securitySchemes: schemes,
     },
   };
 }
