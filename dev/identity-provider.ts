@@ -88,14 +88,24 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
     if (req.method === 'POST' && rest === 'oauth2/v2.0/token') {
       const form = await readForm(req);
       if (pathTenant !== tenant) return Reply.error(400, 'invalid_request', `Tenant '${segments[1]}' not found.`);
-      return typeof form === 'string' ? Reply.error(400, 'invalid_request', form) : issue(form);
+      if (typeof form === 'string') return Reply.error(400, 'invalid_request', form);
+      const basic = basicCredentials(req.headers.authorization);
+      if (basic === 'malformed') return Reply.error(401, 'invalid_client', 'The Authorization header is not HTTP Basic client credentials.');
+      if (basic) {
+        // RFC 6749 §2.3: one client authentication method per request.
+        if (form.has('client_secret')) return Reply.error(400, 'invalid_request', 'Send the client secret either in HTTP Basic or in the form, not both.');
+        if (form.has('client_id') && form.get('client_id') !== basic.clientId) return Reply.error(400, 'invalid_request', 'client_id in the form differs from the one in HTTP Basic.');
+        form.set('client_id', basic.clientId);
+        form.set('client_secret', basic.clientSecret);
+      }
+      return issue(form);
     }
     if (req.method === 'GET' && pathTenant === tenant && rest === 'v2.0/.well-known/openid-configuration') {
       return new Reply(200, {
         issuer,
         token_endpoint: tokenEndpoint,
         jwks_uri: jwksUri,
-        token_endpoint_auth_methods_supported: ['client_secret_post'],
+        token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
         grant_types_supported: ['client_credentials'],
         response_types_supported: ['token'],
         subject_types_supported: ['pairwise'],
@@ -214,4 +224,23 @@ function publicPart(jwk: JWK): JWK {
 
 function encodeJson(value: unknown): string {
   return base64url.encode(JSON.stringify(value));
+}
+
+/**
+ * Client credentials sent as HTTP Basic (RFC 6749 §2.3.1: id and secret form-urlencoded, then
+ * joined by a colon and base64-encoded); null when the header is absent or another scheme.
+ */
+function basicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | null | 'malformed' {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!header || !/^Basic\s/i.test(header)) return null;
+  if (!match) return 'malformed';
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return 'malformed';
+  try {
+    const unescape = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+    return { clientId: unescape(decoded.slice(0, colon)), clientSecret: unescape(decoded.slice(colon + 1)) };
+  } catch {
+    return 'malformed';
+  }
 }

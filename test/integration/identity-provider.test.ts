@@ -96,7 +96,21 @@ describe('token endpoint', () => {
     await expect(verify(id_token)).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'aud' });
   });
 
+  it('accepts the client credentials as HTTP Basic (RFC 6749 §2.3.1), form-urlencoded before base64', async () => {
+    const { client_secret, client_id, ...rest } = goodForm('contoso-full');
+    const basic = Buffer.from(`${encodeURIComponent(client_id!)}:${encodeURIComponent(client_secret!)}`).toString('base64');
+    const res = await fetch(tokenUrl(), { method: 'POST', headers: { authorization: `Basic ${basic}` }, body: new URLSearchParams(rest) });
+    expect(res.status).toBe(200);
+    const { payload } = await verify(((await res.json()) as { access_token: string }).access_token);
+    expect(payload.azp).toBe(client('contoso-full').clientId);
+  });
+
+  const basicOf = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` });
+  const withoutSecret = () => { const { client_secret: _secret, client_id: _id, ...rest } = goodForm(); return rest; };
   const cases: Array<[string, () => Promise<Response>, number, string]> = [
+    ['a wrong secret in HTTP Basic', () => fetch(tokenUrl(), { method: 'POST', headers: basicOf(client('contoso-basic').clientId, 'wrong'), body: new URLSearchParams(withoutSecret()) }), 401, 'invalid_client'],
+    ['a secret in both HTTP Basic and the form', () => fetch(tokenUrl(), { method: 'POST', headers: basicOf(client('contoso-basic').clientId, client('contoso-basic').clientSecret), body: new URLSearchParams(goodForm()) }), 400, 'invalid_request'],
+    ['HTTP Basic without a colon', () => fetch(tokenUrl(), { method: 'POST', headers: { authorization: `Basic ${Buffer.from('no-colon').toString('base64')}` }, body: new URLSearchParams(withoutSecret()) }), 401, 'invalid_client'],
     ['an unknown tenant in the path', () => postForm(goodForm(), tokenUrl('99999999-9999-4999-8999-999999999999')), 400, 'invalid_request'],
     ['a missing grant_type', () => postForm({ ...goodForm(), grant_type: '' }), 400, 'invalid_request'],
     ['grant_type=password', () => postForm({ ...goodForm(), grant_type: 'password' }), 400, 'unsupported_grant_type'],
@@ -123,7 +137,7 @@ describe('discovery', () => {
     const res = await fetch(`${idp.url}/${ids.tenantId}/v2.0/.well-known/openid-configuration`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
-      issuer: idp.issuer, token_endpoint: tokenUrl(), jwks_uri: idp.jwksUri, id_token_signing_alg_values_supported: ['RS256'],
+      issuer: idp.issuer, token_endpoint: tokenUrl(), jwks_uri: idp.jwksUri, id_token_signing_alg_values_supported: ['RS256'], token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
     });
   });
 
