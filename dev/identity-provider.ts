@@ -231,8 +231,8 @@ function encodeJson(value: unknown): string {
  * joined by a colon and base64-encoded); null when the header is absent or another scheme.
  */
 function basicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | null | 'malformed' {
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
   if (!header || !/^Basic\s/i.test(header)) return null;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
   if (!match) return 'malformed';
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');

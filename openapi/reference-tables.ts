@@ -1,5 +1,6 @@
 import { ERROR_CODES } from '../shared/errors/error-codes.js';
 import type { JsonObject } from './json-schema.js';
+import { BEARER_HEADER } from './security-schemes.js';
 
 /**
  * The tables a reader of the API reference looks for first, in Markdown for `info.description`:
@@ -7,8 +8,10 @@ import type { JsonObject } from './json-schema.js';
  */
 export function referenceTables(schemes: Record<string, JsonObject>): string {
   const credentials = Object.entries(schemes).map(([name, scheme]) => {
-    const sentAs = scheme.type === 'apiKey' ? `\`${String(scheme.name)}\` header` : '`Authorization: Bearer <access_token>`';
-    return `| \`${name}\` | ${sentAs} | ${String(scheme.description).split('. ')[0]!.split(', sent as')[0]!.replace(/\.$/, '')}. |`;
+    const sentAs = scheme.type === 'apiKey' ? `\`${String(scheme.name)}\` header` : `\`${BEARER_HEADER}\``;
+    // The description's first sentence, without the "sent as" the column already says.
+    const what = String(scheme.description).split('. ')[0]!.replace(`, sent as \`${BEARER_HEADER}\``, '').replace(/\.$/, '');
+    return `| \`${name}\` | ${sentAs} | ${what}. |`;
   });
   const errors = Object.entries(ERROR_CODES).map(([code, { status, title }]) => `| \`${code}\` | ${status} | ${title} |`);
   return [

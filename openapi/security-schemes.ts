@@ -3,12 +3,15 @@ import type { JsonObject, JsonValue } from './json-schema.js';
 /** The OAuth 2.0 scope a client requests its access token for. */
 export const TOKEN_SCOPE = 'api://<APP_ID>/.default';
 
+/** How the access token travels. */
+export const BEARER_HEADER = 'Authorization: Bearer <access_token>';
+
 /** The three credentials (`components.securitySchemes`); the token endpoint is under `authorityHost`. */
 export function securitySchemes(authorityHost: string): Record<string, JsonObject> {
   return {
     accessToken: {
       type: 'oauth2',
-      description: 'An Entra ID access token (JWT) from the OAuth 2.0 client credentials flow, sent as `Authorization: Bearer <access_token>`. '
+      description: `An Entra ID access token (JWT) from the OAuth 2.0 client credentials flow, sent as \`${BEARER_HEADER}\`. `
         + `Request it for scope \`${TOKEN_SCOPE}\`; use access_token, never id_token. The client application needs the app role \`Data.Read\`; `
         + 'its other roles decide which fields and records it sees. Missing or invalid: 401 `INVALID_TOKEN`; no Data.Read: 403 `MISSING_ROLE`; '
         + 'client not registered for a data tenant: 403 `CLIENT_NOT_REGISTERED`. Replace <TENANT_ID> and <APP_ID> with the values issued to you.',
