@@ -2,7 +2,7 @@
 // SDK), local identity provider, gateway and the compiled functions — and tells the test workers
 // where it is through the environment. It loads the compiled output (`npm test` builds first), so
 // the stack under test is the one `npm start` runs.
-import { startLocalStack } from '../dist/dev/local-stack.js';
+import { readFileSync } from 'node:fs';
 
 export default async function globalSetup() {
   // The runtime first: every npm script runs on the project's own Node 22 (the `node` devDependency,
@@ -11,6 +11,14 @@ export default async function globalSetup() {
   if (!process.version.startsWith('v22.')) {
     throw new Error(`expected Node 22 (the project's node devDependency), found ${process.version}: run the tests through npm (npm test)`);
   }
+  // The exact pin too: where the machine's own Node is also a 22 (CI's setup-node), the major alone
+  // would not notice the devDependency's binary missing from the PATH.
+  const pinned = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).devDependencies.node;
+  if (process.version !== `v${pinned}`) {
+    throw new Error(`expected Node ${pinned} (the project's node devDependency), found ${process.version} at ${process.execPath}: run npm ci, then the tests through npm (npm test)`);
+  }
+  // Loaded only now, so that on a wrong runtime the message above is what the run shows.
+  const { startLocalStack } = await import('../dist/dev/local-stack.js');
   const stack = await startLocalStack({
     port: 0,
     cosmosPort: 0,
