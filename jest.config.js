@@ -10,6 +10,8 @@
  *   Cosmos server, identity provider, service — which its global setup starts once (jest runs a
  *   project's global setup only when a test of that project runs).
  * `npm test` runs both.
+ * - `system`: test/system, checks that need a Debian package (python3-msal): `npm run test:system`,
+ *   which `.ci/run` calls after installing exactly those packages. It starts its own stack.
  */
 const common = {
   testEnvironment: 'node',
@@ -34,6 +36,13 @@ export default {
       ...common,
       displayName: 'stack',
       testMatch: ['<rootDir>/test/{integration,e2e,security}/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/global-setup.js',
+      globalTeardown: '<rootDir>/test/global-teardown.js',
+    },
+    {
+      ...common,
+      displayName: 'system',
+      testMatch: ['<rootDir>/test/system/**/*.test.ts'],
       globalSetup: '<rootDir>/test/global-setup.js',
       globalTeardown: '<rootDir>/test/global-teardown.js',
     },

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageApp, PACKAGE_DIR, PACKAGE_ZIP } from '../infra/scripts/package-app.js';
-import { projectRoot } from './machine-facts.js';
+import { projectRoot } from '../dev/project-root.js';
 import { median } from './median.js';
 
 /** What the cold-start measurement reports. */

@@ -2,6 +2,7 @@ import azureFunctions from '@azure/functions';
 import { clientRegistry, loadDevIdentities } from '../dev/identities.js';
 import { generateContracts } from '../dev/seed-data.js';
 import { startIdentityProvider } from '../dev/identity-provider.js';
+import { throwawayServerCertificate } from '../dev/local-ca.js';
 import { loadConfig } from '../shared/config/load-config.js';
 import { createSummaryDeps } from '../shared/http/create-summary-deps.js';
 import { handleSummary } from '../shared/http/handle-summary.js';
@@ -45,7 +46,7 @@ const URL_PATH = 'http://127.0.0.1/api/v1/contracts/summary';
 
 async function measure(input: JsonInput): Promise<JsonPageFigures[]> {
   const identities = loadDevIdentities();
-  const provider = await startIdentityProvider({ identities, port: 0 });
+  const provider = await startIdentityProvider({ identities, certificate: await throwawayServerCertificate(), port: 0 });
   try {
     const token = await devAccessToken(provider.url, identities, BENCH_CLIENT);
     const config = loadConfig({

@@ -1,16 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { projectRoot } from '../dev/project-root.js';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The project root: the nearest folder above this file with the service's package.json. */
-export function projectRoot(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'summary-data-service') return dir;
-  }
-  throw new Error('the project root (package.json of summary-data-service) was not found');
-}
+import { join } from 'node:path';
 
 function installedVersion(root: string, path: string): string {
   try {

@@ -1,13 +1,17 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, base64url, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { JWKStore } from 'oauth2-mock-server';
 import type { DevClient, DevIdentities } from './identities.js';
+import type { ServerCertificate } from './local-ca.js';
 
 /** Options for {@link startIdentityProvider}. */
 export interface IdentityProviderOptions {
   readonly identities: DevIdentities;
+  /** The TLS certificate to serve (MSAL and @azure/identity accept only an https authority). */
+  readonly certificate: ServerCertificate;
   /** Port to listen on; 0 (the default) picks a free one. */
   readonly port?: number;
   /** Interface to bind; defaults to loopback so the fake never listens beyond this machine. */
@@ -28,7 +32,7 @@ export interface SignTokenOptions {
 
 /** A running local stand-in for Entra ID (v2 endpoints, client credentials only). */
 export interface IdentityProvider {
-  /** The authority host, e.g. `http://127.0.0.1:7072` (no trailing slash). */
+  /** The authority host, e.g. `https://127.0.0.1:7072` (no trailing slash). */
   readonly url: string;
   /** `${url}/${tenantId}/v2.0`, the `iss` of every token. */
   readonly issuer: string;
@@ -41,8 +45,10 @@ export interface IdentityProvider {
 const LIFETIME_SECONDS = 3599;
 const MAX_BODY_BYTES = 16 * 1024;
 const FORM = 'application/x-www-form-urlencoded';
+/** Endpoints of the interactive flows, under `/{tenant}/`: listed in the metadata, refused when called. */
+const INTERACTIVE_ENDPOINTS = ['oauth2/v2.0/authorize', 'oauth2/v2.0/devicecode', 'oauth2/v2.0/logout'];
 
-type OAuthError = 'invalid_request' | 'unsupported_grant_type' | 'invalid_client' | 'invalid_scope' | 'not_found' | 'server_error';
+type OAuthError = 'invalid_request' | 'unsupported_grant_type' | 'unsupported_response_type' | 'invalid_client' | 'invalid_scope' | 'not_found' | 'server_error';
 
 class Reply {
   constructor(readonly status: number, readonly body: Record<string, unknown>) {}
@@ -56,7 +62,7 @@ class Reply {
  * previous run never verify. Nothing is logged: requests carry secrets and responses carry tokens.
  */
 export async function startIdentityProvider(options: IdentityProviderOptions): Promise<IdentityProvider> {
-  const { identities, port = 0, host = '127.0.0.1', clock = Date.now } = options;
+  const { identities, certificate, port = 0, host = '127.0.0.1', clock = Date.now } = options;
   const tenant = identities.tenantId.toLowerCase();
   const served = new JWKStore();
   const realJwk = await served.add(await newPrivateJwk());
@@ -64,7 +70,7 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
   // oauth2-mock-server's store strips the private fields, so the JWKS cannot leak the signing key.
   const jwks = { keys: served.toJSON().map((key) => ({ ...key, use: 'sig' })) };
 
-  const server = createServer((req, res) => {
+  const server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
     handle(req)
       .catch(() => Reply.error(500, 'server_error', 'The identity provider failed; see its code.'))
       .then((reply) => send(res, reply))
@@ -75,10 +81,33 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const url = `https://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const issuer = `${url}/${identities.tenantId}/v2.0`;
   const jwksUri = `${url}/${identities.tenantId}/discovery/v2.0/keys`;
-  const tokenEndpoint = `${url}/${identities.tenantId}/oauth2/v2.0/token`;
+  const oauth = `${url}/${identities.tenantId}/oauth2/v2.0`;
+  // Entra's v2 metadata document, member for member, with what this provider does: every endpoint
+  // https (MSAL resolves the authority from it and refuses one without authorization_endpoint).
+  const metadata = {
+    token_endpoint: `${oauth}/token`,
+    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+    jwks_uri: jwksUri,
+    response_modes_supported: ['query', 'fragment', 'form_post'],
+    subject_types_supported: ['pairwise'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    response_types_supported: ['code', 'id_token', 'code id_token', 'id_token token'],
+    scopes_supported: ['openid', 'profile', 'email', 'offline_access'],
+    issuer,
+    request_uri_parameter_supported: false,
+    authorization_endpoint: `${oauth}/authorize`,
+    device_authorization_endpoint: `${oauth}/devicecode`,
+    http_logout_supported: true,
+    frontchannel_logout_supported: true,
+    end_session_endpoint: `${oauth}/logout`,
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'nbf', 'tid', 'ver', 'oid', 'azp', 'roles', 'idtyp'],
+    grant_types_supported: ['client_credentials'],
+    tenant_region_scope: null,
+    cloud_instance_name: 'localhost',
+  };
 
   async function handle(req: IncomingMessage): Promise<Reply> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -100,17 +129,10 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
       }
       return issue(form);
     }
-    if (req.method === 'GET' && pathTenant === tenant && rest === 'v2.0/.well-known/openid-configuration') {
-      return new Reply(200, {
-        issuer,
-        token_endpoint: tokenEndpoint,
-        jwks_uri: jwksUri,
-        token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-        grant_types_supported: ['client_credentials'],
-        response_types_supported: ['token'],
-        subject_types_supported: ['pairwise'],
-        id_token_signing_alg_values_supported: ['RS256'],
-      });
+    if (req.method === 'GET' && pathTenant === tenant && rest === 'v2.0/.well-known/openid-configuration') return new Reply(200, metadata);
+    // Listed in the metadata because MSAL needs them there; this provider issues app tokens only.
+    if (pathTenant === tenant && INTERACTIVE_ENDPOINTS.includes(rest)) {
+      return Reply.error(400, 'unsupported_response_type', 'The local identity provider issues app tokens only: use the client credentials grant at the token endpoint.');
     }
     if (req.method === 'GET' && pathTenant === tenant && rest === 'discovery/v2.0/keys') return new Reply(200, jwks);
     return Reply.error(404, 'not_found', 'No such endpoint on the dev identity provider.');

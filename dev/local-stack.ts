@@ -2,6 +2,7 @@ import { createCosmosClient } from '../shared/store/create-cosmos-client.js';
 import { startCosmosServer } from './cosmos-server.js';
 import { seedStore } from './seed-store.js';
 import { startIdentityProvider, type IdentityProvider } from './identity-provider.js';
+import { issueServerCertificate, loadOrCreateLocalCa, trustInThisProcess } from './local-ca.js';
 import { clientRegistry, loadDevIdentities, type DevIdentities } from './identities.js';
 import type { FunctionRegistration } from './functions-host.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
@@ -14,6 +15,8 @@ export interface LocalStackOptions {
   readonly cosmosPort?: number;
   readonly authPort?: number;
   readonly seedRecords?: number;
+  /** Where the local CA is kept (default: the project's `.local/`). */
+  readonly caDir?: string;
   /** Extra or overriding service settings (for example MAX_PAGE_SIZE). */
   readonly settings?: Readonly<Record<string, string>>;
   /** Loads the HTTP functions once the settings are in the environment, as the Functions host does. */
@@ -26,8 +29,10 @@ export interface LocalStackOptions {
 export interface LocalStack {
   /** The service base URL, `http://host:port/api`. */
   readonly baseUrl: string;
-  /** The identity provider's base URL (the spec's auth_url). */
+  /** The identity provider's base URL (the spec's auth_url), https with a certificate from the local CA. */
   readonly authUrl: string;
+  /** The local CA's certificate file, the one callers trust (`.local/ca.pem`). */
+  readonly caFile: string;
   readonly cosmos: { readonly endpoint: string; readonly key: string };
   readonly identities: DevIdentities;
   readonly identityProvider: IdentityProvider;
@@ -52,7 +57,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await seedStore(client, { tenants: ['contoso', 'fabrikam'], recordsPerTenant: options.seedRecords ?? 1500 });
     client.dispose();
 
-    const identityProvider = await startIdentityProvider({ identities, host, port: options.authPort ?? 7072 });
+    const ca = await loadOrCreateLocalCa(options.caDir);
+    // The service in this process fetches the provider's keys over https, as it does Entra's.
+    trustInThisProcess(ca);
+    const certificate = await issueServerCertificate(ca);
+    const identityProvider = await startIdentityProvider({ identities, certificate, host, port: options.authPort ?? 7072 });
     stops.push(identityProvider.stop);
 
     const settings: Record<string, string> = {
@@ -81,6 +90,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       baseUrl: service.baseUrl,
       authUrl: identityProvider.url,
+      caFile: ca.certFile,
       cosmos: { endpoint: cosmos.endpoint, key: cosmos.key },
       identities,
       identityProvider,

@@ -1,12 +1,17 @@
+import { relative } from 'node:path';
 import { REFERENCE_PATH } from './reference-page.js';
 import type { LocalStack } from './local-stack.js';
+import { clientSettings } from './client-settings.js';
 
 /**
  * The ready-to-paste curl walkthrough printed by `npm start`. It uses the dev identities, whose
  * secrets are obviously fake fixtures; nothing here is a real credential.
  */
-export function walkthrough(stack: Pick<LocalStack, 'baseUrl' | 'authUrl' | 'identities'>): string {
+export function walkthrough(stack: Pick<LocalStack, 'baseUrl' | 'authUrl' | 'identities' | 'caFile'>): string {
   const { identities } = stack;
+  // Relative when npm start runs in the project (it does): the line pastes as it is.
+  const caFile = relative(process.cwd(), stack.caFile).startsWith('..') ? stack.caFile : relative(process.cwd(), stack.caFile);
+  const exports = Object.entries(clientSettings(stack)).map(([name, value]) => `export ${name}=${value}`).join('\n');
   const client = identities.clients.find((candidate) => candidate.name === 'contoso-full') ?? identities.clients[0];
   if (!client) throw new TypeError('dev/identities.json has no clients');
   const headers = [
@@ -18,12 +23,16 @@ export function walkthrough(stack: Pick<LocalStack, 'baseUrl' | 'authUrl' | 'ide
   return `
 Local stack ready.
   base_url  ${stack.baseUrl}
-  auth_url  ${stack.authUrl}
+  auth_url  ${stack.authUrl} (https; its certificate is from the local CA ${caFile})
   API docs  ${new URL(REFERENCE_PATH, stack.baseUrl).href}
   clients   ${identities.clients.map((candidate) => candidate.name).join(', ')} (dev/identities.json)
 
+# The settings of the pull client and of docs/examples (dev client contoso-full); trust the local CA:
+${exports}
+export NODE_EXTRA_CA_CERTS=${caFile} REQUESTS_CA_BUNDLE=${caFile}
+
 # 1. Get an access token (client credentials; use access_token, never id_token)
-TOKEN=$(curl -s -X POST "${stack.authUrl}/${identities.tenantId}/oauth2/v2.0/token" \\
+TOKEN=$(curl -s --cacert ${caFile} -X POST "${stack.authUrl}/${identities.tenantId}/oauth2/v2.0/token" \\
      -d grant_type=client_credentials -d client_id=${client.clientId} \\
      -d client_secret=${client.clientSecret} -d "scope=api://${identities.appId}/.default" \\
      | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')

@@ -30,6 +30,7 @@ export default async function globalSetup() {
   globalThis.__LOCAL_STACK__ = stack;
   process.env.STACK_BASE_URL = stack.baseUrl;
   process.env.STACK_AUTH_URL = stack.authUrl;
+  process.env.STACK_CA_FILE = stack.caFile;
   process.env.STACK_COSMOS_ENDPOINT = stack.cosmos.endpoint;
   process.env.STACK_COSMOS_KEY = stack.cosmos.key;
   process.env.STACK_SEED_RECORDS = String(Number(process.env.TEST_SEED_RECORDS ?? 1500));

@@ -26,13 +26,13 @@ const script = join(ROOT, '.github/scripts/smoke-test.mjs');
 const launcher = `
   const { startLocalStack } = await import('./dist/dev/local-stack.js');
   const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, seedRecords: 40, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {} });
-  console.log(JSON.stringify({ baseUrl: stack.baseUrl, authUrl: stack.authUrl }));
+  console.log(JSON.stringify({ baseUrl: stack.baseUrl, authUrl: stack.authUrl, caFile: stack.caFile }));
   process.stdin.resume();
   process.stdin.on('end', async () => { await stack.stop(); process.exit(0); });
 `;
 
 let stack: ChildProcess;
-let urls: { baseUrl: string; authUrl: string };
+let urls: { baseUrl: string; authUrl: string; caFile: string };
 
 beforeAll(async () => {
   stack = spawn(process.execPath, ['--input-type=module', '-e', launcher], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -58,6 +58,9 @@ afterAll(async () => {
 async function runSmokeTest(overrides: Record<string, string> = {}): Promise<{ code: number; output: string }> {
   const env = {
     PATH: process.env.PATH ?? '',
+    // The local identity provider's certificate comes from the local CA, which the pipeline's
+    // runner would not know; in Azure the authority is Entra's public one.
+    NODE_EXTRA_CA_CERTS: urls.caFile,
     SMOKE_BASE_URL: urls.baseUrl,
     SMOKE_AUTHORITY_HOST: urls.authUrl,
     SMOKE_TENANT_ID: identities.tenantId,

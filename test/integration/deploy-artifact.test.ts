@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { accessToken, identities } from '../support/stack.js';
+import { accessToken, identities, stack } from '../support/stack.js';
 import { readParquet } from '../support/parquet.js';
 
 // The deploy artifact serves: its bundle (package/, built by `npm run package`, which `npm test`
@@ -22,7 +22,8 @@ beforeAll(async () => {
     const service = await startService({ registrations, subscriptionKeys: ${JSON.stringify(identities.subscriptionKeys)}, port: 0, logRequest: () => {} });
     console.log(JSON.stringify({ baseUrl: service.baseUrl }));
   `;
-  child = spawn(process.execPath, ['--input-type=module', '-e', launcher], { env: { ...process.env, LOG_REQUESTS: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The artifact in Azure trusts Entra's public CA; here the local identity provider's CA, as a caller would.
+  child = spawn(process.execPath, ['--input-type=module', '-e', launcher], { env: { ...process.env, LOG_REQUESTS: 'false', NODE_EXTRA_CA_CERTS: stack.caFile }, stdio: ['ignore', 'pipe', 'pipe'] });
   baseUrl = await new Promise<string>((resolve, reject) => {
     let errors = '';
     child.stderr!.on('data', (chunk: Buffer) => { errors += chunk.toString(); });

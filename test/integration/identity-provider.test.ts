@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { clientRegistry, loadDevIdentities, type DevClient, type DevIdentities } from '../../dev/identities.js';
 import { startIdentityProvider, type IdentityProvider } from '../../dev/identity-provider.js';
+import { throwawayServerCertificate } from '../../dev/local-ca.js';
 
 // A fixed clock proves the injected time is used, and keeps token times predictable.
 const NOW_MS = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -36,7 +37,7 @@ const verify = (token: string, audience = ids.appId, keySet = keys) =>
 
 beforeAll(async () => {
   ids = loadDevIdentities();
-  idp = await startIdentityProvider({ identities: ids, port: 0, clock: () => NOW_MS });
+  idp = await startIdentityProvider({ identities: ids, certificate: await throwawayServerCertificate(), port: 0, clock: () => NOW_MS });
   keys = createRemoteJWKSet(new URL(idp.jwksUri));
 });
 
@@ -141,6 +142,30 @@ describe('discovery', () => {
     });
   });
 
+  it('completes the metadata as Entra does (MSAL resolves the authority from it), every endpoint https on this provider', async () => {
+    const metadata = (await (await fetch(`${idp.url}/${ids.tenantId}/v2.0/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    for (const member of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'issuer', 'end_session_endpoint', 'device_authorization_endpoint']) {
+      expect(String(metadata[member])).toMatch(new RegExp(`^${idp.url.replace(/[.]/g, '\\.')}/${ids.tenantId}/`));
+      expect(new URL(String(metadata[member])).protocol).toBe('https:');
+    }
+    expect(metadata).toMatchObject({ subject_types_supported: ['pairwise'], grant_types_supported: ['client_credentials'], request_uri_parameter_supported: false });
+    expect(metadata.response_types_supported).toContain('code');
+  });
+
+  it('refuses the interactive endpoints it lists, pointing at the client credentials grant', async () => {
+    for (const path of ['authorize', 'devicecode', 'logout']) {
+      const res = await fetch(`${idp.url}/${ids.tenantId}/oauth2/v2.0/${path}`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'unsupported_response_type', error_description: expect.stringContaining('client credentials') });
+    }
+  });
+
+  it('serves https only, with a certificate for loopback from a CA the caller must trust', async () => {
+    expect(new URL(idp.url).protocol).toBe('https:');
+    const plain = await fetch(idp.url.replace('https:', 'http:')).then((res) => res.status, (error: Error) => (error.cause as { code?: string } | undefined)?.code ?? error.message);
+    expect(plain).not.toBe(200);
+  });
+
   it('publishes only public RS256 signing keys in the JWKS', async () => {
     const { keys: served } = (await (await fetch(idp.jwksUri)).json()) as { keys: Array<Record<string, unknown>> };
     expect(served).toHaveLength(1);
@@ -149,7 +174,7 @@ describe('discovery', () => {
   });
 
   it('answers 404 JSON for unknown paths and for another tenant', async () => {
-    for (const path of ['/', `/${ids.tenantId}/oauth2/v2.0/authorize`, '/99999999-9999-4999-8999-999999999999/discovery/v2.0/keys']) {
+    for (const path of ['/', `/${ids.tenantId}/oauth2/v2.0/nothing`, '/99999999-9999-4999-8999-999999999999/discovery/v2.0/keys']) {
       const res = await fetch(`${idp.url}${path}`);
       expect([res.status, ((await res.json()) as { error: string }).error]).toEqual([404, 'not_found']);
     }
@@ -185,7 +210,7 @@ describe('signToken', () => {
 
 describe('lifecycle', () => {
   it('generates new keys at each start, so an earlier run’s tokens do not verify', async () => {
-    const second = await startIdentityProvider({ identities: ids, clock: () => NOW_MS });
+    const second = await startIdentityProvider({ identities: ids, certificate: await throwawayServerCertificate(), clock: () => NOW_MS });
     try {
       const otherKeys = createRemoteJWKSet(new URL(second.jwksUri));
       const token = await idp.signToken({ iss: second.issuer, aud: ids.appId, exp: NOW_S + 60 });

@@ -1,18 +1,25 @@
+import { readFileSync } from 'node:fs';
 import { CosmosClient } from '@azure/cosmos';
 import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
 import { loadDevIdentities, type DevClient } from '../../dev/identities.js';
 import { requestTokens, type TokenResponse } from '../../dev/request-tokens.js';
+import { trustInThisProcess } from '../../dev/local-ca.js';
 
 /** Where the global setup started the local stack. */
 export const stack = {
   baseUrl: required('STACK_BASE_URL'),
   authUrl: required('STACK_AUTH_URL'),
+  /** The local CA the identity provider's certificate comes from: give child processes NODE_EXTRA_CA_CERTS=caFile. */
+  caFile: required('STACK_CA_FILE'),
   cosmosEndpoint: required('STACK_COSMOS_ENDPOINT'),
   cosmosKey: required('STACK_COSMOS_KEY'),
   seedRecords: Number(required('STACK_SEED_RECORDS')),
 };
 
 export const identities = loadDevIdentities();
+
+// Tests reach the identity provider over https, as every caller does who trusts the local CA.
+trustInThisProcess({ certPem: readFileSync(stack.caFile, 'utf8') });
 
 /** A dev client by name. */
 export function client(name: string): DevClient {

@@ -4,6 +4,7 @@ import { createApiKeyChecker } from '../../../shared/auth/api-key-checker.js';
 import { createTokenVerifier } from '../../../shared/auth/token-verifier.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import { startIdentityProvider, type IdentityProvider } from '../../../dev/identity-provider.js';
+import { throwawayServerCertificate } from '../../../dev/local-ca.js';
 import { clientRegistry, loadDevIdentities } from '../../../dev/identities.js';
 import { requestTokens } from '../../../dev/request-tokens.js';
 
@@ -41,7 +42,7 @@ async function failure(headers: { authorization: string | null; apiKey: string |
 const bearer = (token: string) => ({ authorization: `Bearer ${token}`, apiKey: API_KEY });
 
 beforeAll(async () => {
-  idp = await startIdentityProvider({ identities, clock: () => NOW });
+  idp = await startIdentityProvider({ identities, certificate: await throwawayServerCertificate(), clock: () => NOW });
   deps = {
     checkApiKey: createApiKeyChecker(identities.apiKeys),
     verifyToken: createTokenVerifier(

@@ -1,0 +1,29 @@
+import type { DevIdentities } from './identities.js';
+
+/** What a caller outside the stack needs to know about it. */
+export interface StackEndpoints {
+  readonly baseUrl: string;
+  readonly authUrl: string;
+  readonly identities: DevIdentities;
+}
+
+/**
+ * The settings the pull client and the examples in docs/examples read, filled in for a dev client
+ * of the local stack: `npm start` prints them as `export` lines and tests hand them to child
+ * processes. Only obviously fake dev fixtures go in here.
+ */
+export function clientSettings(stack: StackEndpoints, clientName = 'contoso-full'): Record<string, string> {
+  const { identities } = stack;
+  const client = identities.clients.find((candidate) => candidate.name === clientName);
+  if (!client) throw new Error(`no dev client ${clientName} in dev/identities.json`);
+  return {
+    SUMMARY_BASE_URL: stack.baseUrl,
+    SUMMARY_AUTHORITY_HOST: stack.authUrl,
+    SUMMARY_TENANT_ID: identities.tenantId,
+    SUMMARY_CLIENT_ID: client.clientId,
+    SUMMARY_CLIENT_SECRET: client.clientSecret,
+    SUMMARY_SCOPE: `api://${identities.appId}/.default`,
+    SUMMARY_SUBSCRIPTION_KEY: identities.subscriptionKeys[0]!,
+    SUMMARY_API_KEY: identities.apiKeys[0]!,
+  };
+}

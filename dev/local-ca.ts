@@ -1,0 +1,139 @@
+/**
+ * The local certificate authority of the dev stack: real OAuth clients (MSAL, `@azure/identity`)
+ * insist on an https authority, so the local identity provider serves TLS with a certificate this
+ * CA signs. `npm start` creates the CA once under `.local/` (git-ignored); callers trust
+ * `.local/ca.pem` as the README says (NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE, curl --cacert).
+ */
+import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { generate } from 'selfsigned';
+import { projectRoot } from './project-root.js';
+
+/** A CA: its certificate (what callers trust) and its private key (what signs server certificates). */
+export interface LocalCa {
+  readonly certPem: string;
+  readonly keyPem: string;
+}
+
+/** A server certificate and its key, as `https.createServer` takes them. */
+export interface ServerCertificate {
+  readonly cert: string;
+  readonly key: string;
+}
+
+/** File names inside the CA folder: the certificate callers trust and the key that stays here. */
+export const CA_CERT_FILE = 'ca.pem';
+const CA_KEY_FILE = 'ca-key.pem';
+
+const DAY_MS = 86_400_000;
+/** The names a local server answers on, and so the names its certificate covers. */
+const LOOPBACK_NAMES = [
+  { type: 2 as const, value: 'localhost' },
+  { type: 7 as const, ip: '127.0.0.1' },
+  { type: 7 as const, ip: '::1' },
+];
+
+/** A new CA in memory: EC P-256, SHA-256, ten years, allowed to sign server certificates only. */
+export async function createLocalCa(): Promise<LocalCa> {
+  const now = Date.now();
+  // A name of its own: TLS finds a certificate's issuer by name, so two local CAs trusted in one
+  // process (the stack's and a test's throwaway one) must not share one.
+  const name = `summary-data-service local development CA ${randomBytes(4).toString('hex')}`;
+  const pems = await generate([{ name: 'commonName', value: name }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(now - DAY_MS),
+    notAfterDate: new Date(now + 3650 * DAY_MS),
+    extensions: [
+      { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    ],
+  });
+  return { certPem: pems.cert, keyPem: pems.private };
+}
+
+/**
+ * The CA kept in `dir` (created on first use, key readable by the owner only). Two processes
+ * starting at once agree: the first to write wins and the other reads what it wrote.
+ */
+export async function loadOrCreateLocalCa(dir: string = join(projectRoot(), '.local')): Promise<LocalCa & { readonly certFile: string }> {
+  const certFile = join(dir, CA_CERT_FILE);
+  const keyFile = join(dir, CA_KEY_FILE);
+  const existing = readCa(certFile, keyFile);
+  if (existing) return { ...existing, certFile };
+  mkdirSync(dir, { recursive: true });
+  const fresh = await createLocalCa();
+  try {
+    writeFileSync(keyFile, fresh.keyPem, { flag: 'wx', mode: 0o600 });
+    writeFileSync(certFile, fresh.certPem, { flag: 'wx' });
+    return { ...fresh, certFile };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const written = readCa(certFile, keyFile);
+    if (!written) throw new Error(`another process is writing the local CA in ${dir}; start again`);
+    return { ...written, certFile };
+  }
+}
+
+function readCa(certFile: string, keyFile: string): LocalCa | undefined {
+  let certPem: string;
+  let keyPem: string;
+  try {
+    certPem = readFileSync(certFile, 'utf8');
+    keyPem = readFileSync(keyFile, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const broken = (why: string) => new Error(`the local CA in ${certFile} is unusable (${why}): delete ${certFile} and ${keyFile} to create a new one, then trust the new ca.pem`);
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(certPem);
+    if (!cert.checkPrivateKey(createPrivateKey(keyPem))) throw broken('the key does not match the certificate');
+  } catch (error) {
+    throw error instanceof Error && error.message.startsWith('the local CA') ? error : broken('not a PEM certificate and key');
+  }
+  if (!cert.ca) throw broken('not a CA certificate');
+  if (Date.parse(cert.validTo) < Date.now() + 30 * DAY_MS) throw broken(`it expires on ${cert.validTo}`);
+  return { certPem, keyPem };
+}
+
+/** A certificate for loopback (localhost, 127.0.0.1, ::1) signed by `ca`, valid for 30 days. */
+export async function issueServerCertificate(ca: LocalCa): Promise<ServerCertificate> {
+  const now = Date.now();
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(now - DAY_MS),
+    notAfterDate: new Date(now + 30 * DAY_MS),
+    ca: { cert: ca.certPem, key: ca.keyPem },
+    extensions: [
+      { name: 'basicConstraints', cA: false, critical: true },
+      { name: 'keyUsage', digitalSignature: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: LOOPBACK_NAMES },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private };
+}
+
+/**
+ * Adds `ca` to the certificates this process trusts by default (fetch, https, MSAL's client), as
+ * NODE_EXTRA_CA_CERTS does for a process at start. The local stack trusts its own CA this way so
+ * the service can fetch the identity provider's keys; repeating it adds nothing.
+ */
+export function trustInThisProcess(ca: Pick<LocalCa, 'certPem'>): void {
+  const current = getCACertificates('default');
+  const pem = ca.certPem.trim();
+  if (current.some((existing) => existing.trim() === pem)) return;
+  setDefaultCACertificates([...current, pem]);
+}
+
+/** A throwaway CA this process trusts and a loopback certificate from it: for tests and benchmarks. */
+export async function throwawayServerCertificate(): Promise<ServerCertificate> {
+  const ca = await createLocalCa();
+  trustInThisProcess(ca);
+  return issueServerCertificate(ca);
+}
