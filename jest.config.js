@@ -6,7 +6,7 @@
  *
  * Two tiers (projects):
  * - `unit`: test/unit (the parts) and test/infra (the templates, offline), no stack: `npm run test:unit`.
- * - `stack`: test/integration, test/e2e, test/security against the real local stack — embedded
+ * - `stack`: test/integration, test/e2e, test/security, test/client against the real local stack — embedded
  *   Cosmos server, identity provider, service — which its global setup starts once (jest runs a
  *   project's global setup only when a test of that project runs).
  * `npm test` runs both.
@@ -35,7 +35,7 @@ export default {
     {
       ...common,
       displayName: 'stack',
-      testMatch: ['<rootDir>/test/{integration,e2e,security}/**/*.test.ts'],
+      testMatch: ['<rootDir>/test/{integration,e2e,security,client}/**/*.test.ts'],
       globalSetup: '<rootDir>/test/global-setup.js',
       globalTeardown: '<rootDir>/test/global-teardown.js',
     },

@@ -12,21 +12,31 @@ interface DuckConnection {
   closeSync(): void;
 }
 
-/** Runs SQL against DuckDB over Parquet bytes written to a temporary file named `file`. */
-export async function withParquetFile<T>(bytes: Uint8Array, run: (query: (sql: string) => Promise<Record<string, unknown>[]>, path: string) => Promise<T>): Promise<T> {
+type Query = (sql: string) => Promise<Record<string, unknown>[]>;
+
+/** Runs SQL against an in-memory DuckDB (files are read from where they are). */
+export async function withDuckDb<T>(run: (query: Query) => Promise<T>): Promise<T> {
   const api = (await import(pathToFileURL(requireTool.resolve('@duckdb/node-api')).href)) as {
     DuckDBInstance: { create(path: string): Promise<{ connect(): Promise<DuckConnection>; closeSync(): void }> };
   };
-  const dir = mkdtempSync(join(tmpdir(), 'parquet-'));
-  const path = join(dir, 'file.parquet');
-  writeFileSync(path, bytes);
   const instance = await api.DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    return await run(async (sql) => (await connection.runAndReadAll(sql.replaceAll('$file', `read_parquet('${path}')`))).getRowObjectsJS(), path);
+    return await run(async (sql) => (await connection.runAndReadAll(sql)).getRowObjectsJS());
   } finally {
     connection.closeSync();
     instance.closeSync();
+  }
+}
+
+/** Runs SQL against DuckDB over Parquet bytes written to a temporary file named `file`. */
+export async function withParquetFile<T>(bytes: Uint8Array, run: (query: Query, path: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'parquet-'));
+  const path = join(dir, 'file.parquet');
+  writeFileSync(path, bytes);
+  try {
+    return await withDuckDb((query) => run((sql) => query(sql.replaceAll('$file', `read_parquet('${path}')`)), path));
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -12,7 +12,7 @@ import type { RecordStore } from '../../shared/store/record-store.js';
 import type { PageCursors } from '../../shared/store/page-cursors.js';
 import type { SummaryDeps } from '../../shared/http/create-summary-deps.js';
 import { startIdentityProvider, type IdentityProvider } from '../../dev/identity-provider.js';
-import { throwawayServerCertificate } from '../../dev/local-ca.js';
+import { issueServerCertificate, loadOrCreateLocalCa, trustInThisProcess } from '../../dev/local-ca.js';
 import { startService } from '../../dev/start-service.js';
 import { loadDevIdentities, type DevIdentities } from '../../dev/identities.js';
 
@@ -50,7 +50,10 @@ export interface TestService {
  */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const identities = loadDevIdentities();
-  const idp = options.authority ? undefined : await startIdentityProvider({ identities, certificate: await throwawayServerCertificate() });
+  // The stack's local CA (.local/ca.pem), so a child process (the pull client) trusts it as a user would.
+  const ca = await loadOrCreateLocalCa();
+  trustInThisProcess(ca);
+  const idp = options.authority ? undefined : await startIdentityProvider({ identities, certificate: await issueServerCertificate(ca) });
   const logs: string[] = [];
   const config = loadConfig({ ...process.env, AUTH_AUTHORITY_HOST: options.authority ?? idp!.url, ...options.settings });
   const base = createSummaryDeps(config, {

@@ -1,0 +1,107 @@
+/**
+ * The manifest a pull keeps in its output folder (`manifest.json`): what was asked, and per window
+ * its status, files, rows, bytes, sha256 and the request id. A re-run reads it to skip the windows
+ * already done (their files checked against the sha256), so it resumes and never duplicates.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const MANIFEST_FILE = 'manifest.json';
+
+/** What a pull asks for; a folder holds the pull of one request only. */
+export interface PullRequestKey {
+  readonly dataset: string;
+  readonly format: string;
+  readonly by: string;
+  readonly filters: Readonly<Record<string, string>>;
+}
+
+export interface ManifestFile {
+  readonly file: string;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+export interface ManifestWindow {
+  /** `YYYY-MM`, or `from_to` for a part of a month that was split. */
+  readonly window: string;
+  readonly from: string;
+  readonly to: string;
+  readonly status: 'done' | 'failed';
+  readonly rows: number;
+  readonly bytes: number;
+  readonly files: readonly ManifestFile[];
+  /** The service's X-Request-ID of the last call (support can trace it); several for a JSON walk. */
+  readonly requestIds: readonly string[];
+  readonly error?: string;
+  readonly finishedAt: string;
+}
+
+export interface Manifest {
+  readonly version: 1;
+  readonly request: PullRequestKey;
+  windows: ManifestWindow[];
+}
+
+export class ManifestMismatch extends Error {}
+
+/** The manifest in `dir`, or a new one; refuses a folder that holds another request's pull. */
+export function openManifest(dir: string, request: PullRequestKey): Manifest {
+  const path = join(dir, MANIFEST_FILE);
+  if (!existsSync(path)) return { version: 1, request, windows: [] };
+  const manifest = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+  if (JSON.stringify(canonical(manifest.request)) !== JSON.stringify(canonical(request))) {
+    throw new ManifestMismatch(`${dir} holds a pull of ${describe(manifest.request)}, not of ${describe(request)}: use another --out`);
+  }
+  return manifest;
+}
+
+/** Writes the manifest atomically (a stopped run never leaves half a manifest). */
+export function saveManifest(dir: string, manifest: Manifest): void {
+  const path = join(dir, MANIFEST_FILE);
+  writeFileSync(`${path}.partial`, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(`${path}.partial`, path);
+}
+
+/** Records a window's outcome, replacing what the manifest said of the same window before. */
+export function recordWindow(manifest: Manifest, entry: ManifestWindow): void {
+  manifest.windows = [...manifest.windows.filter((existing) => existing.window !== entry.window), entry].sort((a, b) => a.from.localeCompare(b.from));
+}
+
+/** The done entries covering `from`..`to` whose files are intact, or null when it must be pulled (again). */
+export function doneEntries(manifest: Manifest, dir: string, from: string, to: string): ManifestWindow[] | null {
+  const inside = manifest.windows.filter((entry) => entry.from >= from && entry.to <= to);
+  if (inside.length === 0 || inside.some((entry) => entry.status !== 'done')) return null;
+  // The parts must tile the window exactly: no gap, no overlap.
+  let expected = from;
+  for (const entry of inside) {
+    if (entry.from !== expected) return null;
+    expected = nextDay(entry.to);
+  }
+  if (expected !== nextDay(to)) return null;
+  const intact = inside.every((entry) => entry.files.every((file) => sha256File(join(dir, file.file)) === file.sha256));
+  return intact ? inside : null;
+}
+
+export function sha256(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function sha256File(path: string): string | undefined {
+  return existsSync(path) ? sha256(readFileSync(path)) : undefined;
+}
+
+function nextDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
+function canonical(request: PullRequestKey): PullRequestKey {
+  return { ...request, filters: Object.fromEntries(Object.entries(request.filters).sort(([a], [b]) => a.localeCompare(b))) };
+}
+
+function describe(request: PullRequestKey): string {
+  const filters = Object.entries(request.filters).map(([name, value]) => ` ${name}=${value}`).join('');
+  return `${request.dataset} as ${request.format} by ${request.by}${filters}`;
+}

@@ -1,0 +1,83 @@
+/**
+ * What the CLI tells a person: a progress line on stderr while it is a terminal (windows, rows,
+ * bytes, rate), the retries and failures as they happen, a summary at the end. Never data, never
+ * a secret: the events carry neither.
+ */
+import type { PullEvent, PullSummary } from './pull.js';
+
+export interface Reporter {
+  readonly observe: (event: PullEvent) => void;
+  readonly finish: (summary: PullSummary, out: string) => void;
+}
+
+export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.now): Reporter {
+  const started = now();
+  const live = stderr.isTTY === true;
+  let rows = 0;
+  let bytes = 0;
+  let current = '';
+  let position = '';
+  const line = (text: string) => {
+    if (live) stderr.write(`\r\x1b[2K${text}`);
+  };
+  const say = (text: string) => {
+    if (live) stderr.write('\r\x1b[2K');
+    stderr.write(`${text}\n`);
+  };
+  const show = () => {
+    const seconds = Math.max((now() - started) / 1000, 0.001);
+    line(`${position} ${current} · ${rows.toLocaleString('en-US')} rows · ${formatBytes(bytes)} · ${Math.round(rows / seconds).toLocaleString('en-US')} rows/s`);
+  };
+  return {
+    observe(event) {
+      switch (event.kind) {
+        case 'window-start':
+          position = `[${event.index + 1}/${event.count}]`;
+          current = event.window.month;
+          show();
+          break;
+        case 'window-skipped':
+          rows += event.entries.reduce((total, entry) => total + entry.rows, 0);
+          bytes += event.entries.reduce((total, entry) => total + entry.bytes, 0);
+          break;
+        case 'progress':
+          rows += event.rows;
+          bytes += event.bytes;
+          show();
+          break;
+        case 'retry':
+          say(`${current}: ${event.why}, retrying in ${(event.waitMs / 1000).toFixed(1)} s`);
+          break;
+        case 'split':
+          say(`${event.window.from}..${event.window.to} is too large for one export: pulling ${event.into[0].from}..${event.into[0].to} and ${event.into[1].from}..${event.into[1].to}`);
+          break;
+        case 'window-failed':
+          say(`${event.entry.window} failed: ${event.entry.error}`);
+          break;
+        case 'window-done':
+          show();
+          break;
+      }
+    },
+    finish(summary, out) {
+      const seconds = (now() - started) / 1000;
+      say(
+        `${summary.failed.length === 0 ? 'pulled' : 'pulled in part'}: ${summary.windows} windows (${summary.pulled} now, ${summary.resumed} already done), ` +
+          `${summary.rows.toLocaleString('en-US')} rows, ${formatBytes(summary.bytes)} in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'} in ${seconds.toFixed(1)} s → ${out}`,
+      );
+      if (summary.failed.length > 0) say(`failed windows: ${summary.failed.map((entry) => entry.window).join(', ')} (run the same command again to retry them)`);
+    },
+  };
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}

@@ -1,0 +1,80 @@
+/**
+ * Retries of what the service asks to be retried: 429 (rate limit) and 503 (exports busy, store or
+ * identity provider unavailable), honouring Retry-After, plus network failures. Every wait gets
+ * jitter, so clients told the same Retry-After do not return in step, and is bounded.
+ */
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  readonly attempts: number;
+  /** The longest single wait in milliseconds, whatever Retry-After says. */
+  readonly maxWaitMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, maxWaitMs: 60_000 };
+
+const RETRIED = new Set([429, 503]);
+
+/** Milliseconds Retry-After asks for (seconds or an HTTP date); undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null) return undefined;
+  const trimmed = header.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The wait before attempt `attempt + 1`: what the server asked, else exponential from 1 s; jitter up to +25 %. */
+export function waitMs(attempt: number, asked: number | undefined, policy: RetryPolicy, random = Math.random): number {
+  const base = asked ?? 1000 * 2 ** (attempt - 1);
+  return Math.min(policy.maxWaitMs, Math.round(base * (1 + random() / 4)));
+}
+
+/** What one call gave: openapi-fetch's result (the response, and the parsed problem when it failed). */
+export interface CallResult {
+  readonly response: Response;
+  readonly error?: unknown;
+}
+
+/**
+ * Calls `send` until it answers something other than 429/503 or a network failure, or the attempts
+ * run out; `onRetry` hears of each wait. Resolves with the last result; rejects with the last
+ * network failure.
+ */
+export async function withRetry<T extends CallResult>(
+  send: () => Promise<T>,
+  policy: RetryPolicy,
+  onRetry: (why: string, waitMs: number) => void = () => {},
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    let result: T | undefined;
+    let failure: Error | undefined;
+    try {
+      result = await send();
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+    }
+    const retriable = result === undefined || RETRIED.has(result.response.status);
+    if (!retriable || attempt >= policy.attempts) {
+      if (result === undefined) throw failure!;
+      return result;
+    }
+    const asked = result ? retryAfterMs(result.response.headers.get('retry-after')) : undefined;
+    const wait = waitMs(attempt, asked, policy);
+    onRetry(result ? `${result.response.status} ${problemCode(result.error)}` : `network: ${networkCause(failure!)}`, wait);
+    await sleep(wait);
+  }
+}
+
+/** The problem document's `code`, or a placeholder when the error body was not one. */
+export function problemCode(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : 'no problem document';
+}
+
+/** fetch's "fetch failed" says little; its cause says what (ECONNREFUSED, a certificate, ...). */
+export function networkCause(error: Error): string {
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  return [error.message, cause?.code ?? cause?.message].filter(Boolean).join(': ');
+}

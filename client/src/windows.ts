@@ -1,0 +1,67 @@
+/**
+ * Date windows. The service takes From/To as UTC calendar days, both included, at most one month
+ * apart; calendar months (01–31, then 01–28, ...) never overlap and never exceed that, so a range
+ * is pulled month by month, and a month too large for one export is halved down to single days.
+ */
+
+/** A window of whole UTC days, both ends included. */
+export interface Window {
+  /** The calendar month it belongs to, `YYYY-MM`. */
+  readonly month: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
+
+/** Parses `YYYY-MM-DD` as a real calendar day; undefined otherwise. */
+export function parseDay(value: string): number | undefined {
+  const match = DAY.exec(value);
+  if (!match) return undefined;
+  const time = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  return formatDay(time) === value ? time : undefined;
+}
+
+export function formatDay(time: number): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+function day(value: string): number {
+  const time = parseDay(value);
+  if (time === undefined) throw new RangeError(`not a calendar day YYYY-MM-DD: ${value}`);
+  return time;
+}
+
+/** The calendar-month windows of `from`..`to` (both included), the first and last cut to the range. */
+export function monthWindows(from: string, to: string): Window[] {
+  const start = day(from);
+  const end = day(to);
+  if (start > end) throw new RangeError(`--from ${from} is after --to ${to}`);
+  const windows: Window[] = [];
+  for (let cursor = start; cursor <= end; ) {
+    const date = new Date(cursor);
+    const monthEnd = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0);
+    const last = Math.min(monthEnd, end);
+    windows.push({ month: formatDay(cursor).slice(0, 7), from: formatDay(cursor), to: formatDay(last) });
+    cursor = last + DAY_MS;
+  }
+  return windows;
+}
+
+/** The two halves of a window of more than one day (the first takes the middle day); null for one day. */
+export function halves(window: Window): [Window, Window] | null {
+  const start = day(window.from);
+  const end = day(window.to);
+  if (start === end) return null;
+  const mid = start + Math.floor((end - start) / DAY_MS / 2) * DAY_MS;
+  return [
+    { month: window.month, from: window.from, to: formatDay(mid) },
+    { month: window.month, from: formatDay(mid + DAY_MS), to: window.to },
+  ];
+}
+
+/** The file-name label of a window: the month when it is the whole month's window, else its days. */
+export function windowLabel(window: Window, monthWindow: Window): string {
+  return window.from === monthWindow.from && window.to === monthWindow.to ? window.month : `${window.from}_${window.to}`;
+}

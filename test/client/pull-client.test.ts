@@ -1,0 +1,216 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { clientSettings } from '../../dev/client-settings.js';
+import { projectRoot } from '../../dev/project-root.js';
+import { ApiError } from '../../shared/errors/api-error.js';
+import type { RecordStore } from '../../shared/store/record-store.js';
+import { identities, stack } from '../support/stack.js';
+import { storeRecords } from '../support/store-records.js';
+import { withDuckDb } from '../support/duckdb.js';
+import { leakedSecrets, runChild, type ChildResult } from '../support/run-child.js';
+import { startTestService } from '../support/test-service.js';
+
+// The pull client's CLI (client/bin/summary-client.js, what `npx summary-client` runs) as a user runs it:
+// a child process with the SUMMARY_* settings `npm start` prints and the local CA trusted, against
+// the local stack, read back with DuckDB and compared with the store itself.
+const CLI = join(projectRoot(), 'client', 'bin', 'summary-client.js');
+const YEAR = ['--from', '2025-01-01', '--to', '2025-12-31'];
+const dirs: string[] = [];
+
+function outDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pull-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function settingsFor(target: { baseUrl: string; authUrl: string } = stack): Record<string, string> {
+  return { ...clientSettings({ ...target, identities }), NODE_EXTRA_CA_CERTS: stack.caFile };
+}
+
+function runPull(args: readonly string[], settings = settingsFor()): Promise<ChildResult> {
+  return runChild(process.execPath, [CLI, 'pull', ...args], settings, 120_000);
+}
+
+/** The stored ids of contoso's `resource` created in 2025: what a year's pull must hold, once each. */
+async function storedIds(resource: string, idField: string): Promise<string[]> {
+  const records = await storeRecords(resource, 'contoso');
+  return records.filter((record) => String(record.createdDate).startsWith('2025-')).map((record) => String(record[idField])).sort();
+}
+
+async function parquetIds(dir: string, prefix: string, idField: string): Promise<string[]> {
+  return withDuckDb(async (query) => {
+    const rows = await query(`SELECT ${idField} AS id FROM read_parquet('${dir}/${prefix}-*.parquet', union_by_name = true) ORDER BY id`);
+    return rows.map((row) => String(row.id));
+  });
+}
+
+function manifest(dir: string): { windows: { window: string; status: string; rows: number; files: { file: string; sha256: string }[]; requestIds: string[] }[] } {
+  return JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+}
+
+describe('summary-client pull', () => {
+  it('pulls a year of contracts as Parquet, one file per month, every stored record exactly once', async () => {
+    const dir = outDir();
+    const result = await runPull(['contracts', ...YEAR, '--out', dir]);
+    expect(result.stderr).toMatch(/^pulled: 12 windows \(12 now, 0 already done\)/m);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(readdirSync(dir).filter((name) => name.endsWith('.parquet')).sort()).toEqual(Array.from({ length: 12 }, (_, month) => `contracts-2025-${String(month + 1).padStart(2, '0')}.parquet`));
+    const expected = await storedIds('contracts', 'contractId');
+    expect(expected.length).toBeGreaterThan(100);
+    expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(expected);
+    const windows = manifest(dir).windows;
+    expect(windows.map((entry) => entry.status)).toEqual(Array(12).fill('done'));
+    expect(windows.reduce((total, entry) => total + entry.rows, 0)).toBe(expected.length);
+    expect(windows.every((entry) => entry.requestIds.length === 1 && entry.requestIds[0] !== '')).toBe(true);
+    expect(leakedSecrets(result.stdout + result.stderr + readFileSync(join(dir, 'manifest.json'), 'utf8'), settingsFor())).toEqual([]);
+  });
+
+  it('pulls the same year as JSON Lines by walking every page, the same records', async () => {
+    const dir = outDir();
+    const result = await runPull(['contracts', ...YEAR, '--format', 'jsonl', '--page-size', '37', '--out', dir]);
+    expect(result.code).toBe(0);
+    const ids = readdirSync(dir).filter((name) => name.endsWith('.jsonl'))
+      .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean).map((line) => String((JSON.parse(line) as { contractId: string }).contractId)));
+    expect(ids.sort()).toEqual(await storedIds('contracts', 'contractId'));
+  });
+
+  it('pulls invoices as their two tables taken out of each zip', async () => {
+    const dir = outDir();
+    const result = await runPull(['invoices', '--from', '2025-01-01', '--to', '2025-06-30', '--out', dir]);
+    expect(result.code).toBe(0);
+    const names = readdirSync(dir);
+    expect(names.filter((name) => name.startsWith('invoices-'))).toHaveLength(6);
+    expect(names.filter((name) => name.startsWith('invoice_tables-'))).toHaveLength(6);
+    expect(names.some((name) => name.endsWith('.zip'))).toBe(false);
+    const records = (await storeRecords('invoices', 'contoso')).filter((record) => String(record.createdDate) < '2025-07');
+    expect(await parquetIds(dir, 'invoices', 'invoiceId')).toEqual(records.map((record) => String(record.invoiceId)).sort());
+  });
+
+  it('resumes a run stopped midway to the same files, pulling only what was missing', async () => {
+    const complete = outDir();
+    expect((await runPull(['contracts', ...YEAR, '--out', complete])).code).toBe(0);
+
+    const dir = outDir();
+    const child = spawn(process.execPath, [CLI, 'pull', 'contracts', ...YEAR, '--out', dir], { env: { PATH: process.env.PATH ?? '', ...settingsFor() }, stdio: 'ignore' });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // Stopped as soon as a few windows are in the manifest (or it finished first: then nothing to resume).
+    while (child.exitCode === null && !(existsSync(join(dir, 'manifest.json')) && manifest(dir).windows.length >= 3)) await new Promise((resolve) => setTimeout(resolve, 5));
+    child.kill('SIGKILL');
+    await exited;
+    const before = manifest(dir).windows.length;
+
+    const resumed = await runPull(['contracts', ...YEAR, '--out', dir]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(new RegExp(`^pulled: 12 windows \\(${12 - before} now, ${before} already done\\)`, 'm'));
+    const files = (folder: string) => Object.fromEntries(manifest(folder).windows.map((entry) => [entry.window, entry.files.map((file) => file.file)]));
+    expect(files(dir)).toEqual(files(complete));
+    expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
+    expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
+
+    const again = await runPull(['contracts', ...YEAR, '--out', dir]);
+    expect(again.stderr).toMatch(/^pulled: 12 windows \(0 now, 12 already done\)/m);
+  });
+
+  it('refuses a folder that holds a pull of something else, changing nothing', async () => {
+    const dir = outDir();
+    expect((await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', dir])).code).toBe(0);
+    const before = readFileSync(join(dir, 'manifest.json'), 'utf8');
+    const other = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--format', 'jsonl', '--out', dir]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/holds a pull of contracts as parquet by created, not of contracts as jsonl by created: use another --out/);
+    expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
+  });
+
+  it('lists the calendar-month windows of --dry-run without asking the service or needing settings', async () => {
+    const result = await runChild(process.execPath, [CLI, 'pull', 'contracts', '--from', '2024-01-31', '--to', '2024-03-02', '--dry-run'], {});
+    expect(result).toEqual({ code: 0, stdout: '2024-01\t2024-01-31\t2024-01-31\n2024-02\t2024-02-01\t2024-02-29\n2024-03\t2024-03-01\t2024-03-02\n', stderr: '' });
+  });
+
+  it('names the missing settings and exits 2, printing no secret', async () => {
+    const { SUMMARY_API_KEY: _dropped, ...rest } = settingsFor();
+    const result = await runPull(['contracts', ...YEAR, '--out', outDir()], rest);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/set SUMMARY_API_KEY/);
+    expect(leakedSecrets(result.stdout + result.stderr, settingsFor())).toEqual([]);
+  });
+
+  it('exits 1 naming the failed windows when the service refuses them, and keeps no file of them', async () => {
+    const dir = outDir();
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--filter', 'contractWorkspaceID=nope', '--out', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^2025-01 failed: 400 INVALID_FILTER/m);
+    expect(result.stderr).toMatch(/^failed windows: 2025-01, 2025-02/m);
+    expect(readdirSync(dir)).toEqual(['manifest.json']);
+  });
+});
+
+describe('summary-client pull against a service of its own', () => {
+  it('halves a month whose export is too large down to what fits, to the same records', async () => {
+    const own = await startTestService({ settings: { PARQUET_MAX_BYTES: '4500' } });
+    try {
+      const dir = outDir();
+      const result = await runPull(['contracts', ...YEAR, '--out', dir], settingsFor({ baseUrl: own.baseUrl, authUrl: own.idp!.url }));
+      expect(result.stderr).toMatch(/is too large for one export: pulling/);
+      expect(result.code).toBe(0);
+      expect(readdirSync(dir).some((name) => /^contracts-2025-\d\d-\d\d_2025-\d\d-\d\d\.parquet$/.test(name))).toBe(true);
+      expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('retries store faults (503 STORE_UNAVAILABLE) and busy exports (503 EXPORTS_BUSY) to the same records', async () => {
+    let failures = 2;
+    const hold = { held: false, release: () => {} };
+    const faulty = (real: RecordStore): RecordStore => ({
+      ...real,
+      async *stream(scope, query, meter) {
+        if (JSON.stringify(query.filters).includes('2024-06-01')) {
+          await new Promise<void>((resolve) => {
+            hold.release = resolve;
+            hold.held = true;
+          });
+        } else if (failures-- > 0) {
+          throw new ApiError('STORE_UNAVAILABLE', 'injected', { headers: { 'Retry-After': '1' } });
+        }
+        yield* real.stream(scope, query, meter);
+      },
+    });
+    const own = await startTestService({ store: faulty });
+    try {
+      // contoso-full's own export holds its one export slot while the pull starts.
+      const holding = fetch(`${own.baseUrl}/v1/contracts/summary`, {
+        method: 'POST',
+        headers: { ...(await ownHeaders(own.idp!.url, own.baseUrl)), accept: 'application/vnd.apache.parquet' },
+        body: JSON.stringify({ createdFrom: '2024-06-01', createdTo: '2024-06-30' }),
+      });
+      while (!hold.held) await new Promise((resolve) => setTimeout(resolve, 10));
+      setTimeout(() => hold.release(), 4000);
+      const dir = outDir();
+      const result = await runPull(['contracts', ...YEAR, '--out', dir, '--max-retry-wait', '1'], settingsFor({ baseUrl: own.baseUrl, authUrl: own.idp!.url }));
+      expect(result.stderr).toMatch(/503 EXPORTS_BUSY, retrying in/);
+      expect(result.stderr).toMatch(/503 STORE_UNAVAILABLE, retrying in/);
+      expect(result.code).toBe(0);
+      expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
+      expect((await holding).status).toBe(200);
+    } finally {
+      hold.release();
+      await own.stop();
+    }
+  }, 60_000);
+});
+
+/** The three credentials of contoso-full for a service of a test's own. */
+async function ownHeaders(authUrl: string, baseUrl: string): Promise<Record<string, string>> {
+  const settings = clientSettings({ baseUrl, authUrl, identities });
+  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: settings.SUMMARY_CLIENT_ID!, client_secret: settings.SUMMARY_CLIENT_SECRET!, scope: settings.SUMMARY_SCOPE! });
+  const token = ((await (await fetch(`${authUrl}/${identities.tenantId}/oauth2/v2.0/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
+  return { authorization: `Bearer ${token}`, 'ocp-apim-subscription-key': settings.SUMMARY_SUBSCRIPTION_KEY!, 'x-api-key': settings.SUMMARY_API_KEY!, 'content-type': 'application/json' };
+}

@@ -1,0 +1,43 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { DATASETS } from '../../../client/src/datasets.js';
+import { RESOURCES } from '../../../shared/model/resources.js';
+import { projectRoot } from '../../../dev/project-root.js';
+import { runChild } from '../../support/run-child.js';
+import { committedDocument } from '../openapi/document-validator.js';
+
+// The client is a package of its own (it could be published without the service), so what it
+// knows of the service is generated from, or checked against, openapi/openapi.json.
+const root = projectRoot();
+
+describe('the pull client against the API document', () => {
+  it('has the types openapi-typescript generates from the committed document (npm run openapi)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-types-'));
+    try {
+      const out = join(dir, 'api.ts');
+      const result = await runChild(process.execPath, [join(root, 'node_modules/openapi-typescript/bin/cli.js'), 'openapi/openapi.json', '--default-non-nullable', 'false', '-o', out], {});
+      expect(result.code).toBe(0);
+      const committed = readFileSync(join(root, 'client/src/api.ts'), 'utf8');
+      if (committed !== readFileSync(out, 'utf8')) throw new Error('client/src/api.ts is out of date with openapi/openapi.json: run `npm run openapi` and commit it');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names every operation, export media type and date pair the document has, and no other', () => {
+    const document = committedDocument() as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> }; responses: { 200: { content: Record<string, unknown> } } } }>; components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    expect(Object.values(DATASETS).map((dataset) => dataset.path).sort()).toEqual(Object.keys(document.paths).sort());
+    for (const [name, dataset] of Object.entries(DATASETS)) {
+      const operation = document.paths[dataset.path]!.post;
+      expect(Object.keys(operation.responses[200].content)).toContain(dataset.exportType);
+      const filters = document.components.schemas[operation.requestBody.content['application/json']!.schema.$ref.split('/').at(-1)!]!.properties;
+      const pairs = Object.keys(filters).filter((member) => member.endsWith('From')).map((member) => member.slice(0, -'From'.length));
+      expect([...dataset.dateBy].sort()).toEqual(pairs.sort());
+      const resource = RESOURCES.find((candidate) => candidate.name === name)!;
+      const shape = resource.export;
+      expect(shape.kind === 'zip' ? [shape.records, shape.lines] : null).toEqual(dataset.zipEntries);
+    }
+  });
+});

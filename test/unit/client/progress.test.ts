@@ -1,0 +1,43 @@
+import { describe, expect, it } from '@jest/globals';
+import { reporter } from '../../../client/src/progress.js';
+import type { PullEvent } from '../../../client/src/pull.js';
+
+function stream(isTTY: boolean) {
+  const written: string[] = [];
+  return { written, stream: { isTTY, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream };
+}
+
+const window = { month: '2025-03', from: '2025-03-01', to: '2025-03-31' };
+const events: PullEvent[] = [
+  { kind: 'window-start', window, index: 2, count: 12 },
+  { kind: 'progress', rows: 1500, bytes: 3 * 1024 * 1024 },
+  { kind: 'retry', why: '503 EXPORTS_BUSY', waitMs: 1500 },
+];
+const summary = { windows: 12, pulled: 11, resumed: 0, failed: [{ window: '2025-04', from: '2025-04-01', to: '2025-04-30', status: 'failed' as const, rows: 0, bytes: 0, files: [], requestIds: [], error: '400 X', finishedAt: '' }], rows: 1500, bytes: 3 * 1024 * 1024, files: ['a'] };
+
+describe('the progress reporter', () => {
+  it('shows windows, rows, bytes and rate on one rewritten line when stderr is a terminal', () => {
+    let now = 0;
+    const { written, stream: tty } = stream(true);
+    const report = reporter(tty, () => now);
+    now = 2000;
+    for (const event of events) report.observe(event);
+    expect(written.join('')).toContain('\r\x1b[2K[3/12] 2025-03 · 1,500 rows · 3.0 MiB · 750 rows/s');
+    expect(written.join('')).toContain('2025-03: 503 EXPORTS_BUSY, retrying in 1.5 s\n');
+  });
+
+  it('writes only whole lines when stderr is not a terminal (a log file): retries, failures and the summary', () => {
+    const { written, stream: file } = stream(false);
+    const report = reporter(file, () => 0);
+    for (const event of events) report.observe(event);
+    report.finish(summary, '/data/out');
+    const text = written.join('');
+    expect(text).not.toContain('\r');
+    expect(text).not.toContain('rows/s');
+    expect(text.split('\n').filter(Boolean)).toEqual([
+      '2025-03: 503 EXPORTS_BUSY, retrying in 1.5 s',
+      'pulled in part: 12 windows (11 now, 0 already done), 1,500 rows, 3.0 MiB in 1 file in 0.0 s → /data/out',
+      'failed windows: 2025-04 (run the same command again to retry them)',
+    ]);
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from '@jest/globals';
+import { retryAfterMs, waitMs, withRetry } from '../../../client/src/retry.js';
+
+const answer = (status: number, headers: Record<string, string> = {}, code?: string) => ({ response: new Response(null, { status, headers }), ...(code ? { error: { code } } : {}) });
+
+describe('retries', () => {
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    expect(retryAfterMs('7')).toBe(7000);
+    expect(retryAfterMs('Mon, 23 Nov 2026 08:00:10 GMT', Date.parse('2026-11-23T08:00:00Z'))).toBe(10_000);
+    expect(retryAfterMs('soon')).toBeUndefined();
+    expect(retryAfterMs(null)).toBeUndefined();
+  });
+
+  it('waits what the server asked plus at most a quarter of jitter, never past the bound', () => {
+    const policy = { attempts: 5, maxWaitMs: 60_000 };
+    expect(waitMs(1, 10_000, policy, () => 0)).toBe(10_000);
+    expect(waitMs(1, 10_000, policy, () => 0.999)).toBeLessThanOrEqual(12_500);
+    expect(waitMs(1, 600_000, policy, () => 0.5)).toBe(60_000);
+    expect(waitMs(3, undefined, policy, () => 0)).toBe(4000);
+  });
+
+  it('retries 429 and 503 with the waits asked, then returns the answer that is not retried', async () => {
+    const answers = [answer(503, { 'retry-after': '2' }, 'EXPORTS_BUSY'), answer(429, { 'retry-after': '1' }, 'RATE_LIMITED'), answer(200)];
+    const waits: number[] = [];
+    const reasons: string[] = [];
+    const result = await withRetry(async () => answers.shift()!, { attempts: 6, maxWaitMs: 60_000 }, (why) => reasons.push(why), async (ms) => void waits.push(ms));
+    expect(result.response.status).toBe(200);
+    expect(reasons).toEqual(['503 EXPORTS_BUSY', '429 RATE_LIMITED']);
+    expect(waits[0]).toBeGreaterThanOrEqual(2000);
+    expect(waits[1]).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('gives up after the attempts with the last answer, and never retries a 4xx that is not 429', async () => {
+    let calls = 0;
+    const busy = await withRetry(async () => (calls++, answer(503)), { attempts: 3, maxWaitMs: 1 }, () => {}, async () => {});
+    expect([busy.response.status, calls]).toEqual([503, 3]);
+    calls = 0;
+    const refused = await withRetry(async () => (calls++, answer(400)), { attempts: 3, maxWaitMs: 1 }, () => {}, async () => {});
+    expect([refused.response.status, calls]).toEqual([400, 1]);
+  });
+
+  it('retries network failures and rethrows the last one', async () => {
+    let calls = 0;
+    await expect(withRetry(async () => {
+      calls++;
+      throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+    }, { attempts: 2, maxWaitMs: 1 }, () => {}, async () => {})).rejects.toThrow('fetch failed');
+    expect(calls).toBe(2);
+  });
+});
