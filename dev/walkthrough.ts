@@ -27,10 +27,18 @@ Local stack ready.
   API docs  ${new URL(REFERENCE_PATH, stack.baseUrl).href}
   clients   ${identities.clients.map((candidate) => candidate.name).join(', ')} (dev/identities.json)
 
-# The settings of the pull client and of docs/examples (dev client contoso-full); trust the local CA:
+In a second terminal, from the project folder: the settings of the pull client and of docs/examples
+(dev client contoso-full), and trust in the local CA:
 ${exports}
 export NODE_EXTRA_CA_CERTS=${caFile} REQUESTS_CA_BUNDLE=${caFile}
 
+# A year of contracts, one Parquet file per calendar month, with a manifest (run it again: it resumes)
+npx summary-client pull contracts --from 2025-01-01 --to 2025-12-31 --out pulls/contracts
+# The same year of invoices (invoices-2025-01.parquet + invoice_tables-2025-01.parquet, …)
+npx summary-client pull invoices --from 2025-01-01 --to 2025-12-31 --out pulls/invoices
+# Loading it: docs/consuming.md (DuckDB, pyarrow, pandas, polars, Spark)
+
+The same one level down, with curl:
 # 1. Get an access token (client credentials; use access_token, never id_token)
 TOKEN=$(curl -s --cacert ${caFile} -X POST "${stack.authUrl}/${identities.tenantId}/oauth2/v2.0/token" \\
      -d grant_type=client_credentials -d client_id=${client.clientId} \\

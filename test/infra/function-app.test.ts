@@ -28,7 +28,7 @@ import {
  * COSMOS_KEY — Cosmos key auth is disabled there, the managed identity reads;
  * COSMOS_ALLOW_SELF_SIGNED_TLS — only for the embedded server's self-signed certificate on loopback.
  */
-const LOCAL_ONLY = ['COSMOS_KEY', 'COSMOS_ALLOW_SELF_SIGNED_TLS'];
+const LOCAL_ONLY = ['COSMOS_KEY', 'COSMOS_ALLOW_SELF_SIGNED_TLS', 'NODE_EXTRA_CA_CERTS'];
 /** Not set in Azure because the service's default is what Azure wants (said in function-app-settings.bicep). */
 const DEFAULT_IN_AZURE = ['LOG_REQUESTS'];
 /** Locally a connection string; in Azure the identity-based form, which names no key. */

@@ -82,3 +82,24 @@ describe('the dependencies of the runtime code', () => {
     for (const file of files) expect([file, readFileSync(file, 'utf8').includes('/openapi/')]).toEqual([file, false]);
   });
 });
+
+describe('the pull client', () => {
+  const clientFiles = sources('client/src');
+  const manifest = JSON.parse(readFileSync('client/package.json', 'utf8')) as { dependencies: Record<string, string> };
+
+  it('is a package of its own: imports nothing from the rest of the repository', () => {
+    expect(clientFiles.length).toBeGreaterThan(5);
+    for (const file of clientFiles) {
+      for (const target of importsOf(file).folders) expect([file, target]).toEqual([file, 'client/src']);
+    }
+  });
+
+  it('declares every package it imports (so that it installs on its own)', () => {
+    for (const file of clientFiles) {
+      for (const pkg of importsOf(file).packages) {
+        const name = pkg.startsWith('@') ? pkg.split('/').slice(0, 2).join('/') : pkg.split('/')[0]!;
+        expect([file, name, Object.hasOwn(manifest.dependencies, name)]).toEqual([file, name, true]);
+      }
+    }
+  });
+});

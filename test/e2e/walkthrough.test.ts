@@ -1,0 +1,40 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { projectRoot } from '../../dev/project-root.js';
+import { walkthrough } from '../../dev/walkthrough.js';
+import { identities, stack } from '../support/stack.js';
+import { runChild } from '../support/run-child.js';
+
+// What `npm start` prints is what the README shows, and it works: its client part, pasted into a
+// shell in the project folder, pulls a year of contracts and invoices from the running stack.
+const root = projectRoot();
+const out = mkdtempSync(join(tmpdir(), 'walkthrough-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+/** The lines of the printed walkthrough a user pastes: the exports and the client commands. */
+function clientLines(text: string): string[] {
+  return text.split('\n').filter((line) => line.startsWith('export ') || line.startsWith('npx summary-client '));
+}
+
+describe('the walkthrough', () => {
+  it('is in the README as npm start prints it on the default ports', () => {
+    const printed = walkthrough({ baseUrl: 'http://127.0.0.1:7071/api', authUrl: 'https://127.0.0.1:7072', identities, caFile: join(root, '.local', 'ca.pem') });
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const lines = clientLines(printed);
+    expect(lines.length).toBeGreaterThanOrEqual(10);
+    for (const line of lines) expect(readme).toContain(line);
+  });
+
+  it('pulls a year of contracts and of invoices when its client lines run in a shell', async () => {
+    const printed = walkthrough({ ...stack, identities });
+    const script = clientLines(printed).map((line) => line.replaceAll('--out pulls/', `--out ${out}/`)).join('\n');
+    const result = await runChild('bash', ['-euo', 'pipefail', '-c', script], {}, 120_000);
+    expect(result.stderr).toMatch(/^pulled: 12 windows \(12 now, 0 already done\).*contracts$/m);
+    expect(result.stderr).toMatch(/^pulled: 12 windows \(12 now, 0 already done\).*invoices$/m);
+    expect(result.code).toBe(0);
+    expect(readdirSync(join(out, 'contracts'))).toContain('contracts-2025-06.parquet');
+    expect(readdirSync(join(out, 'invoices'))).toContain('invoice_tables-2025-06.parquet');
+  });
+});
