@@ -5,12 +5,12 @@
  */
 import { parseArgs } from 'node:util';
 import { DATASETS, isDatasetName, type DateBy, type Format } from './datasets.js';
-import { ManifestMismatch } from './manifest.js';
+import { ManifestError } from './manifest.js';
 import { reporter } from './progress.js';
 import { pull } from './pull.js';
 import { DEFAULT_RETRY } from './retry.js';
 import { readSettings, SettingsError } from './settings.js';
-import { summaryApi } from './summary-api.js';
+import { summaryApi, TokenError } from './summary-api.js';
 import { monthWindows, parseDay } from './windows.js';
 
 export const USAGE = `usage: summary-client pull <contracts|invoices> --from YYYY-MM-DD --to YYYY-MM-DD --out DIR
@@ -118,8 +118,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     report.finish(summary, command.out);
     return summary.failed.length === 0 ? 0 : 1;
   } catch (error) {
-    if (error instanceof SettingsError || error instanceof ManifestMismatch || error instanceof RangeError) {
+    if (error instanceof SettingsError || error instanceof ManifestError || error instanceof RangeError) {
       process.stderr.write(`summary-client: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof TokenError) {
+      process.stderr.write(`summary-client: no access token (check SUMMARY_CLIENT_ID, SUMMARY_CLIENT_SECRET, the tenant and the authority; nothing was pulled after this): ${error.message}\n`);
       return 2;
     }
     throw error;

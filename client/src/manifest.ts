@@ -45,15 +45,22 @@ export interface Manifest {
   windows: ManifestWindow[];
 }
 
-export class ManifestMismatch extends Error {}
+/** The folder cannot take this pull: another request's pull, or a manifest that cannot be read. */
+export class ManifestError extends Error {}
 
 /** The manifest in `dir`, or a new one; refuses a folder that holds another request's pull. */
 export function openManifest(dir: string, request: PullRequestKey): Manifest {
   const path = join(dir, MANIFEST_FILE);
   if (!existsSync(path)) return { version: 1, request, windows: [] };
-  const manifest = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+    if (manifest.version !== 1 || !Array.isArray(manifest.windows) || typeof manifest.request?.dataset !== 'string') throw new Error('not a version 1 manifest');
+  } catch (error) {
+    throw new ManifestError(`${path} cannot be read (${error instanceof Error ? error.message : String(error)}): move it away to pull again from scratch, or use another --out`);
+  }
   if (JSON.stringify(canonical(manifest.request)) !== JSON.stringify(canonical(request))) {
-    throw new ManifestMismatch(`${dir} holds a pull of ${describe(manifest.request)}, not of ${describe(request)}: use another --out`);
+    throw new ManifestError(`${dir} holds a pull of ${describe(manifest.request)}, not of ${describe(request)}: use another --out`);
   }
   return manifest;
 }

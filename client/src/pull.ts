@@ -12,7 +12,7 @@ import { parquetMetadata } from 'hyparquet';
 import { DATASETS, dateMembers, type DatasetName, type DateBy, type Format } from './datasets.js';
 import { doneEntries, openManifest, recordWindow, saveManifest, sha256, type Manifest, type ManifestFile, type ManifestWindow } from './manifest.js';
 import { DEFAULT_RETRY, networkCause, problemCode, withRetry, type RetryPolicy } from './retry.js';
-import type { Filters, Problem, SummaryApi } from './summary-api.js';
+import { TokenError, type Filters, type Problem, type SummaryApi } from './summary-api.js';
 import { halves, monthWindows, windowLabel, type Window } from './windows.js';
 
 export interface PullOptions {
@@ -90,6 +90,7 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
         tally(summary, entry);
         observe({ kind: 'window-done', entry });
       } catch (error) {
+        if (error instanceof TokenError) throw error;
         const message = error instanceof WindowFailure ? error.message : `unexpected: ${error instanceof Error ? networkCause(error) : String(error)}`;
         const entry: ManifestWindow = { window: label, from: window.from, to: window.to, status: 'failed', rows: 0, bytes: 0, files: [], requestIds: [], error: message, finishedAt: new Date().toISOString() };
         recordWindow(manifest, entry);

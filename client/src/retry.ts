@@ -53,7 +53,10 @@ export async function withRetry<T extends CallResult>(
     try {
       result = await send();
     } catch (error) {
-      failure = error instanceof Error ? error : new Error(String(error));
+      // fetch fails with a TypeError when no answer came (refused, reset, TLS): worth another try.
+      // Anything else (no token, a bug) is not.
+      if (!(error instanceof TypeError)) throw error;
+      failure = error;
     }
     const retriable = result === undefined || RETRIED.has(result.response.status);
     if (!retriable || attempt >= policy.attempts) {

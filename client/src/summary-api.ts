@@ -13,13 +13,20 @@ export type Filters = Record<string, string | number>;
 /** One JSON page as the service answers it. */
 export type Page = components['schemas']['ContractsEnvelope'] | components['schemas']['InvoicesEnvelope'];
 
+/** No access token could be had (wrong secret, unreachable or untrusted authority): nothing else can work. */
+export class TokenError extends Error {
+  override readonly name = 'TokenError';
+}
+
 /** The service's API with the credentials of `settings` on every request. */
 export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = fetch) {
   const api = createClient<paths>({ baseUrl: settings.baseUrl, fetch: (request) => fetchImpl(request) });
   api.use({
     async onRequest({ request }) {
-      const token = await settings.credential.getToken(settings.scope);
-      if (!token) throw new Error('the credential gave no token');
+      const token = await settings.credential.getToken(settings.scope).catch((error: unknown) => {
+        throw new TokenError(error instanceof Error ? error.message : String(error));
+      });
+      if (!token) throw new TokenError('the credential gave no token');
       request.headers.set('authorization', `Bearer ${token.token}`);
       request.headers.set('ocp-apim-subscription-key', settings.subscriptionKey);
       request.headers.set('x-api-key', settings.apiKey);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -126,6 +126,10 @@ describe('summary-client pull', () => {
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/holds a pull of contracts as parquet by created, not of contracts as jsonl by created: use another --out/);
     expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
+    writeFileSync(join(dir, 'manifest.json'), '{"version": 1, "windo');
+    const broken = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', dir]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/manifest\.json cannot be read .*: move it away/);
   });
 
   it('lists the calendar-month windows of --dry-run without asking the service or needing settings', async () => {
@@ -139,6 +143,19 @@ describe('summary-client pull', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/set SUMMARY_API_KEY/);
     expect(leakedSecrets(result.stdout + result.stderr, settingsFor())).toEqual([]);
+  });
+
+  it('stops at once with exit 2 when no token can be had, saying why and printing no secret', async () => {
+    const dir = outDir();
+    const wrong = { ...settingsFor(), SUMMARY_CLIENT_SECRET: 'dev-only-wrong-secret' };
+    const started = Date.now();
+    const result = await runPull(['contracts', ...YEAR, '--out', dir], wrong);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^summary-client: no access token .*invalid_client/m);
+    expect(Date.now() - started).toBeLessThan(15_000); // not retried window after window
+    expect(result.stderr).not.toContain('dev-only-wrong-secret');
+    expect(leakedSecrets(result.stdout + result.stderr, settingsFor())).toEqual([]);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.parquet'))).toEqual([]);
   });
 
   it('exits 1 naming the failed windows when the service refuses them, and keeps no file of them', async () => {

@@ -47,4 +47,13 @@ describe('retries', () => {
     }, { attempts: 2, maxWaitMs: 1 }, () => {}, async () => {})).rejects.toThrow('fetch failed');
     expect(calls).toBe(2);
   });
+
+  it('does not retry a failure that is not the network (no token, a bug)', async () => {
+    let calls = 0;
+    await expect(withRetry(async () => {
+      calls++;
+      throw new Error('no token');
+    }, { attempts: 3, maxWaitMs: 1 }, () => {}, async () => {})).rejects.toThrow('no token');
+    expect(calls).toBe(1);
+  });
 });
