@@ -5,7 +5,7 @@
  * `.local/ca.pem` as the README says (NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE, curl --cacert).
  */
 import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { generate } from 'selfsigned';
@@ -72,7 +72,9 @@ export async function loadOrCreateLocalCa(dir: string = join(projectRoot(), '.lo
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const written = readCa(certFile, keyFile);
-    if (!written) throw new Error(`another process is writing the local CA in ${dir}; start again`);
+    if (!written) {
+      throw new Error(`the local CA in ${dir} is incomplete (${keyFile} without ${certFile}: another start writing it now, or one stopped while writing it): start again, and if this repeats delete ${keyFile}`);
+    }
     return { ...written, certFile };
   }
 }
@@ -96,6 +98,8 @@ function readCa(certFile: string, keyFile: string): LocalCa | undefined {
     throw error instanceof Error && error.message.startsWith('the local CA') ? error : broken('not a PEM certificate and key');
   }
   if (!cert.ca) throw broken('not a CA certificate');
+  // The key signs certificates this machine's clients trust: readable by its owner only.
+  if (process.platform !== 'win32' && (statSync(keyFile).mode & 0o077) !== 0) throw broken(`${keyFile} is readable by others than its owner (chmod 600 it)`);
   if (Date.parse(cert.validTo) < Date.now() + 30 * DAY_MS) throw broken(`it expires on ${cert.validTo}`);
   return { certPem, keyPem };
 }

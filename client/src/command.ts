@@ -4,7 +4,7 @@
  * Exit codes: 0 every window pulled; 1 some windows failed (named on stderr); 2 a usage or settings error.
  */
 import { parseArgs } from 'node:util';
-import { DATASETS, isDatasetName, type DateBy, type Format } from './datasets.js';
+import { DATASETS, isDatasetName, MAX_PAGE_SIZE, type DateBy, type Format } from './datasets.js';
 import { ManifestError } from './manifest.js';
 import { reporter } from './progress.js';
 import { pull } from './pull.js';
@@ -80,13 +80,14 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' {
     const equals = filter.indexOf('=');
     if (equals <= 0) throw new UsageError(`--filter ${filter}: give name=value, for example status=Active`);
     const name = filter.slice(0, equals);
-    if (/(From|To)$/.test(name) || ['page', 'pageSize', 'orderBy', 'order'].includes(name)) {
-      throw new UsageError(`--filter ${name}: the client sets dates, pages and order itself (use --from/--to/--by)`);
+    const known: readonly string[] = DATASETS[dataset].filters;
+    if (!known.includes(name)) {
+      throw new UsageError(`--filter ${name}: ${dataset} take ${known.join(', ')} (dates through --from/--to/--by; pages and order are the client's)`);
     }
     filters[name] = filter.slice(equals + 1);
   }
   const pageSize = Number(values['page-size']);
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new UsageError('--page-size must be a whole number from 1');
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   const maxRetryWait = Number(values['max-retry-wait']);
   if (!Number.isFinite(maxRetryWait) || maxRetryWait < 0) throw new UsageError('--max-retry-wait must be seconds, 0 or more');
   return {
@@ -112,9 +113,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     return 0;
   }
   try {
-    const api = summaryApi(readSettings(env));
+    const settings = readSettings(env);
+    const api = summaryApi(settings);
     const report = reporter(process.stderr);
-    const summary = await pull(api, { ...command, retry: { ...DEFAULT_RETRY, maxWaitMs: command.maxRetryWaitMs } }, report.observe);
+    const source = { service: settings.baseUrl, client: settings.client };
+    const summary = await pull(api, { ...command, source, retry: { ...DEFAULT_RETRY, maxWaitMs: command.maxRetryWaitMs } }, report.observe);
     report.finish(summary, command.out);
     return summary.failed.length === 0 ? 0 : 1;
   } catch (error) {
@@ -126,6 +129,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       process.stderr.write(`summary-client: no access token (check SUMMARY_CLIENT_ID, SUMMARY_CLIENT_SECRET, the tenant and the authority; nothing was pulled after this): ${error.message}\n`);
       return 2;
     }
-    throw error;
+    // Anything else is a fault of this client or of the machine (a full disk): one line, no stack.
+    process.stderr.write(`summary-client: stopped by an unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
   }
 }

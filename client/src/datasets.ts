@@ -10,14 +10,20 @@ export const DATASETS = {
     /** The export is one Parquet file (null) or a zip of these Parquet entries. */
     zipEntries: null,
     dateBy: ['created', 'updated'],
+    /** The filters besides the date pairs (`--filter name=value`). */
+    filters: ['contractWorkspaceID'],
   },
   invoices: {
     path: '/v1/invoices/summary',
     exportType: 'application/zip',
     zipEntries: ['invoices.parquet', 'invoice_tables.parquet'],
     dateBy: ['created', 'updated', 'invoiceDate'],
+    filters: ['contractWorkspaceID', 'contractId', 'supplierId', 'status'],
   },
 } as const;
+
+/** The largest `pageSize` the service takes (its default MAX_PAGE_SIZE, the document's maximum). */
+export const MAX_PAGE_SIZE = 1000;
 
 export type DatasetName = keyof typeof DATASETS;
 export type DateBy = 'created' | 'updated' | 'invoiceDate';

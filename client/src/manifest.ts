@@ -9,8 +9,12 @@ import { join } from 'node:path';
 
 export const MANIFEST_FILE = 'manifest.json';
 
-/** What a pull asks for; a folder holds the pull of one request only. */
+/** What a pull asks for, and of whom; a folder holds the pull of one request only. */
 export interface PullRequestKey {
+  /** The service's base URL: a folder started against UAT never resumes against production. */
+  readonly service: string;
+  /** The client id whose roles shaped the files (their columns), or `default credential`. */
+  readonly client: string;
   readonly dataset: string;
   readonly format: string;
   readonly by: string;
@@ -55,14 +59,28 @@ export function openManifest(dir: string, request: PullRequestKey): Manifest {
   let manifest: Manifest;
   try {
     manifest = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
-    if (manifest.version !== 1 || !Array.isArray(manifest.windows) || typeof manifest.request?.dataset !== 'string') throw new Error('not a version 1 manifest');
+    if (!isManifest(manifest)) throw new Error('not a version 1 manifest of summary-client');
   } catch (error) {
-    throw new ManifestError(`${path} cannot be read (${error instanceof Error ? error.message : String(error)}): move it away to pull again from scratch, or use another --out`);
+    throw new ManifestError(`${path} cannot be read (${error instanceof Error ? error.message : String(error)}): pull into another --out`);
   }
   if (JSON.stringify(canonical(manifest.request)) !== JSON.stringify(canonical(request))) {
     throw new ManifestError(`${dir} holds a pull of ${describe(manifest.request)}, not of ${describe(request)}: use another --out`);
   }
   return manifest;
+}
+
+function isManifest(value: unknown): value is Manifest {
+  const manifest = value as Partial<Manifest> | null;
+  const request = manifest?.request as Partial<PullRequestKey> | undefined;
+  return manifest?.version === 1 && Array.isArray(manifest.windows)
+    && ['service', 'client', 'dataset', 'format', 'by'].every((key) => typeof request?.[key as keyof PullRequestKey] === 'string')
+    && typeof request?.filters === 'object' && request.filters !== null
+    && manifest.windows.every((entry) => typeof entry?.window === 'string' && typeof entry.from === 'string' && typeof entry.to === 'string' && Array.isArray(entry.files) && entry.files.every((file) => typeof file?.file === 'string' && typeof file.sha256 === 'string'));
+}
+
+/** Every data file the manifest lists. */
+export function listedFiles(manifest: Manifest): Set<string> {
+  return new Set(manifest.windows.flatMap((entry) => entry.files.map((file) => file.file)));
 }
 
 /** Writes the manifest atomically (a stopped run never leaves half a manifest). */
@@ -110,5 +128,5 @@ function canonical(request: PullRequestKey): PullRequestKey {
 
 function describe(request: PullRequestKey): string {
   const filters = Object.entries(request.filters).map(([name, value]) => ` ${name}=${value}`).join('');
-  return `${request.dataset} as ${request.format} by ${request.by}${filters}`;
+  return `${request.dataset} as ${request.format} by ${request.by}${filters} from ${request.service} as ${request.client}`;
 }

@@ -57,6 +57,9 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
         case 'window-done':
           show();
           break;
+        case 'orphans-removed':
+          say(`removed ${event.files.length} file(s) of a run stopped before it recorded them: ${event.files.join(', ')}`);
+          break;
       }
     },
     finish(summary, out) {
@@ -65,6 +68,7 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
         `${summary.failed.length === 0 ? 'pulled' : 'pulled in part'}: ${summary.windows} windows (${summary.pulled} now, ${summary.resumed} already done), ` +
           `${summary.rows.toLocaleString('en-US')} rows, ${formatBytes(summary.bytes)} in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'} in ${seconds.toFixed(1)} s → ${out}`,
       );
+      if (summary.stopped) say(`stopped: ${summary.stopped}; the windows after it were not tried`);
       if (summary.failed.length > 0) say(`failed windows: ${summary.failed.map((entry) => entry.window).join(', ')} (run the same command again to retry them)`);
     },
   };

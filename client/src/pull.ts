@@ -4,15 +4,15 @@
  * resumable through the folder's manifest.
  */
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { once } from 'node:events';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { parquetMetadata } from 'hyparquet';
 import { DATASETS, dateMembers, type DatasetName, type DateBy, type Format } from './datasets.js';
-import { doneEntries, openManifest, recordWindow, saveManifest, sha256, type Manifest, type ManifestFile, type ManifestWindow } from './manifest.js';
+import { doneEntries, listedFiles, ManifestError, openManifest, recordWindow, saveManifest, sha256, type Manifest, type ManifestFile, type ManifestWindow } from './manifest.js';
 import { DEFAULT_RETRY, networkCause, problemCode, withRetry, type RetryPolicy } from './retry.js';
-import { TokenError, type Filters, type Problem, type SummaryApi } from './summary-api.js';
+import type { Filters, Problem, SummaryApi } from './summary-api.js';
 import { halves, monthWindows, windowLabel, type Window } from './windows.js';
 
 export interface PullOptions {
@@ -24,6 +24,8 @@ export interface PullOptions {
   /** Further filters, as body members (`status`, `supplierId`, ...). */
   readonly filters: Readonly<Record<string, string>>;
   readonly out: string;
+  /** Whom the files come from: the service's base URL and the client id (kept in the manifest). */
+  readonly source: { readonly service: string; readonly client: string };
   readonly pageSize?: number;
   readonly retry?: RetryPolicy;
 }
@@ -36,20 +38,30 @@ export type PullEvent =
   | { readonly kind: 'window-failed'; readonly entry: ManifestWindow }
   | { readonly kind: 'progress'; readonly rows: number; readonly bytes: number }
   | { readonly kind: 'retry'; readonly why: string; readonly waitMs: number }
-  | { readonly kind: 'split'; readonly window: Window; readonly into: readonly [Window, Window] };
+  | { readonly kind: 'split'; readonly window: Window; readonly into: readonly [Window, Window] }
+  | { readonly kind: 'orphans-removed'; readonly files: readonly string[] };
 
 export interface PullSummary {
   readonly windows: number;
   readonly pulled: number;
   readonly resumed: number;
   readonly failed: readonly ManifestWindow[];
+  /** Why the pull stopped before its last window (the service could not be reached). */
+  readonly stopped?: string;
   readonly rows: number;
   readonly bytes: number;
   readonly files: readonly string[];
 }
 
-/** A window that could not be pulled, with the reason recorded in the manifest. */
-class WindowFailure extends Error {}
+/** A window that could not be pulled, with the reason and the service's request id for the manifest. */
+class WindowFailure extends Error {
+  constructor(message: string, readonly requestId = '') {
+    super(message);
+  }
+}
+
+/** The service could not be reached even after the retries: the next windows would fare no better. */
+class Unreachable extends WindowFailure {}
 
 export async function pull(api: SummaryApi, options: PullOptions, observe: (event: PullEvent) => void = () => {}): Promise<PullSummary> {
   const { dataset, by, format, out } = options;
@@ -57,10 +69,16 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
     throw new RangeError(`${dataset} cannot be split by ${by}: use ${DATASETS[dataset].dateBy.join(' or ')}`);
   }
   const months = monthWindows(options.from, options.to);
-  mkdirSync(out, { recursive: true });
-  const manifest = openManifest(out, { dataset, format, by, filters: options.filters });
+  try {
+    mkdirSync(out, { recursive: true });
+  } catch (error) {
+    throw new ManifestError(`cannot use ${out} as the --out folder: ${(error as Error).message}`);
+  }
+  const manifest = openManifest(out, { ...options.source, dataset, format, by, filters: options.filters });
+  const orphans = removeOrphans(out, manifest, options);
+  if (orphans.length > 0) observe({ kind: 'orphans-removed', files: orphans });
   const retry = options.retry ?? DEFAULT_RETRY;
-  const summary = { pulled: 0, resumed: 0, rows: 0, bytes: 0, failed: [] as ManifestWindow[], files: [] as string[] };
+  const summary = { pulled: 0, resumed: 0, rows: 0, bytes: 0, failed: [] as ManifestWindow[], files: [] as string[], stopped: undefined as string | undefined };
 
   for (const [index, month] of months.entries()) {
     const done = doneEntries(manifest, out, month.from, month.to);
@@ -77,7 +95,7 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
     const pending: Window[] = [month];
     while (pending.length > 0) {
       const window = pending.shift()!;
-      const label = windowLabel(window, month);
+      const label = windowLabel(window);
       try {
         const entry = await pullWindow(api, options, window, label, retry, observe);
         if (entry === 'too-large') {
@@ -90,12 +108,12 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
         tally(summary, entry);
         observe({ kind: 'window-done', entry });
       } catch (error) {
-        if (error instanceof TokenError) throw error;
-        const message = error instanceof WindowFailure ? error.message : `unexpected: ${error instanceof Error ? networkCause(error) : String(error)}`;
-        const entry: ManifestWindow = { window: label, from: window.from, to: window.to, status: 'failed', rows: 0, bytes: 0, files: [], requestIds: [], error: message, finishedAt: new Date().toISOString() };
+        if (!(error instanceof WindowFailure)) throw error;
+        const entry: ManifestWindow = { window: label, from: window.from, to: window.to, status: 'failed', rows: 0, bytes: 0, files: [], requestIds: error.requestId ? [error.requestId] : [], error: error.message, finishedAt: new Date().toISOString() };
         recordWindow(manifest, entry);
         summary.failed.push(entry);
         observe({ kind: 'window-failed', entry });
+        if (error instanceof Unreachable) summary.stopped = `the service could not be reached (${error.message})`;
         failed = true;
         break;
       } finally {
@@ -103,6 +121,7 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
       }
     }
     if (!failed) summary.pulled++;
+    if (summary.stopped) break;
   }
   return { windows: months.length, ...summary };
 }
@@ -113,11 +132,37 @@ function tally(summary: { rows: number; bytes: number; files: string[] }, entry:
   summary.files.push(...entry.files.map((file) => file.file));
 }
 
-/** Drops what the manifest and the folder hold of a window about to be pulled again (a part-done or failed month). */
-function forget(manifest: Manifest, dir: string, month: Window): void {
-  const stale = manifest.windows.filter((entry) => entry.from <= month.to && entry.to >= month.from);
-  for (const entry of stale) for (const file of entry.files) rmSync(join(dir, file.file), { force: true });
-  manifest.windows = manifest.windows.filter((entry) => !stale.includes(entry));
+/** The name prefixes of a dataset's files: the dataset, or the tables of its zip. */
+function filePrefixes(dataset: DatasetName): string[] {
+  const tables = DATASETS[dataset].zipEntries;
+  return tables === null ? [dataset] : tables.map((name) => name.replace(/\.parquet$/, ''));
+}
+
+/**
+ * Removes this dataset's data files the manifest does not list: left by a run stopped between
+ * writing a file and recording it. The manifest is what a folder holds; a stray file would be
+ * loaded twice by a warehouse's glob.
+ */
+function removeOrphans(dir: string, manifest: Manifest, options: PullOptions): string[] {
+  const listed = listedFiles(manifest);
+  const pattern = new RegExp(`^(${filePrefixes(options.dataset).join('|')})-\\d{4}-\\d{2}(-\\d{2}_\\d{4}-\\d{2}-\\d{2})?\\.(parquet|jsonl)(\\.partial)?$`);
+  const orphans = readdirSync(dir).filter((name) => pattern.test(name) && !listed.has(name));
+  for (const name of orphans) rmSync(join(dir, name), { force: true });
+  return orphans;
+}
+
+/**
+ * Drops what the manifest and the folder hold inside a window about to be pulled (again). An
+ * entry reaching outside it would be pulled twice in part: refused, the folder left as it is.
+ */
+function forget(manifest: Manifest, dir: string, window: Window): void {
+  const overlapping = manifest.windows.filter((entry) => entry.from <= window.to && entry.to >= window.from);
+  const straddling = overlapping.find((entry) => entry.from < window.from || entry.to > window.to);
+  if (straddling) {
+    throw new ManifestError(`${dir} holds ${straddling.from}..${straddling.to}, which ${window.from}..${window.to} overlaps only in part: pulling it would duplicate records. Pull whole months (or the same days as before), or into another --out`);
+  }
+  for (const entry of overlapping) for (const file of entry.files) rmSync(join(dir, file.file), { force: true });
+  manifest.windows = manifest.windows.filter((entry) => !overlapping.includes(entry));
 }
 
 function windowFilters(options: PullOptions, window: Window): Filters {
@@ -125,28 +170,44 @@ function windowFilters(options: PullOptions, window: Window): Filters {
   return { ...options.filters, [members.from]: window.from, [members.to]: window.to };
 }
 
+/** Calls with retries; a network failure that outlasts them stops the pull. */
+async function call<T extends { response: Response }>(send: () => Promise<T>, retry: RetryPolicy, onRetry: (why: string, waitMs: number) => void): Promise<T> {
+  try {
+    return await withRetry(send, retry, onRetry);
+  } catch (error) {
+    if (error instanceof TypeError) throw new Unreachable(networkCause(error));
+    throw error;
+  }
+}
+
 async function pullWindow(api: SummaryApi, options: PullOptions, window: Window, label: string, retry: RetryPolicy, observe: (event: PullEvent) => void): Promise<ManifestWindow | 'too-large'> {
   const onRetry = (why: string, waitMs: number) => observe({ kind: 'retry', why, waitMs });
   const base = { window: label, from: window.from, to: window.to };
   if (options.format === 'jsonl') return { ...base, ...(await walkPages(api, options, window, label, retry, onRetry, observe)) };
 
-  const result = await withRetry(() => api.export(options.dataset, windowFilters(options, window)), retry, onRetry);
+  const result = await call(() => api.export(options.dataset, windowFilters(options, window)), retry, onRetry);
   const requestId = result.response.headers.get('x-request-id') ?? '';
   if (result.response.status === 413 && problemCode(result.error) === 'RESULT_TOO_LARGE' && halves(window)) return 'too-large';
   if (!result.data) throw failure(result.response, result.error, requestId);
   const bytes = new Uint8Array(result.data);
   const tables = DATASETS[options.dataset].zipEntries;
-  const files: ManifestFile[] = [];
+  let parts: { name: string; bytes: Uint8Array }[];
   if (tables === null) {
-    files.push(writeParquet(options.out, `${options.dataset}-${label}.parquet`, bytes));
+    parts = [{ name: `${options.dataset}-${label}.parquet`, bytes }];
   } else {
-    const entries = unzipSync(bytes);
-    for (const name of tables) {
-      const entry = entries[name];
-      if (!entry) throw new WindowFailure(`the export has no ${name} (request ${requestId})`);
-      files.push(writeParquet(options.out, `${name.replace(/\.parquet$/, '')}-${label}.parquet`, entry));
+    let entries: Record<string, Uint8Array>;
+    try {
+      entries = unzipSync(bytes);
+    } catch (error) {
+      throw new WindowFailure(`the export is not a zip (${(error as Error).message})`, requestId);
     }
+    parts = tables.map((name) => {
+      const entry = entries[name];
+      if (!entry) throw new WindowFailure(`the export has no ${name}`, requestId);
+      return { name: `${name.replace(/\.parquet$/, '')}-${label}.parquet`, bytes: entry };
+    });
   }
+  const files = writeParquetFiles(options.out, parts, requestId);
   observe({ kind: 'progress', rows: files[0]!.rows, bytes: sum(files, 'bytes') });
   // A row of the dataset is a row of its first table (invoices: not their lines).
   return { ...base, status: 'done', rows: files[0]!.rows, bytes: sum(files, 'bytes'), files, requestIds: [requestId], finishedAt: new Date().toISOString() };
@@ -156,33 +217,37 @@ async function pullWindow(api: SummaryApi, options: PullOptions, window: Window,
 async function walkPages(api: SummaryApi, options: PullOptions, window: Window, label: string, retry: RetryPolicy, onRetry: (why: string, waitMs: number) => void, observe: (event: PullEvent) => void) {
   const name = `${options.dataset}-${label}.jsonl`;
   const partial = join(options.out, `${name}.partial`);
-  const stream = createWriteStream(partial);
   const hash = createHash('sha256');
   const requestIds: string[] = [];
   let rows = 0;
   let bytes = 0;
+  const file = await open(partial, 'w').catch((error: Error) => {
+    throw new WindowFailure(`cannot write ${partial}: ${error.message}`);
+  });
   try {
     for (let page = 1; ; page++) {
       const filters = { ...windowFilters(options, window), page, pageSize: options.pageSize ?? 1000 };
-      const result = await withRetry(() => api.page(options.dataset, filters), retry, onRetry);
+      const result = await call(() => api.page(options.dataset, filters), retry, onRetry);
       const requestId = result.response.headers.get('x-request-id') ?? '';
       if (!result.data) throw failure(result.response, result.error, requestId);
       requestIds.push(requestId);
       const text = result.data.data.map((record) => `${JSON.stringify(record)}\n`).join('');
-      if (text.length > 0 && !stream.write(text)) await once(stream, 'drain');
-      hash.update(text);
+      const encoded = Buffer.from(text, 'utf8');
+      await file.write(encoded).catch((error: Error) => {
+        throw new WindowFailure(`cannot write ${partial}: ${error.message}`, requestId);
+      });
+      hash.update(encoded);
       rows += result.data.data.length;
-      bytes += Buffer.byteLength(text);
-      observe({ kind: 'progress', rows: result.data.data.length, bytes: Buffer.byteLength(text) });
+      bytes += encoded.byteLength;
+      observe({ kind: 'progress', rows: result.data.data.length, bytes: encoded.byteLength });
       if (!result.data.pagination.hasNext) {
-        if (page < result.data.pagination.totalPages) throw new WindowFailure(`the walk stopped at page ${page} of ${result.data.pagination.totalPages}: ${result.data.meta.warning ?? 'no next page'} (request ${requestId})`);
+        if (page < result.data.pagination.totalPages) throw new WindowFailure(`the walk stopped at page ${page} of ${result.data.pagination.totalPages}: ${result.data.meta.warning ?? 'no next page'}`, requestId);
         break;
       }
     }
-    stream.end();
-    await once(stream, 'close');
+    await file.close();
   } catch (error) {
-    stream.destroy();
+    await file.close().catch(() => {});
     rmSync(partial, { force: true });
     throw error;
   }
@@ -190,24 +255,41 @@ async function walkPages(api: SummaryApi, options: PullOptions, window: Window, 
   return { status: 'done' as const, rows, bytes, files: [{ file: name, rows, bytes, sha256: hash.digest('hex') }], requestIds, finishedAt: new Date().toISOString() };
 }
 
-/** Writes a Parquet file atomically and reads its row count from its footer (a file that does not parse fails the window). */
-function writeParquet(dir: string, name: string, bytes: Uint8Array): ManifestFile {
-  let rows: number;
+/**
+ * Writes a window's Parquet files all or none: each is read back (its row count from its footer;
+ * a file that does not parse fails the window) and written as `.partial`, and only when all are
+ * written are they renamed into place.
+ */
+function writeParquetFiles(dir: string, parts: readonly { name: string; bytes: Uint8Array }[], requestId: string): ManifestFile[] {
+  const files = parts.map(({ name, bytes }) => {
+    let rows: number;
+    try {
+      rows = Number(parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer).num_rows);
+    } catch (error) {
+      throw new WindowFailure(`${name}: the service sent a file that is not Parquet (${error instanceof Error ? error.message : String(error)})`, requestId);
+    }
+    return { file: name, rows, bytes: bytes.byteLength, sha256: sha256(bytes) };
+  });
+  const written: string[] = [];
   try {
-    rows = Number(parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer).num_rows);
+    for (const { name, bytes } of parts) {
+      writeFileSync(join(dir, `${name}.partial`), bytes);
+      written.push(join(dir, `${name}.partial`));
+    }
   } catch (error) {
-    throw new WindowFailure(`${name}: the service sent a file that is not Parquet (${error instanceof Error ? error.message : String(error)})`);
+    for (const path of written) rmSync(path, { force: true });
+    throw new WindowFailure(`cannot write into ${dir}: ${(error as Error).message}`, requestId);
   }
-  const path = join(dir, name);
-  writeFileSync(`${path}.partial`, bytes);
-  renameSync(`${path}.partial`, path);
-  return { file: name, rows, bytes: bytes.byteLength, sha256: sha256(bytes) };
+  for (const { name } of parts) renameSync(join(dir, `${name}.partial`), join(dir, name));
+  return files;
 }
 
 function failure(response: Response, error: unknown, requestId: string): WindowFailure {
   const problem = error as Partial<Problem> | undefined;
   const detail = typeof problem?.detail === 'string' ? `: ${problem.detail}` : '';
-  return new WindowFailure(`${response.status} ${problemCode(error)}${detail} (request ${requestId || 'without id'})`);
+  const retryAfter = response.headers.get('retry-after');
+  const later = retryAfter && (response.status === 429 || response.status === 503) ? ` (the service asks to retry after ${retryAfter} s, beyond --max-retry-wait or the attempts)` : '';
+  return new WindowFailure(`${response.status} ${problemCode(error)}${detail}${later} (request ${requestId || 'without id'})`, requestId);
 }
 
 function sum(files: readonly ManifestFile[], key: 'bytes' | 'rows'): number {

@@ -24,7 +24,7 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The wait before attempt `attempt + 1`: what the server asked, else exponential from 1 s; jitter up to +25 %. */
+/** The wait before attempt `attempt + 1`: what the server asked, else exponential from 1 s; jitter up to +25 %, within the bound. */
 export function waitMs(attempt: number, asked: number | undefined, policy: RetryPolicy, random = Math.random): number {
   const base = asked ?? 1000 * 2 ** (attempt - 1);
   return Math.min(policy.maxWaitMs, Math.round(base * (1 + random() / 4)));
@@ -64,6 +64,8 @@ export async function withRetry<T extends CallResult>(
       return result;
     }
     const asked = result ? retryAfterMs(result.response.headers.get('retry-after')) : undefined;
+    // Never back before the server said: a longer Retry-After than the bound ends the retries.
+    if (asked !== undefined && asked > policy.maxWaitMs) return result!;
     const wait = waitMs(attempt, asked, policy);
     onRetry(result ? `${result.response.status} ${problemCode(result.error)}` : `network: ${networkCause(failure!)}`, wait);
     await sleep(wait);

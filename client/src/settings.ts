@@ -6,6 +6,8 @@ import { ClientSecretCredential, DefaultAzureCredential, type TokenCredential } 
 
 export interface ClientSettings {
   readonly baseUrl: string;
+  /** Whose credentials: the client id, or `default credential` (kept in a pull's manifest). */
+  readonly client: string;
   readonly scope: string;
   readonly subscriptionKey: string;
   readonly apiKey: string;
@@ -47,16 +49,32 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): ClientSettin
     });
   } else {
     if (missing.length > 0) throw missingError(missing);
+    for (const name of ['SUMMARY_TOKEN_URL', 'SUMMARY_AUTHORITY_HOST']) {
+      if (env[name]?.trim()) throw new SettingsError(`${name} is used with SUMMARY_CLIENT_SECRET only: set the secret, or unset ${name} to use a DefaultAzureCredential source`);
+    }
     const tenantId = env.SUMMARY_TENANT_ID?.trim();
     credential = new DefaultAzureCredential({
       ...(tenantId ? { tenantId } : {}),
       ...(env.SUMMARY_CLIENT_ID?.trim() ? { managedIdentityClientId: env.SUMMARY_CLIENT_ID.trim() } : {}),
     });
   }
-  for (const [name, value] of [['SUMMARY_BASE_URL', baseUrl]] as const) {
-    if (!/^https?:\/\//.test(value)) throw new SettingsError(`${name} must be an http(s) URL, for example https://<gateway>/summary`);
+  checkBaseUrl(baseUrl);
+  const client = secret ? env.SUMMARY_CLIENT_ID!.trim() : env.SUMMARY_CLIENT_ID?.trim() || 'default credential';
+  return { baseUrl, client, scope, subscriptionKey, apiKey, credential };
+}
+
+/** https, or http on this machine only: the token and both keys go with every request. */
+function checkBaseUrl(baseUrl: string): void {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new SettingsError('SUMMARY_BASE_URL must be a URL, for example https://<gateway>/summary');
   }
-  return { baseUrl, scope, subscriptionKey, apiKey, credential };
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new SettingsError('SUMMARY_BASE_URL must be https (http only on this machine: 127.0.0.1, localhost, [::1]), for example https://<gateway>/summary');
+  }
 }
 
 /** The authority host and tenant, from SUMMARY_TOKEN_URL or SUMMARY_AUTHORITY_HOST + SUMMARY_TENANT_ID. */

@@ -20,7 +20,8 @@ export class TokenError extends Error {
 
 /** The service's API with the credentials of `settings` on every request. */
 export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = fetch) {
-  const api = createClient<paths>({ baseUrl: settings.baseUrl, fetch: (request) => fetchImpl(request) });
+  // No redirects: the keys would follow one to wherever it points.
+  const api = createClient<paths>({ baseUrl: settings.baseUrl, fetch: (request) => fetchImpl(new Request(request, { redirect: 'error' })) });
   api.use({
     async onRequest({ request }) {
       const token = await settings.credential.getToken(settings.scope).catch((error: unknown) => {

@@ -61,7 +61,9 @@ export function halves(window: Window): [Window, Window] | null {
   ];
 }
 
-/** The file-name label of a window: the month when it is the whole month's window, else its days. */
-export function windowLabel(window: Window, monthWindow: Window): string {
-  return window.from === monthWindow.from && window.to === monthWindow.to ? window.month : `${window.from}_${window.to}`;
+/** A window's file-name label: `YYYY-MM` for a whole calendar month, else `from_to` (a part of one). */
+export function windowLabel(window: Window): string {
+  const start = new Date(day(window.from));
+  const monthEnd = formatDay(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0));
+  return window.from.endsWith('-01') && window.to === monthEnd ? window.month : `${window.from}_${window.to}`;
 }

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,12 +126,12 @@ describe('summary-client pull', () => {
     const before = readFileSync(join(dir, 'manifest.json'), 'utf8');
     const other = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--format', 'jsonl', '--out', dir]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/holds a pull of contracts as parquet by created, not of contracts as jsonl by created: use another --out/);
+    expect(other.stderr).toMatch(/holds a pull of contracts as parquet by created from http:\/\/127\.0\.0\.1:\d+\/api as c0000001-[\w-]+, not of contracts as jsonl by created from .*: use another --out/);
     expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
     writeFileSync(join(dir, 'manifest.json'), '{"version": 1, "windo');
     const broken = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', dir]);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toMatch(/manifest\.json cannot be read .*: move it away/);
+    expect(broken.stderr).toMatch(/manifest\.json cannot be read .*: pull into another --out/);
   });
 
   it('lists the calendar-month windows of --dry-run without asking the service or needing settings', async () => {
@@ -156,6 +158,50 @@ describe('summary-client pull', () => {
     expect(result.stderr).not.toContain('dev-only-wrong-secret');
     expect(leakedSecrets(result.stdout + result.stderr, settingsFor())).toEqual([]);
     expect(readdirSync(dir).filter((name) => name.endsWith('.parquet'))).toEqual([]);
+  });
+
+  it('keeps the parts of months that ranges sliding along pull into one folder, once each, and refuses a range that would overlap one in part', async () => {
+    const dir = outDir();
+    expect((await runPull(['contracts', '--from', '2025-03-15', '--to', '2025-04-15', '--out', dir])).code).toBe(0);
+    expect((await runPull(['contracts', '--from', '2025-04-16', '--to', '2025-05-31', '--out', dir])).code).toBe(0);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.parquet')).sort()).toEqual(['contracts-2025-03-15_2025-03-31.parquet', 'contracts-2025-04-01_2025-04-15.parquet', 'contracts-2025-04-16_2025-04-30.parquet', 'contracts-2025-05.parquet']);
+    const records = await storeRecords('contracts', 'contoso');
+    const expected = records.filter((record) => String(record.createdDate) >= '2025-03-15' && String(record.createdDate) < '2025-06').map((record) => String(record.contractId)).sort();
+    expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(expected);
+    const before = readFileSync(join(dir, 'manifest.json'), 'utf8');
+    const straddling = await runPull(['contracts', '--from', '2025-04-01', '--to', '2025-04-20', '--out', dir]);
+    expect(straddling.code).toBe(2);
+    expect(straddling.stderr).toMatch(/holds 2025-04-16\.\.2025-04-30, which 2025-04-01\.\.2025-04-20 overlaps only in part/);
+    expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
+    // The whole month: its two parts tile it, so it is already done.
+    const month = await runPull(['contracts', '--from', '2025-04-01', '--to', '2025-04-30', '--out', dir]);
+    expect(month.stderr).toMatch(/^pulled: 1 windows \(0 now, 1 already done\)/m);
+    expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
+    expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(expected);
+  });
+
+  it('removes a data file the manifest does not list (a run stopped before recording it), so that nothing loads twice', async () => {
+    const dir = outDir();
+    expect((await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir])).code).toBe(0);
+    writeFileSync(join(dir, 'contracts-2025-02-01_2025-02-14.parquet'), readFileSync(join(dir, 'contracts-2025-02.parquet')));
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/removed 1 file\(s\) of a run stopped before it recorded them: contracts-2025-02-01_2025-02-14\.parquet/);
+    expect(readdirSync(dir).sort()).toEqual(['contracts-2025-01.parquet', 'contracts-2025-02.parquet', 'manifest.json']);
+  });
+
+  it('stops when the service cannot be reached, rather than trying every window', async () => {
+    const dir = outDir();
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await runPull(['contracts', ...YEAR, '--out', dir, '--max-retry-wait', '0'], { ...settingsFor(), SUMMARY_BASE_URL: `http://127.0.0.1:${port}/api` });
+    expect(result.code).toBe(1);
+    expect(result.stderr.match(/^2025-01: network: fetch failed: ECONNREFUSED, retrying/gm)).toHaveLength(5);
+    expect(result.stderr).toMatch(/^2025-01 failed: fetch failed: ECONNREFUSED/m);
+    expect(result.stderr).toMatch(/^stopped: the service could not be reached .*; the windows after it were not tried/m);
+    expect(manifest(dir).windows.map((entry) => entry.window)).toEqual(['2025-01']);
   });
 
   it('exits 1 naming the failed windows when the service refuses them, and keeps no file of them', async () => {
@@ -211,7 +257,8 @@ describe('summary-client pull against a service of its own', () => {
       while (!hold.held) await new Promise((resolve) => setTimeout(resolve, 10));
       setTimeout(() => hold.release(), 4000);
       const dir = outDir();
-      const result = await runPull(['contracts', ...YEAR, '--out', dir, '--max-retry-wait', '1'], settingsFor({ baseUrl: own.baseUrl, authUrl: own.idp!.url }));
+      // EXPORTS_BUSY asks for 10 s: a bound of 12 lets the client wait it out (a shorter one would end the retries).
+      const result = await runPull(['contracts', ...YEAR, '--out', dir, '--max-retry-wait', '12'], settingsFor({ baseUrl: own.baseUrl, authUrl: own.idp!.url }));
       expect(result.stderr).toMatch(/503 EXPORTS_BUSY, retrying in/);
       expect(result.stderr).toMatch(/503 STORE_UNAVAILABLE, retrying in/);
       expect(result.code).toBe(0);
@@ -221,7 +268,7 @@ describe('summary-client pull against a service of its own', () => {
       hold.release();
       await own.stop();
     }
-  }, 60_000);
+  }, 90_000);
 });
 
 /** The three credentials of contoso-full for a service of a test's own. */

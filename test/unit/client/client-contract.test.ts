@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { DATASETS } from '../../../client/src/datasets.js';
+import { DATASETS, MAX_PAGE_SIZE } from '../../../client/src/datasets.js';
 import { RESOURCES } from '../../../shared/model/resources.js';
 import { projectRoot } from '../../../dev/project-root.js';
 import { runChild } from '../../support/run-child.js';
@@ -35,6 +35,9 @@ describe('the pull client against the API document', () => {
       const filters = document.components.schemas[operation.requestBody.content['application/json']!.schema.$ref.split('/').at(-1)!]!.properties;
       const pairs = Object.keys(filters).filter((member) => member.endsWith('From')).map((member) => member.slice(0, -'From'.length));
       expect([...dataset.dateBy].sort()).toEqual(pairs.sort());
+      const others = Object.keys(filters).filter((member) => !/(From|To)$/.test(member) && !['page', 'pageSize', 'orderBy', 'order'].includes(member));
+      expect([...dataset.filters].sort()).toEqual(others.sort());
+      expect((filters.pageSize as { maximum?: number }).maximum).toBe(MAX_PAGE_SIZE);
       const resource = RESOURCES.find((candidate) => candidate.name === name)!;
       const shape = resource.export;
       expect(shape.kind === 'zip' ? [shape.records, shape.lines] : null).toEqual(dataset.zipEntries);

@@ -48,6 +48,12 @@ describe('retries', () => {
     expect(calls).toBe(2);
   });
 
+  it('never comes back before Retry-After: a longer one than the bound ends the retries', async () => {
+    let calls = 0;
+    const result = await withRetry(async () => (calls++, answer(503, { 'retry-after': '120' }, 'EXPORTS_BUSY')), { attempts: 6, maxWaitMs: 60_000 }, () => {}, async () => {});
+    expect([result.response.status, calls]).toEqual([503, 1]);
+  });
+
   it('does not retry a failure that is not the network (no token, a bug)', async () => {
     let calls = 0;
     await expect(withRetry(async () => {

@@ -38,7 +38,11 @@ describe('calendar-month windows', () => {
     expect(halves(month)).toEqual([{ month: '2025-03', from: '2025-03-01', to: '2025-03-16' }, { month: '2025-03', from: '2025-03-17', to: '2025-03-31' }]);
     expect(halves({ month: '2025-03', from: '2025-03-05', to: '2025-03-06' })).toEqual([{ month: '2025-03', from: '2025-03-05', to: '2025-03-05' }, { month: '2025-03', from: '2025-03-06', to: '2025-03-06' }]);
     expect(halves({ month: '2025-03', from: '2025-03-05', to: '2025-03-05' })).toBeNull();
-    expect(windowLabel(month, month)).toBe('2025-03');
-    expect(windowLabel(halves(month)![1], month)).toBe('2025-03-17_2025-03-31');
+    expect(windowLabel(month)).toBe('2025-03');
+    expect(windowLabel(halves(month)![1])).toBe('2025-03-17_2025-03-31');
+    // A month cut by --from/--to is a part of it, named by its days, so that it never takes the
+    // name (and file) of the whole month another run pulls into the same folder.
+    expect(monthWindows('2025-03-15', '2025-04-30').map(windowLabel)).toEqual(['2025-03-15_2025-03-31', '2025-04']);
+    expect(windowLabel({ month: '2024-02', from: '2024-02-01', to: '2024-02-29' })).toBe('2024-02');
   });
 });

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -63,6 +63,16 @@ describe('the local CA', () => {
     await expect(loadOrCreateLocalCa(dir)).rejects.toThrow(/key does not match.*delete .*ca\.pem and .*ca-key\.pem/);
     writeFileSync(join(dir, CA_CERT_FILE), 'not a certificate');
     await expect(loadOrCreateLocalCa(dir)).rejects.toThrow(/not a PEM certificate/);
+  });
+
+  it('refuses a CA key others can read, and says what to do with a key left without its certificate', async () => {
+    const dir = freshDir();
+    await loadOrCreateLocalCa(dir);
+    chmodSync(join(dir, 'ca-key.pem'), 0o644);
+    await expect(loadOrCreateLocalCa(dir)).rejects.toThrow(/readable by others than its owner \(chmod 600 it\)/);
+    const orphan = freshDir();
+    writeFileSync(join(orphan, 'ca-key.pem'), (await createLocalCa()).keyPem, { mode: 0o600 });
+    await expect(loadOrCreateLocalCa(orphan)).rejects.toThrow(/incomplete .*delete .*ca-key\.pem/);
   });
 
   it('signs loopback certificates that a client trusting the CA accepts, and one trusting another CA refuses', async () => {
