@@ -11,6 +11,13 @@ export interface ParquetColumn {
   readonly element: SchemaElement;
   readonly encode: ValueEncoder;
   readonly statistics: boolean;
+  /**
+   * The encoding when the model already tells (undefined: the writer samples each row group):
+   * a fixed set of values is a dictionary, a timestamp (unique per record) is plain.
+   */
+  readonly encoding?: 'PLAIN' | 'RLE_DICTIONARY';
+  /** The encoded values are the physical type's (INT64 as safe-integer numbers): the patched writer takes them as they are. */
+  readonly physical?: true;
 }
 
 /**
@@ -27,7 +34,8 @@ export function parquetColumn(field: FieldSpec): ParquetColumn {
   switch (field.kind) {
     case 'string': {
       const utf8 = utf8Encoder();
-      return { name: field.name, element: { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } }, encode: nullOr((v) => utf8(String(v))), statistics: false };
+      const encoding = field.values ? { encoding: 'RLE_DICTIONARY' as const } : {};
+      return { name: field.name, element: { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } }, encode: nullOr((v) => utf8(String(v))), statistics: false, ...encoding };
     }
     case 'date': {
       const day = dayEncoder();
@@ -39,6 +47,8 @@ export function parquetColumn(field: FieldSpec): ParquetColumn {
         element: { ...base, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } },
         encode: nullOr((v) => timestampMillis(String(v))),
         statistics: true,
+        encoding: 'PLAIN',
+        physical: true,
       };
     case 'decimal': {
       const precision = field.precision ?? 18;
@@ -49,6 +59,7 @@ export function parquetColumn(field: FieldSpec): ParquetColumn {
         element: { ...base, type: 'INT64', converted_type: 'DECIMAL', precision, scale, logical_type: { type: 'DECIMAL', precision, scale } },
         encode: nullOr((v) => decimal(Number(v))),
         statistics: true,
+        physical: true,
       };
     }
     case 'int32':

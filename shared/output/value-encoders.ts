@@ -49,21 +49,32 @@ export function dayEncoder(): (value: string) => number {
   };
 }
 
-/** An ISO 8601 UTC timestamp's milliseconds since the epoch (`YYYY-MM-DDTHH:MM:SS(.sss)Z`, as stored). */
-export function timestampMillis(value: string): bigint {
+/**
+ * An ISO 8601 UTC timestamp's milliseconds since the epoch (`YYYY-MM-DDTHH:MM:SS(.sss)Z`, as
+ * stored), as a number: the patched writer takes INT64 as safe integers, so no BigInt per value.
+ */
+export function timestampMillis(value: string): number {
   if (value.length === 24 && value.charCodeAt(23) === 90 /* Z */) {
     const ms = Date.UTC(digits(value, 0, 4), digits(value, 5, 2) - 1, digits(value, 8, 2), digits(value, 11, 2), digits(value, 14, 2), digits(value, 17, 2), digits(value, 20, 3));
-    if (!Number.isNaN(ms)) return BigInt(ms);
+    if (!Number.isNaN(ms)) return ms;
   }
   const parsed = Date.parse(value); // any other ISO form: slower, still exact
   if (Number.isNaN(parsed)) throw new TypeError(`not an ISO 8601 timestamp: ${value}`);
-  return BigInt(parsed);
+  return parsed;
 }
 
-/** A decimal column's encoder: the unscaled integer at `scale`, rounded once from the stored number. */
-export function decimalEncoder(scale: number): (value: number) => bigint {
+/**
+ * A decimal column's encoder: the unscaled integer at `scale`, rounded once from the stored
+ * number, as a number (the writer takes INT64 as safe integers). Past 2^53 a stored double holds
+ * no exact amount anyway: refused rather than written wrong.
+ */
+export function decimalEncoder(scale: number): (value: number) => number {
   const factor = 10 ** scale;
-  return (value) => BigInt(Math.round(value * factor));
+  return (value) => {
+    const unscaled = Math.round(value * factor);
+    if (!Number.isSafeInteger(unscaled)) throw new RangeError(`the amount ${value} has no exact decimal at scale ${scale}`);
+    return unscaled;
+  };
 }
 
 function digits(text: string, start: number, count: number): number {
