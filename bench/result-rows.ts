@@ -6,12 +6,12 @@ import { exportFile } from '../shared/output/export-file.js';
 import { median } from './median.js';
 import { count, duration, size, times, type Standing, type TableRow } from './table.js';
 
-/** The issue's targets, measured on this machine. */
+/** The issues' targets, measured on this machine (exports: issue 11). */
 export const TARGETS = {
-  /** 1M contracts: ours ÷ DuckDB-fed-from-JS time at most this (2× faster). */
-  vsAppender: 0.5,
-  /** 1M contracts: ours ÷ DuckDB COPY time at most this. */
-  vsCopy: 3,
+  /** 1M contracts and invoices 100k: ours ÷ DuckDB-fed-from-JS time at most this. */
+  vsAppender: 0.8,
+  /** 1M contracts: ours ÷ DuckDB COPY time at most this (two cores). */
+  vsCopy: 6,
   /** 1M contracts: peak RSS below this (bytes, MB = 10^6). */
   peakRssBytes: 400e6,
   /** JSON: ours ÷ bare p50 at most this, by page size. */
@@ -20,6 +20,8 @@ export const TARGETS = {
 
 /** The case whose figures the export targets are about. */
 export const TARGET_CASE = 'contracts 1M';
+/** A case judged against the appender too. */
+const APPENDER_CASES: readonly string[] = [TARGET_CASE, 'invoices 100k'];
 
 const EMPTY = { time: '—', throughput: '—', p99: '—', memory: '—', output: '—', ratio: '—', target: '', standing: '' } as const;
 
@@ -30,6 +32,7 @@ function judge(ok: boolean): Standing {
 /** Three rows per export case: ours, DuckDB fed by the appender, DuckDB COPY. */
 export function exportRows({ exportCase, ours, appender, copy }: ExportCaseResult): TableRow[] {
   const targeted = exportCase.label === TARGET_CASE;
+  const againstAppender = APPENDER_CASES.includes(exportCase.label);
   const base = (summary: ExportSummary) => ({
     time: `${duration(summary.ms)} [${duration(summary.minMs)}–${duration(summary.maxMs)}]`,
     throughput: `${count((summary.rows / summary.ms) * 1000)} rows/s`,
@@ -49,9 +52,9 @@ export function exportRows({ exportCase, ours, appender, copy }: ExportCaseResul
     },
     {
       measurement, subject: `DuckDB appender from JS + COPY (${appender.codecs.join('+')}, ${appender.threads} threads)`, ...base(appender),
-      ratio: times(vsAppender), target: targeted ? `≤ ${times(TARGETS.vsAppender)} (2× faster)` : '',
-      standing: targeted ? judge(vsAppender <= TARGETS.vsAppender) : '',
-      ...(targeted ? { verdict: `${exportCase.label}: ours ÷ DuckDB fed from JS = ${times(vsAppender)} (${duration(ours.ms)} vs ${duration(appender.ms)}), target ≤ ${times(TARGETS.vsAppender)} (2× faster)` } : {}),
+      ratio: times(vsAppender), target: againstAppender ? `≤ ${times(TARGETS.vsAppender)}` : '',
+      standing: againstAppender ? judge(vsAppender <= TARGETS.vsAppender) : '',
+      ...(againstAppender ? { verdict: `${exportCase.label}: ours ÷ DuckDB fed from JS = ${times(vsAppender)} (${duration(ours.ms)} vs ${duration(appender.ms)}), target ≤ ${times(TARGETS.vsAppender)}` } : {}),
     },
     {
       measurement, subject: `DuckDB COPY from loaded table (${copy.codecs.join('+')}, ${copy.threads} threads)`, ...base(copy),

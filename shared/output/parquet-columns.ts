@@ -2,7 +2,10 @@ import type { SchemaElement } from 'hyparquet-writer';
 import type { FieldSpec } from '../model/fields.js';
 import { dayEncoder, decimalEncoder, timestampMillis, utf8Encoder } from './value-encoders.js';
 
-/** Turns a stored value into what the Parquet encoder takes for its column. */
+/**
+ * Turns a stored value into its column's physical value — UTF-8 bytes, days, safe-integer
+ * milliseconds or unscaled decimals — which the patched writer takes as it is (`physical`).
+ */
 export type ValueEncoder = (value: unknown) => unknown;
 
 /** One Parquet column: its schema element, how values are encoded into it, and whether it keeps min/max statistics. */
@@ -16,8 +19,6 @@ export interface ParquetColumn {
    * a fixed set of values is a dictionary, a timestamp (unique per record) is plain.
    */
   readonly encoding?: 'PLAIN' | 'RLE_DICTIONARY';
-  /** The encoded values are the physical type's (INT64 as safe-integer numbers): the patched writer takes them as they are. */
-  readonly physical?: true;
 }
 
 /**
@@ -48,7 +49,6 @@ export function parquetColumn(field: FieldSpec): ParquetColumn {
         encode: nullOr((v) => timestampMillis(String(v))),
         statistics: true,
         encoding: 'PLAIN',
-        physical: true,
       };
     case 'decimal': {
       const precision = field.precision ?? 18;
@@ -59,7 +59,6 @@ export function parquetColumn(field: FieldSpec): ParquetColumn {
         element: { ...base, type: 'INT64', converted_type: 'DECIMAL', precision, scale, logical_type: { type: 'DECIMAL', precision, scale } },
         encode: nullOr((v) => decimal(Number(v))),
         statistics: true,
-        physical: true,
       };
     }
     case 'int32':

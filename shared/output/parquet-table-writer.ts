@@ -68,7 +68,7 @@ export class ParquetTableWriter {
   }
 
   private writeGroup(): void {
-    const columnData = this.columns.map((column, c) => ({ name: column.name, data: this.buffers[c]!, statistics: column.statistics, ...(column.encoding ? { encoding: column.encoding } : {}), ...(column.physical ? { physical: true } : {}) }));
+    const columnData = this.columns.map((column, c) => ({ name: column.name, data: this.buffers[c]!, statistics: column.statistics, ...(column.encoding ? { encoding: column.encoding } : {}), physical: true }));
     void this.writer.write({ columnData, rowGroupSize: Math.max(this.rows, 1) });
     this.buffers = this.columns.map(() => []);
     this.rows = 0;

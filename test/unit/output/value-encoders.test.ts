@@ -20,6 +20,8 @@ describe('value encoders', () => {
     expect(day('1970-01-02')).toBe(1);
     expect(day('2025-03-01')).toBe(Date.UTC(2025, 2, 1) / 86_400_000);
     expect(() => day('2025-3-1')).toThrow(TypeError);
+    expect(day('2024-02-29')).toBe(Date.UTC(2024, 1, 29) / 86_400_000);
+    for (const wrong of ['2025-02-29', '2025-04-31', '2025-13-01', '2025-00-10', '2025-01-00', '2025-01-1x']) expect(() => day(wrong)).toThrow(TypeError);
   });
 
   it('turns ISO timestamps into exact milliseconds, fast path and general path alike', () => {
