@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { clientSettings } from '../../dev/client-settings.js';
 import { projectRoot } from '../../dev/project-root.js';
 import { ApiError } from '../../shared/errors/api-error.js';
@@ -14,22 +13,14 @@ import { storeRecords } from '../support/store-records.js';
 import { withDuckDb } from '../support/duckdb.js';
 import { leakedSecrets, runChild, type ChildResult } from '../support/run-child.js';
 import { startTestService } from '../support/test-service.js';
+import { tempDirs } from '../support/temp-dirs.js';
 
 // The pull client's CLI (client/bin/summary-client.js, what `npx summary-client` runs) as a user runs it:
 // a child process with the SUMMARY_* settings `npm start` prints and the local CA trusted, against
 // the local stack, read back with DuckDB and compared with the store itself.
 const CLI = join(projectRoot(), 'client', 'bin', 'summary-client.js');
 const YEAR = ['--from', '2025-01-01', '--to', '2025-12-31'];
-const dirs: string[] = [];
-
-function outDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pull-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const outDir = tempDirs('pull');
 
 function settingsFor(target: { baseUrl: string; authUrl: string } = stack): Record<string, string> {
   return { ...clientSettings({ ...target, identities }), NODE_EXTRA_CA_CERTS: stack.caFile };

@@ -1,19 +1,18 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { clientSettings } from '../../dev/client-settings.js';
 import { projectRoot } from '../../dev/project-root.js';
 import { identities, stack } from '../support/stack.js';
 import { storeRecords } from '../support/store-records.js';
 import { withDuckDb } from '../support/duckdb.js';
 import { runChild } from '../support/run-child.js';
+import { tempDirs } from '../support/temp-dirs.js';
 
 // docs/consuming.md's DuckDB recipe, its SQL block as written, over a year the pull client pulled
 // from the local stack into `pulls/` (a temporary folder here), checked against the store.
 const root = projectRoot();
-const pulls = mkdtempSync(join(tmpdir(), 'pulls-'));
-afterAll(() => rmSync(pulls, { recursive: true, force: true }));
+const pulls = tempDirs('pulls')();
 
 function duckDbBlock(): string[] {
   const doc = readFileSync(join(root, 'docs', 'consuming.md'), 'utf8');

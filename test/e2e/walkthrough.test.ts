@@ -1,17 +1,16 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../dev/project-root.js';
 import { walkthrough } from '../../dev/walkthrough.js';
 import { identities, stack } from '../support/stack.js';
 import { runChild } from '../support/run-child.js';
+import { tempDirs } from '../support/temp-dirs.js';
 
 // What `npm start` prints is what the README shows, and it works: its client part, pasted into a
 // shell in the project folder, pulls a year of contracts and invoices from the running stack.
 const root = projectRoot();
-const out = mkdtempSync(join(tmpdir(), 'walkthrough-'));
-afterAll(() => rmSync(out, { recursive: true, force: true }));
+const out = tempDirs('walkthrough')();
 
 /** The lines of the printed walkthrough a user pastes: the exports and the client commands. */
 function clientLines(text: string): string[] {

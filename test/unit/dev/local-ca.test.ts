@@ -1,22 +1,14 @@
 import { X509Certificate } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { CA_CERT_FILE, createLocalCa, issueServerCertificate, loadOrCreateLocalCa } from '../../../dev/local-ca.js';
+import { tempDirs } from '../../support/temp-dirs.js';
 
-const dirs: string[] = [];
-function freshDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'local-ca-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const freshDir = tempDirs('local-ca');
 
 /** Whether a TLS client that trusts exactly `caPem` accepts the server at `host`. */
 async function handshake(cert: { cert: string; key: string }, caPem: string, servername: string): Promise<string> {

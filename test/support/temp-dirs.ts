@@ -1,0 +1,20 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from '@jest/globals';
+
+/**
+ * Fresh temporary folders for the tests of one file, all removed once its tests are done. Call at
+ * the top of a test file; each call of the returned function makes a new folder.
+ */
+export function tempDirs(prefix: string): () => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+    made.push(dir);
+    return dir;
+  };
+}
