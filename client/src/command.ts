@@ -11,7 +11,7 @@ import { pull } from './pull.js';
 import { DEFAULT_RETRY } from './retry.js';
 import { readSettings, SettingsError } from './settings.js';
 import { summaryApi, TokenError } from './summary-api.js';
-import { monthWindows, parseDay } from './windows.js';
+import { monthWindows, parseDay, windowLabel } from './windows.js';
 
 export const USAGE = `usage: summary-client pull <contracts|invoices> --from YYYY-MM-DD --to YYYY-MM-DD --out DIR
          [--by created|updated|invoiceDate] [--format parquet|jsonl] [--filter name=value ...]
@@ -109,7 +109,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     return 0;
   }
   if (command.dryRun) {
-    for (const window of monthWindows(command.from, command.to)) process.stdout.write(`${window.month}\t${window.from}\t${window.to}\n`);
+    // The windows as the files will be named, with their days.
+    for (const window of monthWindows(command.from, command.to)) process.stdout.write(`${windowLabel(window)}\t${window.from}\t${window.to}\n`);
     return 0;
   }
   try {

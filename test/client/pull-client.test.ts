@@ -127,7 +127,7 @@ describe('summary-client pull', () => {
 
   it('lists the calendar-month windows of --dry-run without asking the service or needing settings', async () => {
     const result = await runChild(process.execPath, [CLI, 'pull', 'contracts', '--from', '2024-01-31', '--to', '2024-03-02', '--dry-run'], {});
-    expect(result).toEqual({ code: 0, stdout: '2024-01\t2024-01-31\t2024-01-31\n2024-02\t2024-02-01\t2024-02-29\n2024-03\t2024-03-01\t2024-03-02\n', stderr: '' });
+    expect(result).toEqual({ code: 0, stdout: '2024-01-31_2024-01-31\t2024-01-31\t2024-01-31\n2024-02\t2024-02-01\t2024-02-29\n2024-03-01_2024-03-02\t2024-03-01\t2024-03-02\n', stderr: '' });
   });
 
   it('names the missing settings and exits 2, printing no secret', async () => {
