@@ -65,7 +65,7 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
     finish(summary, out) {
       const seconds = (now() - started) / 1000;
       say(
-        `${summary.failed.length === 0 ? 'pulled' : 'pulled in part'}: ${summary.windows} windows (${summary.pulled} now, ${summary.resumed} already done), ` +
+        `${summary.failed.length === 0 ? 'pulled' : 'pulled in part'}: ${summary.windows} window${summary.windows === 1 ? '' : 's'} (${summary.pulled} now, ${summary.resumed} already done), ` +
           `${summary.rows.toLocaleString('en-US')} rows, ${formatBytes(summary.bytes)} in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'} in ${seconds.toFixed(1)} s → ${out}`,
       );
       if (summary.stopped) say(`stopped: ${summary.stopped}; the windows after it were not tried`);

@@ -111,6 +111,13 @@ describe('summary-client pull', () => {
     expect(again.stderr).toMatch(/^pulled: 12 windows \(0 now, 12 already done\)/m);
   });
 
+  it('gets its token from SUMMARY_TOKEN_URL as well as from the authority host and tenant', async () => {
+    const { SUMMARY_AUTHORITY_HOST: host, SUMMARY_TENANT_ID: tenant, ...rest } = settingsFor();
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', outDir()], { ...rest, SUMMARY_TOKEN_URL: `${host}/${tenant}/oauth2/v2.0/token` });
+    expect(result.stderr).toMatch(/^pulled: 1 window \(1 now, 0 already done\)/m);
+    expect(result.code).toBe(0);
+  });
+
   it('refuses a folder that holds a pull of something else, changing nothing', async () => {
     const dir = outDir();
     expect((await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', dir])).code).toBe(0);
@@ -166,7 +173,7 @@ describe('summary-client pull', () => {
     expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
     // The whole month: its two parts tile it, so it is already done.
     const month = await runPull(['contracts', '--from', '2025-04-01', '--to', '2025-04-30', '--out', dir]);
-    expect(month.stderr).toMatch(/^pulled: 1 windows \(0 now, 1 already done\)/m);
+    expect(month.stderr).toMatch(/^pulled: 1 window \(0 now, 1 already done\)/m);
     expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
     expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(expected);
   });
