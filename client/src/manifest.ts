@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nextDay } from './windows.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 
@@ -116,10 +117,6 @@ export function sha256(bytes: Uint8Array | string): string {
 
 function sha256File(path: string): string | undefined {
   return existsSync(path) ? sha256(readFileSync(path)) : undefined;
-}
-
-function nextDay(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
 
 function canonical(request: PullRequestKey): PullRequestKey {

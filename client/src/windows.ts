@@ -23,6 +23,11 @@ export function parseDay(value: string): number | undefined {
   return formatDay(time) === value ? time : undefined;
 }
 
+/** The calendar day after `day` (`YYYY-MM-DD`). */
+export function nextDay(day: string): string {
+  return formatDay(Date.parse(`${day}T00:00:00Z`) + DAY_MS);
+}
+
 export function formatDay(time: number): string {
   return new Date(time).toISOString().slice(0, 10);
 }

@@ -1,6 +1,6 @@
 import type { SchemaElement } from 'hyparquet-writer';
 import type { FieldSpec } from '../model/fields.js';
-import { dayEncoder, decimalEncoder, timestampMillis, utf8Encoder } from './value-encoders.js';
+import { decimalEncoder, epochDay, timestampMillis, utf8Encoder } from './value-encoders.js';
 
 /**
  * Turns a stored value into its column's physical value — UTF-8 bytes, days, safe-integer
@@ -38,10 +38,8 @@ export function parquetColumn(field: FieldSpec): ParquetColumn {
       const encoding = field.values ? { encoding: 'RLE_DICTIONARY' as const } : {};
       return { name: field.name, element: { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } }, encode: nullOr((v) => utf8(String(v))), statistics: false, ...encoding };
     }
-    case 'date': {
-      const day = dayEncoder();
-      return { name: field.name, element: { ...base, type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } }, encode: nullOr((v) => day(String(v))), statistics: true };
-    }
+    case 'date':
+      return { name: field.name, element: { ...base, type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } }, encode: nullOr((v) => epochDay(String(v))), statistics: true };
     case 'timestamp':
       return {
         name: field.name,

@@ -35,15 +35,13 @@ export function utf8Encoder(): (value: string) => Uint8Array {
 }
 
 /**
- * A `YYYY-MM-DD` column's encoder: days since the epoch, by arithmetic on the digits (a cache
- * lookup of the string cost more than the computation, measured).
+ * A `YYYY-MM-DD` date as days since the epoch, by arithmetic on the digits, checked to be a real
+ * calendar day. No cache: the export took the same time without the one it had (measured).
  */
-export function dayEncoder(): (value: string) => number {
-  return (value) => {
-    const day = value.length === 10 ? Date.UTC(digits(value, 0, 4), digits(value, 5, 2) - 1, digits(value, 8, 2)) / DAY_MS : Number.NaN;
-    if (!Number.isInteger(day) || formatCheck(value, day)) throw new TypeError(`not a YYYY-MM-DD date: ${value}`);
-    return day;
-  };
+export function epochDay(value: string): number {
+  const day = value.length === 10 ? Date.UTC(digits(value, 0, 4), digits(value, 5, 2) - 1, digits(value, 8, 2)) / DAY_MS : Number.NaN;
+  if (!Number.isInteger(day) || formatCheck(value, day)) throw new TypeError(`not a YYYY-MM-DD date: ${value}`);
+  return day;
 }
 
 /** True when `value` is not the canonical spelling of `day` (Date.UTC rolls 2025-02-30 over to March). */

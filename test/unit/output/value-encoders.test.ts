@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { dayEncoder, decimalEncoder, timestampMillis, utf8Encoder } from '../../../shared/output/value-encoders.js';
+import { decimalEncoder, epochDay, timestampMillis, utf8Encoder } from '../../../shared/output/value-encoders.js';
 
 describe('value encoders', () => {
   it('encodes UTF-8 exactly and shares the bytes of repeated values', () => {
@@ -16,7 +16,7 @@ describe('value encoders', () => {
   });
 
   it('turns dates into days since the epoch', () => {
-    const day = dayEncoder();
+    const day = epochDay;
     expect(day('1970-01-02')).toBe(1);
     expect(day('2025-03-01')).toBe(Date.UTC(2025, 2, 1) / 86_400_000);
     expect(() => day('2025-3-1')).toThrow(TypeError);
