@@ -1,9 +1,14 @@
 import { ParquetWriter, type KeyValue } from 'hyparquet-writer';
 import { snappyCompress } from 'hysnappy';
 import type { FieldSpec } from '../model/fields.js';
+import type { ColumnBuffer } from './column-buffers.js';
 import { CREATED_BY } from './created-by.js';
 import { LimitedByteWriter } from './limited-byte-writer.js';
 import { parquetColumn, parquetSchema, type ParquetColumn } from './parquet-columns.js';
+import { encodeRowGroup } from './row-group.js';
+
+/** Rows per row group unless an export says otherwise: bounds the memory of a group being filled. */
+const ROW_GROUP_ROWS = 50_000;
 
 /** Options of one Parquet table. */
 export interface ParquetTableOptions {
@@ -17,30 +22,29 @@ export interface ParquetTableOptions {
 }
 
 /**
- * Writes one Parquet file row by row: values are encoded into per-column arrays as they come,
- * and every `rowGroupSize` rows become a row group whose bytes move to the limited sink.
+ * Writes one Parquet file row by row: each value lands in its column's typed buffer as it comes,
+ * and every `rowGroupSize` rows the columns are sealed, encoded as a row group, and its bytes
+ * move to the limited sink.
  */
 export class ParquetTableWriter {
   private readonly columns: readonly ParquetColumn[];
+  private readonly buffers: readonly ColumnBuffer[];
   private readonly sink: LimitedByteWriter;
   private readonly writer: ParquetWriter;
   private readonly rowGroupSize: number;
-  private buffers: unknown[][];
   private rows = 0;
 
   constructor(options: ParquetTableOptions) {
     this.columns = options.fields.map(parquetColumn);
+    this.rowGroupSize = options.rowGroupSize ?? ROW_GROUP_ROWS;
+    this.buffers = this.columns.map((column) => column.buffer(this.rowGroupSize));
     this.sink = new LimitedByteWriter(options.maxBytes);
     this.writer = new ParquetWriter({
       writer: this.sink,
       schema: parquetSchema(this.columns),
       kvMetadata: [...options.metadata],
-      // Snappy in WebAssembly (same authors as the writer): faster than the writer's built-in JS one.
-      compressors: { SNAPPY: snappyCompress },
       createdBy: CREATED_BY,
     });
-    this.rowGroupSize = options.rowGroupSize ?? 50_000;
-    this.buffers = this.columns.map(() => []);
   }
 
   /** Bytes written so far (finished row groups). */
@@ -53,24 +57,22 @@ export class ParquetTableWriter {
    * (a line's record id) without copying the record into a new object.
    */
   add(record: Readonly<Record<string, unknown>>, leading: readonly unknown[] = []): void {
-    for (let c = 0; c < this.columns.length; c++) {
-      const column = this.columns[c]!;
-      this.buffers[c]!.push(column.encode(c < leading.length ? leading[c] : record[column.name]));
-    }
+    const { columns, buffers } = this;
+    for (let c = 0; c < columns.length; c++) buffers[c]!.add(c < leading.length ? leading[c] : record[columns[c]!.name]);
     if (++this.rows === this.rowGroupSize) this.writeGroup();
   }
 
   /** Writes the last row group and the footer; returns the whole file. */
   finish(): Uint8Array {
-    if (this.rows > 0 || this.writer.row_groups.length === 0) this.writeGroup();
+    if (this.rows > 0) this.writeGroup();
     void this.writer.finish();
     return this.sink.bytes();
   }
 
   private writeGroup(): void {
-    const columnData = this.columns.map((column, c) => ({ name: column.name, data: this.buffers[c]!, statistics: column.statistics, ...(column.encoding ? { encoding: column.encoding } : {}), physical: true }));
-    void this.writer.write({ columnData, rowGroupSize: Math.max(this.rows, 1) });
-    this.buffers = this.columns.map(() => []);
+    const group = { rows: this.rows, columns: this.buffers.map((buffer) => buffer.seal()) };
     this.rows = 0;
+    // Snappy in WebAssembly (same authors as the writer): faster than the writer's built-in JS one.
+    void this.writer.appendRowGroup(encodeRowGroup(this.columns.map((column) => column.chunk), group, snappyCompress));
   }
 }

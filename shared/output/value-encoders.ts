@@ -1,38 +1,11 @@
 /**
- * Fast encoders from stored JSON values to what the Parquet writer takes. Exports push millions
- * of values through these, so they avoid the slow general paths (measured on Node 20, 1M short
- * strings: TextEncoder.encode 2.0 s, Buffer.from 0.56 s; Date.parse of ISO timestamps dominated
- * the timestamp columns) and reuse the bytes of repeated strings, which also lets the writer's
- * dictionary check match them by identity.
+ * Fast encoders from stored JSON values to Parquet's physical numbers. Exports push millions of
+ * values through these, so they avoid the slow general paths (Date.parse of ISO timestamps
+ * dominated the timestamp columns). Strings need none: they are written as UTF-8 straight into
+ * their column's buffer (value-stores.ts).
  */
 
 const DAY_MS = 86_400_000;
-/** Distinct values a column cache holds before it starts over (bounds memory on unique columns). */
-const CACHE_LIMIT = 4096;
-
-/**
- * A string column's encoder: UTF-8 bytes, repeated values sharing one array. A column whose
- * values barely repeat (ids, titles) stops caching once the cache has filled with few hits.
- */
-export function utf8Encoder(): (value: string) => Uint8Array {
-  let cache: Map<string, Uint8Array> | undefined = new Map();
-  let hits = 0;
-  return (value) => {
-    if (cache === undefined) return Buffer.from(value, 'utf8');
-    let bytes = cache.get(value);
-    if (bytes !== undefined) {
-      hits++;
-      return bytes;
-    }
-    bytes = Buffer.from(value, 'utf8');
-    if (cache.size >= CACHE_LIMIT) {
-      cache = hits < CACHE_LIMIT ? undefined : new Map();
-      hits = 0;
-    }
-    cache?.set(value, bytes);
-    return bytes;
-  };
-}
 
 /**
  * A `YYYY-MM-DD` date as days since the epoch, by arithmetic on the digits, checked to be a real
@@ -53,7 +26,7 @@ function formatCheck(value: string, day: number): boolean {
 
 /**
  * An ISO 8601 UTC timestamp's milliseconds since the epoch (`YYYY-MM-DDTHH:MM:SS(.sss)Z`, as
- * stored), as a number: the patched writer takes INT64 as safe integers, so no BigInt per value.
+ * stored), as a number: INT64 columns hold safe integers, so no BigInt per value.
  */
 export function timestampMillis(value: string): number {
   if (value.length === 24 && value.charCodeAt(23) === 90 /* Z */) {
@@ -67,7 +40,7 @@ export function timestampMillis(value: string): number {
 
 /**
  * A decimal column's encoder: the unscaled integer at `scale`, rounded once from the stored
- * number, as a number (the writer takes INT64 as safe integers). Past 2^53 a stored double holds
+ * number, as a number (INT64 columns hold safe integers). Past 2^53 a stored double holds
  * no exact amount anyway: refused rather than written wrong.
  */
 export function decimalEncoder(scale: number): (value: number) => number {
@@ -77,6 +50,12 @@ export function decimalEncoder(scale: number): (value: number) => number {
     if (!Number.isSafeInteger(unscaled)) throw new RangeError(`the amount ${value} has no exact decimal at scale ${scale}`);
     return unscaled;
   };
+}
+
+/** A stored integer as INT32, refused when it is not one. */
+export function int32Value(value: number): number {
+  if ((value | 0) !== value) throw new RangeError(`not a 32-bit integer: ${value}`);
+  return value;
 }
 
 function digits(text: string, start: number, count: number): number {

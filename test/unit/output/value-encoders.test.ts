@@ -1,20 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { decimalEncoder, epochDay, timestampMillis, utf8Encoder } from '../../../shared/output/value-encoders.js';
+import { decimalEncoder, epochDay, int32Value, timestampMillis } from '../../../shared/output/value-encoders.js';
 
 describe('value encoders', () => {
-  it('encodes UTF-8 exactly and shares the bytes of repeated values', () => {
-    const encode = utf8Encoder();
-    const a = encode('Müller & Söhne – 株式会社');
-    expect(Buffer.from(a).toString('utf8')).toBe('Müller & Söhne – 株式会社');
-    expect(encode('Müller & Söhne – 株式会社')).toBe(a);
-  });
-
-  it('stops caching a column whose values do not repeat, and stays exact', () => {
-    const encode = utf8Encoder();
-    for (let i = 0; i < 10_000; i++) expect(Buffer.from(encode(`id-${i}`)).toString()).toBe(`id-${i}`);
-    expect(encode('id-1')).not.toBe(encode('id-1'));
-  });
-
   it('turns dates into days since the epoch', () => {
     const day = epochDay;
     expect(day('1970-01-02')).toBe(1);
@@ -36,6 +23,12 @@ describe('value encoders', () => {
     expect(decimalEncoder(2)(0.29)).toBe(29);
     expect(decimalEncoder(4)(93.41)).toBe(934100);
     expect(decimalEncoder(2)(-1.005)).toBe(-100);
+  });
+
+  it('takes 32-bit integers as they are and refuses anything else', () => {
+    expect(int32Value(7)).toBe(7);
+    expect(int32Value(-2_147_483_648)).toBe(-2_147_483_648);
+    for (const wrong of [2_147_483_648, 1.5, Number.NaN]) expect(() => int32Value(wrong)).toThrow(RangeError);
   });
 
   it('refuses an amount with no exact unscaled integer (past 2^53) rather than write it wrong', () => {

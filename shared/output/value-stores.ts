@@ -1,0 +1,82 @@
+/**
+ * Growable runs of physical values behind the column buffers: a typed array that doubles when
+ * full, copied out once per row group.
+ */
+import type { PlainValues } from './column-buffers.js';
+
+/** A growable run of physical values. */
+export interface ValueStore<V> {
+  push(value: V): void;
+  /** The values so far, copied out; the store starts over. */
+  seal(): PlainValues;
+}
+
+const INITIAL_VALUES = 1024;
+
+/** INT32 values (days, line numbers). */
+export class Int32Store implements ValueStore<number> {
+  private data = new Int32Array(INITIAL_VALUES);
+  private count = 0;
+
+  push(value: number): void {
+    if (this.count === this.data.length) this.data = grown(this.data, new Int32Array(this.data.length * 2));
+    this.data[this.count++] = value;
+  }
+
+  seal(): PlainValues {
+    const data = this.data.slice(0, this.count);
+    this.count = 0;
+    return { kind: 'int32', data };
+  }
+}
+
+/** INT64 values held as safe integers (milliseconds, unscaled decimals). */
+export class Int64Store implements ValueStore<number> {
+  private data = new Float64Array(INITIAL_VALUES);
+  private count = 0;
+
+  push(value: number): void {
+    if (this.count === this.data.length) this.data = grown(this.data, new Float64Array(this.data.length * 2));
+    this.data[this.count++] = value;
+  }
+
+  seal(): PlainValues {
+    const data = this.data.slice(0, this.count);
+    this.count = 0;
+    return { kind: 'int64', data };
+  }
+}
+
+/**
+ * Strings as PLAIN BYTE_ARRAY: a 4-byte little-endian length, then the UTF-8 bytes, written
+ * straight into one buffer (no array per value). Lone surrogates become U+FFFD, as in Buffer.from.
+ */
+export class Utf8Store implements ValueStore<string> {
+  private data = Buffer.allocUnsafe(64 * 1024);
+  private ends = new Int32Array(INITIAL_VALUES);
+  private count = 0;
+  private offset = 0;
+
+  push(value: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    const room = this.offset + 4 + value.length * 3;
+    if (room > this.data.length) this.data = grown(this.data, Buffer.allocUnsafe(Math.max(this.data.length * 2, room)));
+    const length = this.data.write(value, this.offset + 4, 'utf8');
+    this.data.writeUInt32LE(length, this.offset);
+    this.offset += 4 + length;
+    if (this.count === this.ends.length) this.ends = grown(this.ends, new Int32Array(this.ends.length * 2));
+    this.ends[this.count++] = this.offset;
+  }
+
+  seal(): PlainValues {
+    const values: PlainValues = { kind: 'bytes', data: new Uint8Array(this.data.subarray(0, this.offset)), ends: this.ends.slice(0, this.count) };
+    this.count = 0;
+    this.offset = 0;
+    return values;
+  }
+}
+
+function grown<T extends Int32Array | Float64Array | Uint8Array>(from: T, to: T): T {
+  to.set(from as never);
+  return to;
+}
