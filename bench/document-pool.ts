@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { generateContracts, generateInvoices } from '../dev/seed-data.js';
 import type { StoredRecord } from '../shared/model/view.js';
+import { STREAM_PAGE_SIZE } from '../shared/store/record-store.js';
 
 /** The resources the export benchmark covers. */
 export type BenchResource = 'contracts' | 'invoices';
@@ -39,8 +40,13 @@ export function lineCount(pool: readonly StoredRecord[], count: number): number 
 
 /**
  * The first `count` records of the pool repeated end to end, as the store's stream hands them
- * over: one at a time, asynchronously. Cycling keeps the source's memory at the pool's size.
+ * over: a page of STREAM_PAGE_SIZE records at a time, asynchronously. Cycling keeps the source's
+ * memory at the pool's size.
  */
-export async function* cycleRecords(pool: readonly StoredRecord[], count: number): AsyncGenerator<StoredRecord> {
-  for (let i = 0; i < count; i++) yield pool[i % pool.length]!;
+export async function* cycleRecords(pool: readonly StoredRecord[], count: number): AsyncGenerator<readonly StoredRecord[]> {
+  for (let start = 0; start < count; start += STREAM_PAGE_SIZE) {
+    const page: StoredRecord[] = [];
+    for (let i = start; i < Math.min(start + STREAM_PAGE_SIZE, count); i++) page.push(pool[i % pool.length]!);
+    yield page;
+  }
 }

@@ -17,6 +17,8 @@ export interface DuckInput {
   readonly tag: string;
   /** copy: Parquet files (one per table) to load the tables from, outside the timer. */
   readonly sources?: readonly string[];
+  /** DuckDB's threads setting; default: its own (the cores). */
+  readonly threads?: number;
 }
 
 /** What one DuckDB measurement found. */
@@ -38,6 +40,7 @@ async function measure(input: DuckInput): Promise<DuckFigures> {
   const db = await openDuckDB();
   try {
     const { connection } = db;
+    if (input.threads !== undefined) await connection.run(`SET threads = ${Math.trunc(input.threads)}`);
     for (const table of tables) await connection.run(createTableSql(table));
     const pool = mode === 'appender' ? readPool(poolFile) : [];
     if (mode === 'copy') {

@@ -13,6 +13,8 @@ export interface ExportCase {
   readonly records: number;
   readonly poolSize: number;
   readonly runs: number;
+  /** Every subject on one core (ours without workers, DuckDB with one thread); default: all cores. */
+  readonly oneCore?: boolean;
 }
 
 /** The medians of one subject's runs. */
@@ -48,7 +50,7 @@ const TIMEOUT_MS = 300_000;
  * COPY runs load their table from the first appender run's files (outside their timer).
  */
 export async function measureExportCase(exportCase: ExportCase, dir: string, progress: (line: string) => void): Promise<ExportCaseResult> {
-  const { resource, records, poolSize, runs, label } = exportCase;
+  const { resource, records, poolSize, runs, label, oneCore = false } = exportCase;
   const poolFile = join(dir, `pool-${resource}-${poolSize}.json`);
   if (!existsSync(poolFile)) writePool(resource, poolSize, poolFile);
   const ours: ExportFigures[] = [];
@@ -57,12 +59,12 @@ export async function measureExportCase(exportCase: ExportCase, dir: string, pro
   let sources: readonly string[] | undefined;
   for (let run = 1; run <= runs; run++) {
     const input: ExportInput = { resource, records, poolFile };
-    ours.push(await runWorker<ExportFigures>('export-worker', input, TIMEOUT_MS));
-    const fed: DuckInput = { mode: 'appender', resource, records, poolFile, dir, tag: `${label}-appender-${run}`.replaceAll(' ', '_') };
-    appender.push(await runWorker<DuckFigures>('duckdb-worker', fed, TIMEOUT_MS));
+    ours.push(await runWorker<ExportFigures>('export-worker', input, TIMEOUT_MS, oneCore));
+    const fed: DuckInput = { mode: 'appender', resource, records, poolFile, dir, tag: `${label}-appender-${run}`.replace(/\W+/g, '_'), ...(oneCore ? { threads: 1 } : {}) };
+    appender.push(await runWorker<DuckFigures>('duckdb-worker', fed, TIMEOUT_MS, oneCore));
     sources ??= appender[0]!.files;
-    const copied: DuckInput = { ...fed, mode: 'copy', tag: `${label}-copy-${run}`.replaceAll(' ', '_'), sources };
-    copy.push(await runWorker<DuckFigures>('duckdb-worker', copied, TIMEOUT_MS));
+    const copied: DuckInput = { ...fed, mode: 'copy', tag: `${label}-copy-${run}`.replace(/\W+/g, '_'), sources };
+    copy.push(await runWorker<DuckFigures>('duckdb-worker', copied, TIMEOUT_MS, oneCore));
     // Only the COPY source is kept: a 1M run writes ~100 MB per subject.
     for (const file of [...copy.at(-1)!.files, ...(run > 1 ? appender.at(-1)!.files : [])]) rmSync(file, { force: true });
     progress(`${label}: run ${run}/${runs}: ours ${seconds(ours.at(-1)!.ms)}, DuckDB appender ${seconds(appender.at(-1)!.ms)}, DuckDB COPY ${seconds(copy.at(-1)!.ms)}`);

@@ -18,10 +18,12 @@ export const TARGETS = {
   json: { 25: 2, 1000: 1.3 } as Readonly<Record<number, number>>,
 } as const;
 
-/** The case whose figures the export targets are about. */
+/** The case whose figures the export targets are about (two cores). */
 export const TARGET_CASE = 'contracts 1M';
+/** The same on one core: judged against the appender (on one core too) and for memory. */
+export const ONE_CORE_CASE = 'contracts 1M, one core';
 /** A case judged against the appender too. */
-const APPENDER_CASES: readonly string[] = [TARGET_CASE, 'invoices 100k'];
+const APPENDER_CASES: readonly string[] = [TARGET_CASE, ONE_CORE_CASE, 'invoices 100k'];
 
 const EMPTY = { time: '—', throughput: '—', p99: '—', memory: '—', output: '—', ratio: '—', target: '', standing: '' } as const;
 
@@ -32,6 +34,7 @@ function judge(ok: boolean): Standing {
 /** Three rows per export case: ours, DuckDB fed by the appender, DuckDB COPY. */
 export function exportRows({ exportCase, ours, appender, copy }: ExportCaseResult): TableRow[] {
   const targeted = exportCase.label === TARGET_CASE;
+  const memoryTargeted = targeted || exportCase.label === ONE_CORE_CASE;
   const againstAppender = APPENDER_CASES.includes(exportCase.label);
   const base = (summary: ExportSummary) => ({
     time: `${duration(summary.ms)} [${duration(summary.minMs)}–${duration(summary.maxMs)}]`,
@@ -46,9 +49,9 @@ export function exportRows({ exportCase, ours, appender, copy }: ExportCaseResul
   return [
     {
       measurement, subject: `ours: exportParquet${exportFile(resourceNamed(exportCase.resource).export).extension === 'zip' ? ' → zip' : ''} (${ours.codecs.join('+')})`, ...base(ours), ratio: '',
-      target: targeted ? `peak RSS < ${TARGETS.peakRssBytes / 1e6} MB` : '',
-      standing: targeted ? judge(ours.peakRssBytes < TARGETS.peakRssBytes) : '',
-      ...(targeted ? { verdict: `${exportCase.label}: peak RSS ${size(ours.peakRssBytes)} (of which ${size(ours.rssBeforeBytes)} before the export started: the process and its in-memory source), target < ${TARGETS.peakRssBytes / 1e6} MB` } : {}),
+      target: memoryTargeted ? `peak RSS < ${TARGETS.peakRssBytes / 1e6} MB` : '',
+      standing: memoryTargeted ? judge(ours.peakRssBytes < TARGETS.peakRssBytes) : '',
+      ...(memoryTargeted ? { verdict: `${exportCase.label}: peak RSS ${size(ours.peakRssBytes)} (of which ${size(ours.rssBeforeBytes)} before the export started: the process and its in-memory source), target < ${TARGETS.peakRssBytes / 1e6} MB` } : {}),
     },
     {
       measurement, subject: `DuckDB appender from JS + COPY (${appender.codecs.join('+')}, ${appender.threads} threads)`, ...base(appender),

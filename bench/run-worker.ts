@@ -12,13 +12,17 @@ export interface ProcessFigures {
 /**
  * Runs one measurement in a fresh Node process (compiled `dist/bench/<script>.js`), so peak RSS
  * and the heap belong to that measurement alone, and resolves with what the child sent back.
- * The child is killed if it has not answered within `timeoutMs`.
+ * The child is killed if it has not answered within `timeoutMs`. `oneCore`: the child runs on
+ * the first core only (`taskset -c 0`, util-linux), as on a one-vCPU plan; Node's
+ * availableParallelism() then says 1.
  */
-export function runWorker<T>(script: string, input: unknown, timeoutMs: number): Promise<T> {
+export function runWorker<T>(script: string, input: unknown, timeoutMs: number, oneCore = false): Promise<T> {
   const path = fileURLToPath(new URL(`./${script}.js`, import.meta.url));
   return new Promise<T>((resolve, reject) => {
     // --expose-gc: the child collects the source's construction garbage before the timer starts.
-    const child = fork(path, [JSON.stringify(input)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const node = { execPath: process.execPath, execArgv: ['--expose-gc'] };
+    const pinned = oneCore ? { execPath: 'taskset', execArgv: ['-c', '0', node.execPath, ...node.execArgv] } : node;
+    const child = fork(path, [JSON.stringify(input)], { ...pinned, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let answer: { ok: true; result: T } | { ok: false; error: string } | undefined;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -23,12 +23,12 @@ export interface ExportResult {
 }
 
 /**
- * The Parquet export of a record stream through a view, in the resource's export shape: one file
- * of the visible record fields; or a stored zip of the records table and the lines table (one row
- * per line: the record's id, then the visible line fields). Reading stops as soon as the size
- * limit is certain to be exceeded.
+ * The Parquet export of a record stream (page by page, as RecordStore.stream reads it) through a
+ * view, in the resource's export shape: one file of the visible record fields; or a stored zip of
+ * the records table and the lines table (one row per line: the record's id, then the visible line
+ * fields). Reading stops as soon as the size limit is certain to be exceeded.
  */
-export async function exportParquet(records: AsyncIterable<StoredRecord>, view: View, options: ExportOptions): Promise<ExportResult> {
+export async function exportParquet(records: AsyncIterable<readonly StoredRecord[]>, view: View, options: ExportOptions): Promise<ExportResult> {
   const table = (fields: readonly FieldSpec[], name: string) => new ParquetTableWriter({
     fields,
     maxBytes: options.maxBytes,
@@ -41,11 +41,14 @@ export async function exportParquet(records: AsyncIterable<StoredRecord>, view: 
     case 'file': {
       const file = table(view.fields, resource.name);
       let count = 0;
-      for await (const record of records) {
-        file.add(record);
-        count++;
+      for await (const page of records) {
+        for (const record of page) {
+          const appending = file.add(record);
+          if (appending) await appending;
+        }
+        count += page.length;
       }
-      return { body: file.finish(), records: count };
+      return { body: await file.finish(), records: count };
     }
     case 'zip': {
       if (!resource.lines) throw new TypeError(`resource ${resource.name}: a zip export needs lines`);
@@ -57,7 +60,7 @@ export async function exportParquet(records: AsyncIterable<StoredRecord>, view: 
 }
 
 async function exportZip(
-  records: AsyncIterable<StoredRecord>,
+  records: AsyncIterable<readonly StoredRecord[]>,
   view: View,
   lineTable: LineTable,
   entries: Extract<ExportShape, { kind: 'zip' }>,
@@ -72,14 +75,20 @@ async function exportZip(
     if (main.bytesWritten + lines.bytesWritten + overhead > options.maxBytes) throw new OutputLimitExceeded('zip would pass the limit');
   };
   let count = 0;
-  for await (const record of records) {
-    main.add(record);
-    const leading = [record[id.name]];
-    for (const line of (record[lineTable.member] as readonly StoredRecord[] | undefined) ?? []) lines.add(line, leading);
-    checkTotal();
-    count++;
+  for await (const page of records) {
+    for (const record of page) {
+      const appending = main.add(record);
+      if (appending) await appending;
+      const leading = [record[id.name]];
+      for (const line of (record[lineTable.member] as readonly StoredRecord[] | undefined) ?? []) {
+        const appendingLines = lines.add(line, leading);
+        if (appendingLines) await appendingLines;
+      }
+      checkTotal();
+    }
+    count += page.length;
   }
-  const files = { [entries.records]: main.finish(), [entries.lines]: lines.finish() };
+  const files = { [entries.records]: await main.finish(), [entries.lines]: await lines.finish() };
   checkTotal();
   const body = zipStored(files, options.generatedAt);
   if (body.byteLength > options.maxBytes) throw new OutputLimitExceeded('zip passed the limit');

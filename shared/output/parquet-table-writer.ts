@@ -1,11 +1,12 @@
 import { ParquetWriter, type KeyValue } from 'hyparquet-writer';
-import { snappyCompress } from 'hysnappy';
 import type { FieldSpec } from '../model/fields.js';
 import type { ColumnBuffer } from './column-buffers.js';
+import type { ChunkColumn } from './column-chunk.js';
 import { CREATED_BY } from './created-by.js';
 import { LimitedByteWriter } from './limited-byte-writer.js';
 import { parquetColumn, parquetSchema, type ParquetColumn } from './parquet-columns.js';
-import { encodeRowGroup } from './row-group.js';
+import { encodeRowGroup, type EncodedRowGroup, type SealedRowGroup } from './row-group.js';
+import { rowGroupEncoder, type RowGroupEncoder } from './row-group-workers.js';
 
 /** Rows per row group unless an export says otherwise: bounds the memory of a group being filled. */
 const ROW_GROUP_ROWS = 50_000;
@@ -19,12 +20,17 @@ export interface ParquetTableOptions {
   readonly metadata: readonly KeyValue[];
   /** Rows per row group: bounds the memory of the rows not yet encoded. */
   readonly rowGroupSize?: number;
+  /** Where full row groups are encoded; default: the process's workers, if it has any (row-group-workers.ts). */
+  readonly encoder?: RowGroupEncoder | null;
 }
 
 /**
  * Writes one Parquet file row by row: each value lands in its column's typed buffer as it comes,
  * and every `rowGroupSize` rows the columns are sealed, encoded as a row group, and its bytes
- * move to the limited sink.
+ * move to the limited sink, in order. With workers, a full row group is encoded in one while the
+ * next fills, and `add` returns a promise to await when the table has as many row groups in flight
+ * as there are workers; the last, partial row group is encoded here (a small export never waits
+ * for a worker).
  */
 export class ParquetTableWriter {
   private readonly columns: readonly ParquetColumn[];
@@ -32,12 +38,15 @@ export class ParquetTableWriter {
   private readonly sink: LimitedByteWriter;
   private readonly writer: ParquetWriter;
   private readonly rowGroupSize: number;
+  private readonly encoder: RowGroupEncoder | undefined;
+  private readonly inFlight: Promise<EncodedRowGroup>[] = [];
   private rows = 0;
 
   constructor(options: ParquetTableOptions) {
     this.columns = options.fields.map(parquetColumn);
     this.rowGroupSize = options.rowGroupSize ?? ROW_GROUP_ROWS;
     this.buffers = this.columns.map((column) => column.buffer(this.rowGroupSize));
+    this.encoder = options.encoder === undefined ? rowGroupEncoder() : options.encoder ?? undefined;
     this.sink = new LimitedByteWriter(options.maxBytes);
     this.writer = new ParquetWriter({
       writer: this.sink,
@@ -47,32 +56,55 @@ export class ParquetTableWriter {
     });
   }
 
-  /** Bytes written so far (finished row groups). */
+  /** Bytes written so far (row groups appended). */
   get bytesWritten(): number {
     return this.sink.offset;
   }
 
   /**
-   * Adds one record; writes a row group when one is full. `leading` values fill the first columns
-   * (a line's record id) without copying the record into a new object.
+   * Adds one record; seals a row group when one is full. `leading` values fill the first columns
+   * (a line's record id) without copying the record into a new object. A returned promise must be
+   * awaited before the next `add` (it appends the oldest row group in flight).
    */
-  add(record: Readonly<Record<string, unknown>>, leading: readonly unknown[] = []): void {
+  add(record: Readonly<Record<string, unknown>>, leading: readonly unknown[] = []): Promise<void> | undefined {
     const { columns, buffers } = this;
     for (let c = 0; c < columns.length; c++) buffers[c]!.add(c < leading.length ? leading[c] : record[columns[c]!.name]);
-    if (++this.rows === this.rowGroupSize) this.writeGroup();
+    if (++this.rows < this.rowGroupSize) return undefined;
+    if (this.encoder === undefined) {
+      this.append(encodeRowGroup(this.chunkColumns(), this.seal()));
+      return undefined;
+    }
+    const encoding = this.encoder.encode(this.chunkColumns(), this.seal());
+    // Awaited in turn below; until then a failure must not surface as an unhandled rejection.
+    encoding.catch(() => undefined);
+    this.inFlight.push(encoding);
+    return this.inFlight.length > this.encoder.parallel ? this.appendOldest() : undefined;
   }
 
-  /** Writes the last row group and the footer; returns the whole file. */
-  finish(): Uint8Array {
-    if (this.rows > 0) this.writeGroup();
+  /** Writes the row groups still to come and the footer; returns the whole file. */
+  async finish(): Promise<Uint8Array> {
+    const last = this.rows > 0 ? encodeRowGroup(this.chunkColumns(), this.seal()) : undefined;
+    while (this.inFlight.length > 0) await this.appendOldest();
+    if (last) this.append(last);
     void this.writer.finish();
     return this.sink.bytes();
   }
 
-  private writeGroup(): void {
+  private seal(): SealedRowGroup {
     const group = { rows: this.rows, columns: this.buffers.map((buffer) => buffer.seal()) };
     this.rows = 0;
-    // Snappy in WebAssembly (same authors as the writer): faster than the writer's built-in JS one.
-    void this.writer.appendRowGroup(encodeRowGroup(this.columns.map((column) => column.chunk), group, snappyCompress));
+    return group;
+  }
+
+  private chunkColumns(): ChunkColumn[] {
+    return this.columns.map((column) => column.chunk);
+  }
+
+  private async appendOldest(): Promise<void> {
+    this.append(await this.inFlight.shift()!);
+  }
+
+  private append(encoded: EncodedRowGroup): void {
+    void this.writer.appendRowGroup(encoded);
   }
 }

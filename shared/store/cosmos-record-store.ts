@@ -7,7 +7,7 @@ import { buildCountSql, buildListSql, type SqlQuery } from './build-sql.js';
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/telemetry.js';
 import { storeFault } from './store-fault.js';
-import type { RecordStore, StoreMeter } from './record-store.js';
+import { STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -97,7 +97,7 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       try {
         while (iterator.hasMoreResults()) {
           const response = await roundTrip(query, iterator, abort, meter);
-          for (const row of response.resources) yield sortLines(row, query.resource.lines);
+          yield response.resources.map((row) => sortLines(row, query.resource.lines));
         }
       } finally {
         abort.abort();
@@ -105,9 +105,6 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
     },
   };
 }
-
-/** Records per store round trip of an export: bounds what is held before encoding. */
-const STREAM_PAGE_SIZE = 1000;
 
 /** Lines come out ordered by their `orderBy` field whatever order the array subquery yields. */
 function sortLines(row: Record<string, unknown>, lines: LineTable | undefined): StoredRecord {

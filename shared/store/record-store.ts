@@ -1,6 +1,9 @@
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope, StoredRecord } from '../model/view.js';
 
+/** Records per store round trip of an export (one page of `stream`): bounds what is held before encoding. */
+export const STREAM_PAGE_SIZE = 1000;
+
 /** Which part of a result to read: `take` records after `skip`, from the start or from a continuation. */
 export interface PageRequest {
   readonly skip: number;
@@ -41,8 +44,9 @@ export interface RecordStore {
    */
   page(scope: Scope, query: SummaryQuery, request: PageRequest, meter?: StoreMeter): Promise<StorePage>;
   /**
-   * Every matching record, in order, read page by page as the consumer pulls (for exports).
-   * Stopping the iteration stops reading the store.
+   * Every matching record, in order, read page by page as the consumer pulls (for exports): each
+   * item is the records of one store round trip, so a consumer awaits once per page, not once
+   * per record. Stopping the iteration stops reading the store.
    */
-  stream(scope: Scope, query: SummaryQuery, meter?: StoreMeter): AsyncIterable<StoredRecord>;
+  stream(scope: Scope, query: SummaryQuery, meter?: StoreMeter): AsyncIterable<readonly StoredRecord[]>;
 }

@@ -61,10 +61,9 @@ describe.each<Resource>(['contracts', 'invoices'])('the %s export', (resource) =
     const failing = (real: RecordStore): RecordStore => ({
       ...real,
       async *stream(scope, query) {
-        let n = 0;
-        for await (const record of real.stream(scope, query)) {
-          if (++n === 10) throw new ApiError('STORE_UNAVAILABLE', 'injected', { headers: { 'Retry-After': '5' } });
-          yield record;
+        for await (const page of real.stream(scope, query)) {
+          yield page.slice(0, 9);
+          throw new ApiError('STORE_UNAVAILABLE', 'injected', { headers: { 'Retry-After': '5' } });
         }
       },
     });

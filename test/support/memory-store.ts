@@ -1,6 +1,6 @@
 import type { StoredRecord } from '../../shared/model/view.js';
 import type { PageCursor, PageCursors } from '../../shared/store/page-cursors.js';
-import type { RecordStore } from '../../shared/store/record-store.js';
+import { STREAM_PAGE_SIZE, type RecordStore } from '../../shared/store/record-store.js';
 
 /**
  * A `RecordStore` over pre-built records, shaped as the Cosmos store returns them (visible fields
@@ -16,7 +16,7 @@ export function memoryStore(records: readonly StoredRecord[]): RecordStore {
       return { records: records.slice(start, end), ...(end < records.length ? { continuation: String(end) } : {}) };
     },
     stream: async function* () {
-      yield* records;
+      for (let start = 0; start < records.length; start += STREAM_PAGE_SIZE) yield records.slice(start, start + STREAM_PAGE_SIZE);
     },
   };
 }

@@ -20,13 +20,14 @@ function contract(i: number): Record<string, unknown> {
   };
 }
 
-/** A record source that counts what was pulled from it. */
+/** A record source, in pages of 100 as the store streams them, that counts the records pulled from it. */
 function source(count: number, make: (i: number) => Record<string, unknown>) {
   const pulled = { n: 0 };
   async function* records() {
-    for (let i = 0; i < count; i++) {
-      pulled.n++;
-      yield make(i);
+    for (let start = 0; start < count; start += 100) {
+      const page = Array.from({ length: Math.min(100, count - start) }, (_, i) => make(start + i));
+      pulled.n += page.length;
+      yield page;
     }
   }
   return { records: records(), pulled };

@@ -38,9 +38,9 @@ function row(i: number): Record<string, unknown> {
   };
 }
 
-function write(rows: number, rowGroupSize: number, make = row): Uint8Array {
+async function write(rows: number, rowGroupSize: number, make = row): Promise<Uint8Array> {
   const table = new ParquetTableWriter({ fields: FIELDS, maxBytes: 64 * 1024 * 1024, metadata: [{ key: 'k', value: 'v' }], rowGroupSize });
-  for (let i = 0; i < rows; i++) table.add(make(i));
+  for (let i = 0; i < rows; i++) await table.add(make(i));
   return table.finish();
 }
 
@@ -55,7 +55,7 @@ function encodings(bytes: Uint8Array, name: string, group = 0): string[] {
 
 describe('ParquetTableWriter (typed column buffers)', () => {
   it('writes every kind of value exactly, across row groups, as hyparquet reads it', async () => {
-    const bytes = write(2_345, 1_000);
+    const bytes = await write(2_345, 1_000);
     const file = await readParquet(bytes);
     expect(file.numRows).toBe(2_345);
     expect(footer(bytes).row_groups.map((g) => Number(g.num_rows))).toEqual([1_000, 1_000, 345]);
@@ -75,7 +75,7 @@ describe('ParquetTableWriter (typed column buffers)', () => {
   });
 
   it('reads the same, value for value, in DuckDB (exact decimals) and in parquet-wasm', async () => {
-    const bytes = write(3_000, 1_024);
+    const bytes = await write(3_000, 1_024);
     const dir = mkdtempSync(join(tmpdir(), 'typed-parquet-'));
     try {
       const path = join(dir, 't.parquet');
@@ -100,7 +100,7 @@ describe('ParquetTableWriter (typed column buffers)', () => {
   });
 
   it('keeps min/max statistics and null counts that DuckDB reads, for the numeric columns only', async () => {
-    const bytes = write(500, 500);
+    const bytes = await write(500, 500);
     const dir = mkdtempSync(join(tmpdir(), 'typed-parquet-'));
     try {
       const path = join(dir, 't.parquet');
@@ -118,8 +118,8 @@ describe('ParquetTableWriter (typed column buffers)', () => {
     }
   });
 
-  it('chooses encodings by the model and by what pays: dictionaries for repeats, plain for unique values', () => {
-    const bytes = write(4_000, 2_000);
+  it('chooses encodings by the model and by what pays: dictionaries for repeats, plain for unique values', async () => {
+    const bytes = await write(4_000, 2_000);
     expect(encodings(bytes, 'status')).toEqual(['PLAIN', 'RLE_DICTIONARY']);
     expect(encodings(bytes, 'name')).toEqual(['PLAIN', 'RLE_DICTIONARY']);
     expect(encodings(bytes, 'quantity')).toEqual(['PLAIN', 'RLE_DICTIONARY']);
@@ -129,19 +129,19 @@ describe('ParquetTableWriter (typed column buffers)', () => {
     // Unique by the model: never a dictionary.
     expect(encodings(bytes, 'at')).toEqual(['PLAIN']);
     // A fixed set stays a dictionary even where it would not pay.
-    const fewRows = write(3, 3);
+    const fewRows = await write(3, 3);
     expect(encodings(fewRows, 'status')).toEqual(['PLAIN', 'RLE_DICTIONARY']);
   });
 
-  it('gives up a dictionary that does not halve the plain bytes when the row group is sealed', () => {
+  it('gives up a dictionary that does not halve the plain bytes when the row group is sealed', async () => {
     // 600 distinct values in 1000 rows: under the half-way limit while filling, but no win.
-    const bytes = write(1_000, 1_000, (i) => ({ ...row(i), note: `n${i % 600}` }));
+    const bytes = await write(1_000, 1_000, (i) => ({ ...row(i), note: `n${i % 600}` }));
     expect(encodings(bytes, 'note')).toEqual(['PLAIN']);
   });
 
   it('splits a large column chunk into pages of about 1 MiB, with an offset index readers follow', async () => {
     const long = (i: number) => `${String(i).padStart(6, '0')}${'y'.repeat(600)}`;
-    const bytes = write(5_000, 5_000, (i) => ({ ...row(i), note: i % 3 ? long(i) : null }));
+    const bytes = await write(5_000, 5_000, (i) => ({ ...row(i), note: i % 3 ? long(i) : null }));
     const chunk = footer(bytes).row_groups[0]!.columns.find((c) => c.meta_data?.path_in_schema[0] === 'note')!;
     expect(chunk.offset_index_offset).toBeDefined();
     const file = await readParquet(bytes);
@@ -150,9 +150,9 @@ describe('ParquetTableWriter (typed column buffers)', () => {
   });
 
   it('writes a column of nothing but nulls, and an empty table with its full schema', async () => {
-    const nulls = await readParquet(write(10, 4, (i) => ({ ...row(i), name: null, note: null, due: null })));
+    const nulls = await readParquet(await write(10, 4, (i) => ({ ...row(i), name: null, note: null, due: null })));
     expect(nulls.rows.map((r) => [r.name, r.note, r.due])).toEqual(Array.from({ length: 10 }, () => [null, null, null]));
-    const empty = await readParquet(write(0, 10));
+    const empty = await readParquet(await write(0, 10));
     expect(empty.numRows).toBe(0);
     expect(empty.columns).toEqual(FIELDS.map((f) => f.name));
   });

@@ -1,0 +1,175 @@
+/**
+ * Row groups encoded in worker threads, where the instance has more than one core: the exporting
+ * thread keeps filling the next row group's buffers while a worker writes the sealed one's pages
+ * and compresses them. A sealed row group is typed arrays only, so it moves to the worker without
+ * a copy (transferred), and its bytes come back the same way.
+ *
+ * This module is its own worker script: a worker thread started on this file serves encode
+ * requests (the check at the bottom). That holds in `dist/` and in the deploy bundle alike, where
+ * this code lands in a chunk whose own URL is `import.meta.url`. From TypeScript sources (tests
+ * under ts-jest) there is no script a worker can run, so exports encode in the calling thread.
+ */
+import { availableParallelism } from 'node:os';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import type { ChunkValues, SealedColumn } from './column-buffers.js';
+import type { ChunkColumn } from './column-chunk.js';
+import { encodeRowGroup, type EncodedRowGroup, type SealedRowGroup } from './row-group.js';
+
+/** Encodes row groups away from the calling thread. */
+export interface RowGroupEncoder {
+  /** Row groups one table may have in flight: one per worker. */
+  readonly parallel: number;
+  encode(columns: readonly ChunkColumn[], group: SealedRowGroup): Promise<EncodedRowGroup>;
+}
+
+/** Workers at most, whatever the core count: the exporting thread fills buffers faster than more could drain them (measured). */
+const MAX_WORKERS = 3;
+const ROLE = 'summary-row-group-encoder';
+
+interface Request {
+  readonly id: number;
+  readonly columns: readonly ChunkColumn[];
+  readonly group: SealedRowGroup;
+}
+type Reply = { readonly id: number; readonly encoded: EncodedRowGroup } | { readonly id: number; readonly error: string };
+
+/** Row group workers of one's own (the process shares one set: rowGroupEncoder). */
+export interface RowGroupWorkers extends RowGroupEncoder {
+  /** Stops the workers; row groups they had not answered fail. */
+  close(): Promise<void>;
+}
+
+let shared: RowGroupWorkers | null | undefined;
+
+/**
+ * The process's row group encoder: one worker per core beyond the first (at most MAX_WORKERS),
+ * each started on first use and idle without holding the process open; undefined on a single core
+ * (Elastic Premium EP1) or where no worker script exists, where row groups are encoded in the
+ * calling thread.
+ */
+export function rowGroupEncoder(): RowGroupEncoder | undefined {
+  if (shared === undefined) {
+    const workers = Math.min(availableParallelism() - 1, MAX_WORKERS);
+    shared = workers > 0 && import.meta.url.endsWith('.js') ? createRowGroupWorkers(workers) : null;
+  }
+  return shared ?? undefined;
+}
+
+/** `count` row group workers running this module (from its compiled JavaScript). */
+export function createRowGroupWorkers(count: number): RowGroupWorkers {
+  return new WorkerPool(new URL(import.meta.url), count);
+}
+
+/** A fixed number of workers; each request goes to the one with the fewest waiting. */
+class WorkerPool implements RowGroupWorkers {
+  private readonly workers: (EncoderWorker | undefined)[];
+
+  constructor(private readonly script: URL, readonly parallel: number) {
+    this.workers = new Array<EncoderWorker | undefined>(parallel).fill(undefined);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker?.close()));
+  }
+
+  encode(columns: readonly ChunkColumn[], group: SealedRowGroup): Promise<EncodedRowGroup> {
+    let chosen = 0;
+    for (let w = 0; w < this.workers.length; w++) {
+      const worker = this.workers[w];
+      if (worker === undefined || worker.stopped) {
+        chosen = w;
+        break;
+      }
+      if (worker.waiting < this.workers[chosen]!.waiting) chosen = w;
+    }
+    let worker = this.workers[chosen];
+    if (worker === undefined || worker.stopped) this.workers[chosen] = worker = new EncoderWorker(this.script);
+    return worker.encode(columns, group);
+  }
+}
+
+/** One worker thread and the requests it has not answered yet. */
+class EncoderWorker {
+  private readonly thread: Worker;
+  private readonly pending = new Map<number, { resolve: (encoded: EncodedRowGroup) => void; reject: (error: Error) => void }>();
+  private nextId = 0;
+  stopped = false;
+
+  constructor(script: URL) {
+    // The thread runs this module as a file: a process started with `--input-type` (code given to
+    // `node -e`) passes on a flag a file refuses.
+    const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
+    this.thread = new Worker(script, { workerData: { role: ROLE }, execArgv });
+    // An idle worker does not keep the process alive; one with work does (see encode).
+    this.thread.unref();
+    this.thread.on('message', (reply: Reply) => this.settle(reply));
+    this.thread.on('error', (error) => this.stop(error));
+    this.thread.on('exit', (code) => this.stop(new Error(`the row group worker exited (code ${code})`)));
+  }
+
+  get waiting(): number {
+    return this.pending.size;
+  }
+
+  encode(columns: readonly ChunkColumn[], group: SealedRowGroup): Promise<EncodedRowGroup> {
+    const id = this.nextId++;
+    const result = new Promise<EncodedRowGroup>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    if (this.pending.size === 1) this.thread.ref();
+    const request: Request = { id, columns, group };
+    this.thread.postMessage(request, group.columns.flatMap(buffersOf));
+    return result;
+  }
+
+  private settle(reply: Reply): void {
+    const waiter = this.pending.get(reply.id);
+    if (!waiter) return;
+    this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.thread.unref();
+    if ('error' in reply) waiter.reject(new Error(`encoding a row group failed: ${reply.error}`));
+    else waiter.resolve(reply.encoded);
+  }
+
+  async close(): Promise<void> {
+    this.stop(new Error('the row group workers were closed'));
+    await this.thread.terminate();
+  }
+
+  private stop(error: Error): void {
+    this.stopped = true;
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+    void this.thread.terminate();
+  }
+}
+
+/** The array buffers of a sealed column (each its own: sealing copies out), to transfer. */
+function buffersOf(column: SealedColumn): ArrayBuffer[] {
+  const values = (v: ChunkValues): ArrayBufferLike[] => {
+    switch (v.kind) {
+      case 'dictionary':
+        return [v.indices.buffer, ...values(v.dictionary)];
+      case 'bytes':
+        return [v.data.buffer, v.ends.buffer];
+      default:
+        return [v.data.buffer];
+    }
+  };
+  return [...(column.defined ? [column.defined.buffer] : []), ...values(column.values)] as ArrayBuffer[];
+}
+
+/** The worker's side: encode each request, answer with the bytes (transferred) or the error's message. */
+function serve(port: NonNullable<typeof parentPort>): void {
+  port.on('message', ({ id, columns, group }: Request) => {
+    let reply: Reply;
+    try {
+      const encoded = encodeRowGroup(columns, group);
+      port.postMessage({ id, encoded } satisfies Reply, [encoded.bytes.buffer as ArrayBuffer]);
+      return;
+    } catch (error) {
+      reply = { id, error: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(reply);
+  });
+}
+
+if (!isMainThread && parentPort && (workerData as { role?: unknown } | null)?.role === ROLE) serve(parentPort);
