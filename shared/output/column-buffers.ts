@@ -39,8 +39,11 @@ export type DictionaryPolicy =
 export interface ColumnBuffer {
   /** Adds the next row's stored value (null or undefined: a null). */
   add(value: unknown): void;
-  /** The row group's column, and a fresh start for the next row group. */
-  seal(): SealedColumn;
+  /**
+   * The row group's column, and a fresh start for the next row group. `owned`: in arrays of its
+   * own (to transfer to a worker); else partly views of the buffer's memory, valid until the next add.
+   */
+  seal(owned: boolean): SealedColumn;
 }
 
 /** What a column is made of: how a stored value becomes its physical value, and where that is kept. */
@@ -86,18 +89,18 @@ export class TypedColumnBuffer<V extends string | number> implements ColumnBuffe
     else if (!this.dictionary.add(physical)) this.turnPlain().push(physical);
   }
 
-  seal(): SealedColumn {
+  seal(owned: boolean): SealedColumn {
     const rows = this.rows;
-    const defined = this.shape.nullable ? this.defined.slice(0, rows) : undefined;
+    const defined = !this.shape.nullable ? undefined : owned ? this.defined.slice(0, rows) : this.defined.subarray(0, rows);
     let values: ChunkValues | undefined;
     if (this.dictionary !== undefined) {
-      const dictionary = this.dictionary.seal(this.shape.store());
+      const dictionary = this.dictionary.seal(this.shape.store(), owned);
       // A chunk with no values keeps no dictionary (nothing to decide by).
       if (dictionary.indices.length === 0 || this.shape.dictionary === 'always' || pays(dictionary)) values = dictionary;
       else this.turnPlain();
       this.dictionary?.clear();
     }
-    values ??= this.plain.seal();
+    values ??= this.plain.seal(owned);
     this.rows = 0;
     return defined ? { rows, defined, values } : { rows, values };
   }
@@ -139,9 +142,10 @@ class Dictionary<V extends string | number> {
     for (let i = 0; i < this.count; i++) push(this.distinct[this.indices[i]!]!);
   }
 
-  seal(store: ValueStore<V>): Extract<ChunkValues, { kind: 'dictionary' }> {
+  /** The indices and the distinct values (pushed into `store`, a fresh one: the dictionary's arrays are always its own). */
+  seal(store: ValueStore<V>, owned: boolean): Extract<ChunkValues, { kind: 'dictionary' }> {
     for (const value of this.distinct) store.push(value);
-    return { kind: 'dictionary', indices: this.indices.slice(0, this.count), dictionary: store.seal() };
+    return { kind: 'dictionary', indices: owned ? this.indices.slice(0, this.count) : this.indices.subarray(0, this.count), dictionary: store.seal(true) };
   }
 
   clear(): void {

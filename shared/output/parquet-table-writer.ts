@@ -1,4 +1,4 @@
-import { ParquetWriter, type KeyValue } from 'hyparquet-writer';
+import { ByteWriter, ParquetWriter, type KeyValue } from 'hyparquet-writer';
 import type { FieldSpec } from '../model/fields.js';
 import type { ColumnBuffer } from './column-buffers.js';
 import type { ChunkColumn } from './column-chunk.js';
@@ -40,6 +40,8 @@ export class ParquetTableWriter {
   private readonly rowGroupSize: number;
   private readonly encoder: RowGroupEncoder | undefined;
   private readonly inFlight: Promise<EncodedRowGroup>[] = [];
+  /** Where row groups encoded here are written before they are appended (reused: fewer large allocations, fewer GCs). */
+  private readonly scratch = new ByteWriter(1 << 20);
   private rows = 0;
 
   constructor(options: ParquetTableOptions) {
@@ -71,10 +73,10 @@ export class ParquetTableWriter {
     for (let c = 0; c < columns.length; c++) buffers[c]!.add(c < leading.length ? leading[c] : record[columns[c]!.name]);
     if (++this.rows < this.rowGroupSize) return undefined;
     if (this.encoder === undefined) {
-      this.append(encodeRowGroup(this.chunkColumns(), this.seal()));
+      this.append(encodeRowGroup(this.chunkColumns(), this.seal(false), this.scratch));
       return undefined;
     }
-    const encoding = this.encoder.encode(this.chunkColumns(), this.seal());
+    const encoding = this.encoder.encode(this.chunkColumns(), this.seal(true));
     // Awaited in turn below; until then a failure must not surface as an unhandled rejection.
     encoding.catch(() => undefined);
     this.inFlight.push(encoding);
@@ -83,15 +85,16 @@ export class ParquetTableWriter {
 
   /** Writes the row groups still to come and the footer; returns the whole file. */
   async finish(): Promise<Uint8Array> {
-    const last = this.rows > 0 ? encodeRowGroup(this.chunkColumns(), this.seal()) : undefined;
+    const last = this.rows > 0 ? encodeRowGroup(this.chunkColumns(), this.seal(false), this.scratch) : undefined;
     while (this.inFlight.length > 0) await this.appendOldest();
     if (last) this.append(last);
     void this.writer.finish();
     return this.sink.bytes();
   }
 
-  private seal(): SealedRowGroup {
-    const group = { rows: this.rows, columns: this.buffers.map((buffer) => buffer.seal()) };
+  /** `owned`: to transfer to a worker; else views, valid until the next add (encoded here at once). */
+  private seal(owned: boolean): SealedRowGroup {
+    const group = { rows: this.rows, columns: this.buffers.map((buffer) => buffer.seal(owned)) };
     this.rows = 0;
     return group;
   }

@@ -96,10 +96,9 @@ class EncoderWorker {
   stopped = false;
 
   constructor(script: URL) {
-    // The thread runs this module as a file: a process started with `--input-type` (code given to
-    // `node -e`) passes on a flag a file refuses.
-    const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
-    this.thread = new Worker(script, { workerData: { role: ROLE }, execArgv });
+    // No flags of the process: the thread runs plain compiled JavaScript, and a worker refuses
+    // many process flags (`--expose-gc`, `--input-type` of code given to `node -e`).
+    this.thread = new Worker(script, { workerData: { role: ROLE }, execArgv: [] });
     // An idle worker does not keep the process alive; one with work does (see encode).
     this.thread.unref();
     this.thread.on('message', (reply: Reply) => this.settle(reply));

@@ -21,9 +21,18 @@ export interface EncodedRowGroup {
   readonly numRows: number;
 }
 
-/** Encodes a row group, its pages compressed with SNAPPY (in WebAssembly: faster than hyparquet-writer's JavaScript one). */
-export function encodeRowGroup(columns: readonly ChunkColumn[], group: SealedRowGroup, compress: Compress = snappyCompress): EncodedRowGroup {
-  const out = new ByteWriter(1 << 20);
+/**
+ * Encodes a row group, its pages compressed with SNAPPY (in WebAssembly: faster than
+ * hyparquet-writer's JavaScript one). Into `out` when given (its bytes are then only valid until
+ * it is used again), else into a writer of its own (bytes to transfer).
+ */
+export function encodeRowGroup(columns: readonly ChunkColumn[], group: SealedRowGroup, out?: ByteWriter, compress: Compress = snappyCompress): EncodedRowGroup {
+  if (out) {
+    out.index = 0;
+    out.offset = 0;
+  } else {
+    out = new ByteWriter(1 << 20);
+  }
   const chunks = columns.map((column, c) => writeColumnChunk(out, column, group.columns[c]!, compress));
   return { bytes: out.getBytes(), chunks, numRows: group.rows };
 }

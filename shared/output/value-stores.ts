@@ -7,8 +7,11 @@ import type { PlainValues } from './column-buffers.js';
 /** A growable run of physical values. */
 export interface ValueStore<V> {
   push(value: V): void;
-  /** The values so far, copied out; the store starts over. */
-  seal(): PlainValues;
+  /**
+   * The values so far; the store starts over. `owned`: copied out into arrays of their own (to
+   * transfer to a worker); else views of the store's memory, valid until the next push.
+   */
+  seal(owned: boolean): PlainValues;
 }
 
 const INITIAL_VALUES = 1024;
@@ -23,8 +26,8 @@ export class Int32Store implements ValueStore<number> {
     this.data[this.count++] = value;
   }
 
-  seal(): PlainValues {
-    const data = this.data.slice(0, this.count);
+  seal(owned: boolean): PlainValues {
+    const data = owned ? this.data.slice(0, this.count) : this.data.subarray(0, this.count);
     this.count = 0;
     return { kind: 'int32', data };
   }
@@ -40,8 +43,8 @@ export class Int64Store implements ValueStore<number> {
     this.data[this.count++] = value;
   }
 
-  seal(): PlainValues {
-    const data = this.data.slice(0, this.count);
+  seal(owned: boolean): PlainValues {
+    const data = owned ? this.data.slice(0, this.count) : this.data.subarray(0, this.count);
     this.count = 0;
     return { kind: 'int64', data };
   }
@@ -68,8 +71,11 @@ export class Utf8Store implements ValueStore<string> {
     this.ends[this.count++] = this.offset;
   }
 
-  seal(): PlainValues {
-    const values: PlainValues = { kind: 'bytes', data: new Uint8Array(this.data.subarray(0, this.offset)), ends: this.ends.slice(0, this.count) };
+  seal(owned: boolean): PlainValues {
+    const data = this.data.subarray(0, this.offset);
+    const values: PlainValues = owned
+      ? { kind: 'bytes', data: new Uint8Array(data), ends: this.ends.slice(0, this.count) }
+      : { kind: 'bytes', data, ends: this.ends.subarray(0, this.count) };
     this.count = 0;
     this.offset = 0;
     return values;
