@@ -58,7 +58,8 @@ export interface ColumnShape<V extends string | number> {
 
 /**
  * A column buffer over a value store. A column that may repeat starts each row group as a
- * dictionary: each distinct value stored once, each row its index. It turns plain, for the rest of
+ * dictionary: each distinct value stored once, each row its index; a value is converted to its
+ * physical form the first time it is seen (a repeat costs one lookup). It turns plain, for the rest of
  * the export, where a dictionary loses by the rule hyparquet-writer keeps one by (it must at least
  * halve the plain bytes): at once past `rows / 2` distinct values, where it cannot win, else when
  * the row group is sealed.
@@ -82,11 +83,11 @@ export class TypedColumnBuffer<V extends string | number> implements ColumnBuffe
       this.defined[this.rows++] = 0;
       return;
     }
-    const physical = this.shape.toPhysical(value);
+    const { toPhysical } = this.shape;
+    if (this.dictionary === undefined) this.plain.push(toPhysical(value));
+    else if (!this.dictionary.add(value, toPhysical)) this.turnPlain().push(toPhysical(value));
     if (this.shape.nullable) this.defined[this.rows] = 1;
     this.rows++;
-    if (this.dictionary === undefined) this.plain.push(physical);
-    else if (!this.dictionary.add(physical)) this.turnPlain().push(physical);
   }
 
   seal(owned: boolean): SealedColumn {
@@ -113,9 +114,9 @@ export class TypedColumnBuffer<V extends string | number> implements ColumnBuffe
   }
 }
 
-/** The distinct values of one row group and each value's index. */
+/** The distinct values of one row group (physical) and each one's index (by the stored value). */
 class Dictionary<V extends string | number> {
-  private readonly index = new Map<V, number>();
+  private readonly index = new Map<unknown, number>();
   private distinct: V[] = [];
   private readonly indices: Int32Array;
   private count = 0;
@@ -124,14 +125,14 @@ class Dictionary<V extends string | number> {
     this.indices = new Int32Array(rowGroupRows);
   }
 
-  /** Indexes a value; false (and nothing indexed) when the value would pass the limit of distinct values. */
-  add(value: V): boolean {
-    let index = this.index.get(value);
+  /** Indexes a stored value; false (and nothing indexed) when it would pass the limit of distinct values. */
+  add(stored: unknown, toPhysical: (value: unknown) => V): boolean {
+    let index = this.index.get(stored);
     if (index === undefined) {
       index = this.distinct.length;
       if (index >= this.limit) return false;
-      this.index.set(value, index);
-      this.distinct.push(value);
+      this.distinct.push(toPhysical(stored));
+      this.index.set(stored, index);
     }
     this.indices[this.count++] = index;
     return true;

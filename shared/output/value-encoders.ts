@@ -6,36 +6,61 @@
  */
 
 const DAY_MS = 86_400_000;
+const DASH = 45;
+const COLON = 58;
 
-/**
- * A `YYYY-MM-DD` date as days since the epoch, by arithmetic on the digits, checked to be a real
- * calendar day. No cache: the export took the same time without the one it had (measured).
- */
+/** A `YYYY-MM-DD` date as days since the epoch, checked to be a real calendar day. */
 export function epochDay(value: string): number {
-  const day = value.length === 10 ? Date.UTC(digits(value, 0, 4), digits(value, 5, 2) - 1, digits(value, 8, 2)) / DAY_MS : Number.NaN;
-  if (!Number.isInteger(day) || formatCheck(value, day)) throw new TypeError(`not a YYYY-MM-DD date: ${value}`);
+  const day = value.length === 10 ? civilDay(value, 0) : Number.NaN;
+  if (Number.isNaN(day)) throw new TypeError(`not a YYYY-MM-DD date: ${value}`);
   return day;
 }
 
-/** True when `value` is not the canonical spelling of `day` (Date.UTC rolls 2025-02-30 over to March). */
-function formatCheck(value: string, day: number): boolean {
-  const month = digits(value, 5, 2);
-  const monthDay = digits(value, 8, 2);
-  return month < 1 || month > 12 || monthDay < 1 || (monthDay > 28 && new Date(day * DAY_MS).getUTCDate() !== monthDay);
-}
-
 /**
- * An ISO 8601 UTC timestamp's milliseconds since the epoch (`YYYY-MM-DDTHH:MM:SS(.sss)Z`, as
- * stored), as a number: INT64 columns hold safe integers, so no BigInt per value.
+ * An ISO 8601 UTC timestamp's milliseconds since the epoch, as a number: INT64 columns hold safe
+ * integers, so no BigInt per value. The form the store keeps (`YYYY-MM-DDTHH:MM:SS.sssZ`) is read
+ * by arithmetic on its digits and must be a real instant; any other ISO form goes through
+ * Date.parse (slower, still exact).
  */
 export function timestampMillis(value: string): number {
-  if (value.length === 24 && value.charCodeAt(23) === 90 /* Z */) {
-    const ms = Date.UTC(digits(value, 0, 4), digits(value, 5, 2) - 1, digits(value, 8, 2), digits(value, 11, 2), digits(value, 14, 2), digits(value, 17, 2), digits(value, 20, 3));
-    if (!Number.isNaN(ms)) return ms;
+  if (value.length === 24 && value.charCodeAt(10) === 84 /* T */ && value.charCodeAt(13) === COLON && value.charCodeAt(16) === COLON && value.charCodeAt(19) === 46 /* . */ && value.charCodeAt(23) === 90 /* Z */) {
+    const day = civilDay(value, 0);
+    const hours = digits(value, 11, 2);
+    const minutes = digits(value, 14, 2);
+    const seconds = digits(value, 17, 2);
+    const millis = day * DAY_MS + ((hours * 60 + minutes) * 60 + seconds) * 1000 + digits(value, 20, 3);
+    // In this form the digits decide: no rolling 02-29 of a common year or 24:00 over, as Date.parse would.
+    if (hours <= 23 && minutes <= 59 && seconds <= 59 && !Number.isNaN(millis)) return millis;
+    throw new TypeError(`not an ISO 8601 timestamp: ${value}`);
   }
-  const parsed = Date.parse(value); // any other ISO form: slower, still exact
+  const parsed = Date.parse(value);
   if (Number.isNaN(parsed)) throw new TypeError(`not an ISO 8601 timestamp: ${value}`);
   return parsed;
+}
+
+/** The `YYYY-MM-DD` at `start` as days since the epoch; NaN when it is not a real calendar day. */
+function civilDay(text: string, start: number): number {
+  if (text.charCodeAt(start + 4) !== DASH || text.charCodeAt(start + 7) !== DASH) return Number.NaN;
+  const year = digits(text, start, 4);
+  const month = digits(text, start + 5, 2);
+  const day = digits(text, start + 8, 2);
+  // NaN fails every comparison: a non-digit makes the whole date NaN.
+  if (!(month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month))) return Number.NaN;
+  return daysFromCivil(year, month, day);
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil), for every year, 0000 included. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1; // from March 1
+  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
 }
 
 /**

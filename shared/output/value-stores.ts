@@ -64,9 +64,14 @@ export class Utf8Store implements ValueStore<string> {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     const room = this.offset + 4 + value.length * 3;
     if (room > this.data.length) this.data = grown(this.data, Buffer.allocUnsafe(Math.max(this.data.length * 2, room)));
-    const length = this.data.write(value, this.offset + 4, 'utf8');
-    this.data.writeUInt32LE(length, this.offset);
-    this.offset += 4 + length;
+    const { data } = this;
+    const start = this.offset + 4;
+    const length = asciiWrite(data, value, start) ?? data.write(value, start, 'utf8');
+    data[this.offset] = length;
+    data[this.offset + 1] = length >>> 8;
+    data[this.offset + 2] = length >>> 16;
+    data[this.offset + 3] = length >>> 24;
+    this.offset = start + length;
     if (this.count === this.ends.length) this.ends = grown(this.ends, new Int32Array(this.ends.length * 2));
     this.ends[this.count++] = this.offset;
   }
@@ -80,6 +85,25 @@ export class Utf8Store implements ValueStore<string> {
     this.offset = 0;
     return values;
   }
+}
+
+/** Strings up to this many code units are tried as ASCII by hand; longer ones go to Buffer#write at once. */
+const ASCII_BY_HAND = 64;
+
+/**
+ * Writes a short ASCII string byte by byte (its UTF-8 is its code units): measured faster than
+ * Buffer#write for the ids, codes and names exports are made of, whose call costs more than the
+ * copy. The byte count, or undefined (and bytes to be overwritten) when the string is not that.
+ */
+function asciiWrite(data: Buffer, value: string, start: number): number | undefined {
+  const length = value.length;
+  if (length > ASCII_BY_HAND) return undefined;
+  for (let i = 0; i < length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 0x80) return undefined;
+    data[start + i] = code;
+  }
+  return length;
 }
 
 function grown<T extends Int32Array | Float64Array | Uint8Array>(from: T, to: T): T {
