@@ -48,7 +48,7 @@ export async function exportParquet(records: AsyncIterable<readonly StoredRecord
         }
         count += page.length;
       }
-      return { body: await file.finish(), records: count };
+      return { body: Buffer.concat(await file.finish()), records: count };
     }
     case 'zip': {
       if (!resource.lines) throw new TypeError(`resource ${resource.name}: a zip export needs lines`);

@@ -83,13 +83,13 @@ export class ParquetTableWriter {
     return this.inFlight.length > this.encoder.parallel ? this.appendOldest() : undefined;
   }
 
-  /** Writes the row groups still to come and the footer; returns the whole file. */
-  async finish(): Promise<Uint8Array> {
+  /** Writes the row groups still to come and the footer; returns the whole file, as the parts it was written in. */
+  async finish(): Promise<readonly Uint8Array[]> {
     const last = this.rows > 0 ? encodeRowGroup(this.chunkColumns(), this.seal(false), this.scratch) : undefined;
     while (this.inFlight.length > 0) await this.appendOldest();
     if (last) this.append(last);
     void this.writer.finish();
-    return this.sink.bytes();
+    return this.sink.parts();
   }
 
   /** `owned`: to transfer to a worker; else views, valid until the next add (encoded here at once). */

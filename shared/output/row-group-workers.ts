@@ -73,18 +73,19 @@ class WorkerPool implements RowGroupWorkers {
   }
 
   encode(columns: readonly ChunkColumn[], group: SealedRowGroup): Promise<EncodedRowGroup> {
-    let chosen = 0;
-    for (let w = 0; w < this.workers.length; w++) {
-      const worker = this.workers[w];
-      if (worker === undefined || worker.stopped) {
-        chosen = w;
-        break;
-      }
-      if (worker.waiting < this.workers[chosen]!.waiting) chosen = w;
+    let chosen = this.running(0);
+    for (let w = 1; w < this.workers.length; w++) {
+      const worker = this.running(w);
+      if (worker.waiting < chosen.waiting) chosen = worker;
     }
-    let worker = this.workers[chosen];
-    if (worker === undefined || worker.stopped) this.workers[chosen] = worker = new EncoderWorker(this.script);
-    return worker.encode(columns, group);
+    return chosen.encode(columns, group);
+  }
+
+  /** Worker `w`, started (again, if it stopped). */
+  private running(w: number): EncoderWorker {
+    let worker = this.workers[w];
+    if (worker === undefined || worker.stopped) this.workers[w] = worker = new EncoderWorker(this.script);
+    return worker;
   }
 }
 

@@ -26,7 +26,7 @@ const record = (i: number) => ({
 async function writeTable(rows: number, options: Partial<ParquetTableOptions>): Promise<Uint8Array> {
   const table = new ParquetTableWriter({ fields: FIELDS, maxBytes: 1 << 30, metadata: [], rowGroupSize: 4_000, ...options });
   for (let i = 0; i < rows; i++) await table.add(record(i));
-  return table.finish();
+  return Buffer.concat(await table.finish());
 }
 
 const pools: RowGroupWorkers[] = [];

@@ -41,7 +41,7 @@ function row(i: number): Record<string, unknown> {
 async function write(rows: number, rowGroupSize: number, make = row): Promise<Uint8Array> {
   const table = new ParquetTableWriter({ fields: FIELDS, maxBytes: 64 * 1024 * 1024, metadata: [{ key: 'k', value: 'v' }], rowGroupSize });
   for (let i = 0; i < rows; i++) await table.add(make(i));
-  return table.finish();
+  return Buffer.concat(await table.finish());
 }
 
 function footer(bytes: Uint8Array) {
