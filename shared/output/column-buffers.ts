@@ -69,8 +69,13 @@ export class TypedColumnBuffer<V extends string | number> implements ColumnBuffe
   private readonly defined: Uint8Array;
   private readonly plain: ValueStore<V>;
   private dictionary: Dictionary<V> | undefined;
+  // The shape's hot members, read once per value: kept here, one load away.
+  private readonly nullable: boolean;
+  private readonly toPhysical: (value: unknown) => V;
 
   constructor(private readonly shape: ColumnShape<V>, private readonly rowGroupRows: number) {
+    this.nullable = shape.nullable;
+    this.toPhysical = shape.toPhysical;
     this.defined = new Uint8Array(shape.nullable ? rowGroupRows : 0);
     this.plain = shape.store();
     this.dictionary = shape.dictionary === 'never' ? undefined : new Dictionary(shape.dictionary === 'always' ? Number.POSITIVE_INFINITY : Math.max(rowGroupRows >> 1, 1), rowGroupRows);
@@ -79,14 +84,14 @@ export class TypedColumnBuffer<V extends string | number> implements ColumnBuffe
   add(value: unknown): void {
     if (this.rows === this.rowGroupRows) throw new RangeError(`column ${this.shape.name}: the row group is full (${this.rowGroupRows} rows)`);
     if (value === null || value === undefined) {
-      if (!this.shape.nullable) throw new TypeError(`column ${this.shape.name}: a required value is missing`);
+      if (!this.nullable) throw new TypeError(`column ${this.shape.name}: a required value is missing`);
       this.defined[this.rows++] = 0;
       return;
     }
-    const { toPhysical } = this.shape;
+    const { toPhysical } = this;
     if (this.dictionary === undefined) this.plain.push(toPhysical(value));
     else if (!this.dictionary.add(value, toPhysical)) this.turnPlain().push(toPhysical(value));
-    if (this.shape.nullable) this.defined[this.rows] = 1;
+    if (this.nullable) this.defined[this.rows] = 1;
     this.rows++;
   }
 

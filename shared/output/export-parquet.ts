@@ -75,11 +75,13 @@ async function exportZip(
     if (main.bytesWritten + lines.bytesWritten + overhead > options.maxBytes) throw new OutputLimitExceeded('zip would pass the limit');
   };
   let count = 0;
+  // A line's row starts with its record's id (one array, refilled per record).
+  const leading: unknown[] = [undefined];
   for await (const page of records) {
     for (const record of page) {
       const appending = main.add(record);
       if (appending) await appending;
-      const leading = [record[id.name]];
+      leading[0] = record[id.name];
       for (const line of (record[lineTable.member] as readonly StoredRecord[] | undefined) ?? []) {
         const appendingLines = lines.add(line, leading);
         if (appendingLines) await appendingLines;

@@ -34,6 +34,7 @@ export interface ParquetTableOptions {
  */
 export class ParquetTableWriter {
   private readonly columns: readonly ParquetColumn[];
+  private readonly names: readonly string[];
   private readonly buffers: readonly ColumnBuffer[];
   private readonly sink: LimitedByteWriter;
   private readonly writer: ParquetWriter;
@@ -46,6 +47,7 @@ export class ParquetTableWriter {
 
   constructor(options: ParquetTableOptions) {
     this.columns = options.fields.map(parquetColumn);
+    this.names = this.columns.map((column) => column.name);
     this.rowGroupSize = options.rowGroupSize ?? ROW_GROUP_ROWS;
     this.buffers = this.columns.map((column) => column.buffer(this.rowGroupSize));
     this.encoder = options.encoder === undefined ? rowGroupEncoder() : options.encoder ?? undefined;
@@ -69,8 +71,9 @@ export class ParquetTableWriter {
    * awaited before the next `add` (it appends the oldest row group in flight).
    */
   add(record: Readonly<Record<string, unknown>>, leading: readonly unknown[] = []): Promise<void> | undefined {
-    const { columns, buffers } = this;
-    for (let c = 0; c < columns.length; c++) buffers[c]!.add(c < leading.length ? leading[c] : record[columns[c]!.name]);
+    const { names, buffers } = this;
+    for (let c = 0; c < leading.length; c++) buffers[c]!.add(leading[c]);
+    for (let c = leading.length; c < names.length; c++) buffers[c]!.add(record[names[c]!]);
     if (++this.rows < this.rowGroupSize) return undefined;
     if (this.encoder === undefined) {
       this.append(encodeRowGroup(this.chunkColumns(), this.seal(false), this.scratch));
