@@ -116,7 +116,11 @@ class EncoderWorker {
     const result = new Promise<EncodedRowGroup>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     if (this.pending.size === 1) this.thread.ref();
     const request: Request = { id, columns, group };
-    this.thread.postMessage(request, group.columns.flatMap(buffersOf));
+    try {
+      this.thread.postMessage(request, group.columns.flatMap(buffersOf));
+    } catch (error) {
+      this.settle({ id, error: error instanceof Error ? error.message : String(error) });
+    }
     return result;
   }
 
@@ -160,15 +164,14 @@ function buffersOf(column: SealedColumn): ArrayBuffer[] {
 /** The worker's side: encode each request, answer with the bytes (transferred) or the error's message. */
 function serve(port: NonNullable<typeof parentPort>): void {
   port.on('message', ({ id, columns, group }: Request) => {
-    let reply: Reply;
+    let encoded: EncodedRowGroup;
     try {
-      const encoded = encodeRowGroup(columns, group);
-      port.postMessage({ id, encoded } satisfies Reply, [encoded.bytes.buffer as ArrayBuffer]);
-      return;
+      encoded = encodeRowGroup(columns, group);
     } catch (error) {
-      reply = { id, error: error instanceof Error ? error.message : String(error) };
+      port.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies Reply);
+      return;
     }
-    port.postMessage(reply);
+    port.postMessage({ id, encoded } satisfies Reply, [encoded.bytes.buffer as ArrayBuffer]);
   });
 }
 
