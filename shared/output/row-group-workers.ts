@@ -22,8 +22,12 @@ export interface RowGroupEncoder {
   encode(columns: readonly ChunkColumn[], group: SealedRowGroup): Promise<EncodedRowGroup>;
 }
 
-/** Workers at most, whatever the core count: the exporting thread fills buffers faster than more could drain them (measured). */
-const MAX_WORKERS = 3;
+/**
+ * Workers at most, whatever the core count: one worker keeps up with one exporting thread (its
+ * share, pages and snappy, is under a fifth of an export's CPU in the profiles), and an instance
+ * runs at most two exports at once (EXPORT_SLOTS in create-summary-deps.ts).
+ */
+const MAX_WORKERS = 2;
 const ROLE = 'summary-row-group-encoder';
 
 interface Request {
