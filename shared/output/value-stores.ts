@@ -1,6 +1,8 @@
 /**
  * Growable runs of physical values behind the column buffers: a typed array that doubles when
- * full, copied out once per row group.
+ * full, copied out once per row group. One class per array type, though the two number stores
+ * read alike: each `push` then stores into one kind of array, which keeps the hottest line of an
+ * export monomorphic.
  */
 import type { PlainValues } from './column-buffers.js';
 

@@ -1,11 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parquetMetadata } from 'hyparquet';
 import { day, decimal, int32, money, oneOf, text, timestamp } from '../../../shared/model/fields.js';
 import { ParquetTableWriter } from '../../../shared/output/parquet-table-writer.js';
-import { withDuckDb } from '../../support/duckdb.js';
+import { withParquetFile } from '../../support/duckdb.js';
 import { readParquet } from '../../support/parquet.js';
 import { readWithArrow } from '../../support/parquet-wasm.js';
 
@@ -76,23 +73,16 @@ describe('ParquetTableWriter (typed column buffers)', () => {
 
   it('reads the same, value for value, in DuckDB (exact decimals) and in parquet-wasm', async () => {
     const bytes = await write(3_000, 1_024);
-    const dir = mkdtempSync(join(tmpdir(), 'typed-parquet-'));
-    try {
-      const path = join(dir, 't.parquet');
-      writeFileSync(path, bytes);
-      const rows = await withDuckDb((query) => query(`SELECT id, status, name, note, due::VARCHAR AS due, epoch_ms("at")::VARCHAR AS at, amount::VARCHAR AS amount, quantity::VARCHAR AS quantity, line FROM '${path}'`));
-      expect(rows).toHaveLength(3_000);
-      rows.forEach((got, i) => {
-        const expected = row(i);
-        expect(got).toEqual({
-          id: expected.id, status: expected.status, name: expected.name, note: expected.note, due: expected.due,
-          at: String(Date.parse(expected.at as string)),
-          amount: (expected.amount as number).toFixed(2), quantity: (expected.quantity as number).toFixed(4), line: expected.line,
-        });
+    const rows = await withParquetFile(bytes, (query) => query('SELECT id, status, name, note, due::VARCHAR AS due, epoch_ms("at")::VARCHAR AS at, amount::VARCHAR AS amount, quantity::VARCHAR AS quantity, line FROM $file'));
+    expect(rows).toHaveLength(3_000);
+    rows.forEach((got, i) => {
+      const expected = row(i);
+      expect(got).toEqual({
+        id: expected.id, status: expected.status, name: expected.name, note: expected.note, due: expected.due,
+        at: String(Date.parse(expected.at as string)),
+        amount: (expected.amount as number).toFixed(2), quantity: (expected.quantity as number).toFixed(4), line: expected.line,
       });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
     const arrow = readWithArrow(bytes);
     expect(arrow.numRows).toBe(3_000);
     expect(arrow.values.name!.slice(0, 6)).toEqual([null, NAMES[1], NAMES[2], NAMES[3], NAMES[0], null]);
@@ -101,21 +91,14 @@ describe('ParquetTableWriter (typed column buffers)', () => {
 
   it('keeps min/max statistics and null counts that DuckDB reads, for the numeric columns only', async () => {
     const bytes = await write(500, 500);
-    const dir = mkdtempSync(join(tmpdir(), 'typed-parquet-'));
-    try {
-      const path = join(dir, 't.parquet');
-      writeFileSync(path, bytes);
-      const stats = await withDuckDb((query) => query(`SELECT path_in_schema AS name, stats_min_value AS stats_min, stats_max_value AS stats_max, stats_null_count::INTEGER AS nulls FROM parquet_metadata('${path}') ORDER BY column_id`));
-      const byName = Object.fromEntries(stats.map((s) => [s.name, s]));
-      const amounts = Array.from({ length: 500 }, (_, i) => row(i).amount as number);
-      expect(byName.amount).toMatchObject({ stats_min: Math.min(...amounts).toFixed(2), stats_max: Math.max(...amounts).toFixed(2), nulls: 0 });
-      expect(byName.due).toMatchObject({ stats_min: '1969-12-20', stats_max: '1970-03-19', nulls: 125 });
-      expect(byName.line).toMatchObject({ stats_min: '-4', stats_max: '4' });
-      expect(byName.at!.stats_min).toMatch(/^1965-01-01/);
-      expect(byName.name).toMatchObject({ stats_min: null, stats_max: null });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const stats = await withParquetFile(bytes, (query, path) => query(`SELECT path_in_schema AS name, stats_min_value AS stats_min, stats_max_value AS stats_max, stats_null_count::INTEGER AS nulls FROM parquet_metadata('${path}') ORDER BY column_id`));
+    const byName = Object.fromEntries(stats.map((s) => [s.name, s]));
+    const amounts = Array.from({ length: 500 }, (_, i) => row(i).amount as number);
+    expect(byName.amount).toMatchObject({ stats_min: Math.min(...amounts).toFixed(2), stats_max: Math.max(...amounts).toFixed(2), nulls: 0 });
+    expect(byName.due).toMatchObject({ stats_min: '1969-12-20', stats_max: '1970-03-19', nulls: 125 });
+    expect(byName.line).toMatchObject({ stats_min: '-4', stats_max: '4' });
+    expect(byName.at!.stats_min).toMatch(/^1965-01-01/);
+    expect(byName.name).toMatchObject({ stats_min: null, stats_max: null });
   });
 
   it('chooses encodings by the model and by what pays: dictionaries for repeats, plain for unique values', async () => {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { zipOverhead, zipStored } from '../../../shared/output/zip-stored.js';
+import { tempDirs } from '../../support/temp-dirs.js';
+
+const tempDir = tempDirs('zip');
 
 describe('zipStored', () => {
   const a = [Uint8Array.of(1, 2, 3), new Uint8Array(70_000).fill(7), Uint8Array.of(9)];
@@ -26,14 +28,10 @@ describe('zipStored', () => {
   });
 
   it("passes Python's zipfile check: every CRC, UTF-8 names, the date in UTC", () => {
-    const dir = mkdtempSync(join(tmpdir(), 'zip-'));
-    try {
-      writeFileSync(join(dir, 'a.zip'), zip);
-      const script = 'import sys,zipfile,json; z=zipfile.ZipFile(sys.argv[1]); print(json.dumps({"bad": z.testzip(), "names": z.namelist(), "date": z.infolist()[0].date_time, "stored": all(i.compress_type == 0 for i in z.infolist())}))';
-      const report = JSON.parse(execFileSync('python3', ['-c', script, join(dir, 'a.zip')]).toString()) as { bad: null; names: string[]; date: number[]; stored: boolean };
-      expect(report).toEqual({ bad: null, names: ['invoices.parquet', 'Übersicht.parquet', 'empty.parquet'], date: [2026, 3, 4, 5, 6, 8], stored: true });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const path = join(tempDir(), 'a.zip');
+    writeFileSync(path, zip);
+    const script = 'import sys,zipfile,json; z=zipfile.ZipFile(sys.argv[1]); print(json.dumps({"bad": z.testzip(), "names": z.namelist(), "date": z.infolist()[0].date_time, "stored": all(i.compress_type == 0 for i in z.infolist())}))';
+    const report = JSON.parse(execFileSync('python3', ['-c', script, path]).toString()) as { bad: null; names: string[]; date: number[]; stored: boolean };
+    expect(report).toEqual({ bad: null, names: ['invoices.parquet', 'Übersicht.parquet', 'empty.parquet'], date: [2026, 3, 4, 5, 6, 8], stored: true });
   });
 });
