@@ -9,15 +9,8 @@ import type { CosmosStores } from '../store/cosmos-stores.js';
 import { lazyStores } from '../store/lazy-stores.js';
 import type { PageCursors } from '../store/page-cursors.js';
 import type { RecordStore } from '../store/record-store.js';
-import { createExportSlots, type ExportSlots } from '../output/export-slots.js';
+import { createExportSlots, EXPORT_SLOTS, type ExportSlots } from '../output/export-slots.js';
 import { createJsonLogger, type RequestLogger } from './request-log-entry.js';
-
-/**
- * Parquet exports one instance runs at once: two at the 100 MiB default stay well inside an EP1's
- * memory; one per client, so a client exporting in a loop leaves the other slot to other clients;
- * a client asking for a second waits briefly for its own slot before 503 EXPORTS_BUSY.
- */
-const EXPORT_SLOTS = { total: 2, perClient: 1, waitMs: 2000 } as const;
 
 /** Everything a summary handler works with; built once per process, swapped freely in tests. */
 export interface SummaryDeps {

@@ -101,9 +101,11 @@ export class TypedColumnBuffer<V extends string | number> implements ColumnBuffe
     let values: ChunkValues | undefined;
     if (this.dictionary !== undefined) {
       const dictionary = this.dictionary.seal(this.shape.store(), owned);
-      // A chunk with no values keeps no dictionary (nothing to decide by).
-      if (dictionary.indices.length === 0 || this.shape.dictionary === 'always' || pays(dictionary)) values = dictionary;
-      else this.turnPlain();
+      // A chunk without values is written plain, and decides nothing for the row groups after it.
+      if (dictionary.indices.length > 0) {
+        if (this.shape.dictionary === 'always' || pays(dictionary)) values = dictionary;
+        else this.turnPlain();
+      }
       this.dictionary?.clear();
     }
     values ??= this.plain.seal(owned);

@@ -38,7 +38,8 @@ if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('the P
 export function writeColumnChunk(out: ByteWriter, column: ChunkColumn, sealed: SealedColumn, compress: Compress): WrittenChunk {
   const start = out.offset;
   const { values } = sealed;
-  const encodings: Encoding[] = ['PLAIN'];
+  // As parquet-mr and Arrow list them: the values' encodings, and RLE where there are definition levels.
+  const encodings: Encoding[] = sealed.defined ? ['PLAIN', 'RLE'] : ['PLAIN'];
   let uncompressed = 0;
   let dictionaryPageOffset: bigint | undefined;
   if (values.kind === 'dictionary') {

@@ -22,6 +22,13 @@ export interface ExportSlotOptions {
   readonly waitMs: number;
 }
 
+/**
+ * Parquet exports one instance runs at once: two at the 100 MiB default stay well inside an EP1's
+ * memory; one per client, so a client exporting in a loop leaves the other slot to other clients;
+ * a client asking for a second waits briefly for its own slot before 503 EXPORTS_BUSY.
+ */
+export const EXPORT_SLOTS = { total: 2, perClient: 1, waitMs: 2000 } as const;
+
 interface Waiter {
   readonly clientId: string;
   readonly grant: (release: () => void) => void;

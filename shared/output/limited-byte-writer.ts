@@ -46,7 +46,7 @@ export class LimitedByteWriter extends ByteWriter {
   }
 
   /** Throws OutputLimitExceeded when more than the limit has been written. */
-  check(): void {
+  private check(): void {
     if (this.offset > this.limit) throw new OutputLimitExceeded(`output passed ${this.limit} bytes`);
   }
 

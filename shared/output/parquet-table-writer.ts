@@ -56,7 +56,8 @@ export class ParquetTableWriter {
     this.writer = new ParquetWriter({
       writer: this.sink,
       schema: parquetSchema(this.columns),
-      kvMetadata: [...options.metadata],
+      // None rather than an empty list: arrow-rs refuses a footer's empty key-value list (hyparquet-writer writes it untyped).
+      kvMetadata: options.metadata.length > 0 ? [...options.metadata] : undefined,
       createdBy: CREATED_BY,
     });
   }

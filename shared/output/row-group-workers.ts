@@ -13,6 +13,7 @@ import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ChunkValues, SealedColumn } from './column-buffers.js';
 import type { ChunkColumn } from './column-chunk.js';
+import { EXPORT_SLOTS } from './export-slots.js';
 import { encodeRowGroup, type EncodedRowGroup, type SealedRowGroup } from './row-group.js';
 
 /** Encodes row groups away from the calling thread. */
@@ -25,9 +26,9 @@ export interface RowGroupEncoder {
 /**
  * Workers at most, whatever the core count: one worker keeps up with one exporting thread (its
  * share, pages and snappy, is under a fifth of an export's CPU in the profiles), and an instance
- * runs at most two exports at once (EXPORT_SLOTS in create-summary-deps.ts).
+ * runs at most EXPORT_SLOTS.total exports at once.
  */
-const MAX_WORKERS = 2;
+const MAX_WORKERS = EXPORT_SLOTS.total;
 const ROLE = 'summary-row-group-encoder';
 
 interface Request {
@@ -47,7 +48,7 @@ let shared: RowGroupWorkers | null | undefined;
 
 /**
  * The process's row group encoder: one worker per core beyond the first (at most MAX_WORKERS),
- * each started on first use and idle without holding the process open; undefined on a single core
+ * started on the first full row group and idle without holding the process open; undefined on a single core
  * (Elastic Premium EP1) or where no worker script exists, where row groups are encoded in the
  * calling thread.
  */

@@ -104,7 +104,8 @@ describe('ParquetTableWriter (typed column buffers)', () => {
   it('chooses encodings by the model and by what pays: dictionaries for repeats, plain for unique values', async () => {
     const bytes = await write(4_000, 2_000);
     expect(encodings(bytes, 'status')).toEqual(['PLAIN', 'RLE_DICTIONARY']);
-    expect(encodings(bytes, 'name')).toEqual(['PLAIN', 'RLE_DICTIONARY']);
+    // Nullable: RLE for the definition levels too.
+    expect(encodings(bytes, 'name')).toEqual(['PLAIN', 'RLE', 'RLE_DICTIONARY']);
     expect(encodings(bytes, 'quantity')).toEqual(['PLAIN', 'RLE_DICTIONARY']);
     // Unique per row: given up within the first row group, and plain in the next from the start.
     expect(encodings(bytes, 'id', 0)).toEqual(['PLAIN']);
@@ -116,10 +117,22 @@ describe('ParquetTableWriter (typed column buffers)', () => {
     expect(encodings(fewRows, 'status')).toEqual(['PLAIN', 'RLE_DICTIONARY']);
   });
 
+  it('writes a chunk without values plain, without giving the dictionary up for the row groups after it', async () => {
+    const bytes = await write(4_000, 2_000, (i) => ({ ...row(i), name: i < 2_000 ? null : NAMES[i % NAMES.length] }));
+    expect(encodings(bytes, 'name', 0)).toEqual(['PLAIN', 'RLE']);
+    expect(encodings(bytes, 'name', 1)).toEqual(['PLAIN', 'RLE', 'RLE_DICTIONARY']);
+  });
+
+  it('writes a file without key-value metadata that arrow-rs reads (no empty list in the footer)', async () => {
+    const table = new ParquetTableWriter({ fields: FIELDS, maxBytes: 1 << 20, metadata: [] });
+    for (let i = 0; i < 3; i++) await table.add(row(i));
+    expect(readWithArrow(Buffer.concat(await table.finish())).numRows).toBe(3);
+  });
+
   it('gives up a dictionary that does not halve the plain bytes when the row group is sealed', async () => {
     // 600 distinct values in 1000 rows: under the half-way limit while filling, but no win.
     const bytes = await write(1_000, 1_000, (i) => ({ ...row(i), note: `n${i % 600}` }));
-    expect(encodings(bytes, 'note')).toEqual(['PLAIN']);
+    expect(encodings(bytes, 'note')).toEqual(['PLAIN', 'RLE']);
   });
 
   it('splits a large column chunk into pages of about 1 MiB, with an offset index readers follow', async () => {
