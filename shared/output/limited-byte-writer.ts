@@ -7,7 +7,8 @@ const LARGE_APPEND = 64 * 1024;
 /**
  * A Parquet byte sink that moves finished bytes into chunks at every flush (after each row group)
  * and fails as soon as more than `limit` bytes have been written, so an export stops reading the
- * store once the limit is certain to be exceeded. It holds at most the limit plus one row group.
+ * store once the limit is certain to be exceeded. It holds at most the limit plus one row group
+ * (the table writer holds the row groups still being encoded).
  * A large append (a whole row group) becomes a chunk of its own: copied once, not into the
  * buffer and out again.
  */

@@ -28,10 +28,10 @@ export interface ParquetTableOptions {
  * Writes one Parquet file row by row: each value lands in its column's typed buffer as it comes,
  * and every `rowGroupSize` rows the columns are sealed, encoded as a row group, and its bytes
  * move to the limited sink, in order. With workers, a full row group is encoded in one while the
- * next fills; when the next is full too and the table has a row group in flight per worker, `add`
- * returns a promise that appends the oldest (so a table holds at most one row group per worker
- * besides the one being filled). The last, partial row group is encoded here: a small export
- * never waits for a worker.
+ * next fills; when the next is full too and the table already has a row group in flight per
+ * worker, `add` hands it over and returns a promise that appends the oldest (so a table holds at
+ * most two sealed row groups per worker: one being encoded, one behind it). The last, partial row
+ * group is encoded here: a small export never waits for a worker.
  */
 export class ParquetTableWriter {
   private readonly columns: readonly ParquetColumn[];
