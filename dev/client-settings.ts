@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { DevIdentities } from './identities.js';
 
 /** What a caller outside the stack needs to know about it. */
@@ -5,6 +6,8 @@ export interface StackEndpoints {
   readonly baseUrl: string;
   readonly authUrl: string;
   readonly identities: DevIdentities;
+  /** The local CA the identity provider's certificate comes from (the client trusts it through SUMMARY_CA_FILE). */
+  readonly caFile?: string;
 }
 
 /**
@@ -25,5 +28,7 @@ export function clientSettings(stack: StackEndpoints, clientName = 'contoso-full
     SUMMARY_SCOPE: `api://${identities.appId}/.default`,
     SUMMARY_SUBSCRIPTION_KEY: identities.subscriptionKeys[0]!,
     SUMMARY_API_KEY: identities.apiKeys[0]!,
+    // Absolute: the line is pasted into shells that may be anywhere.
+    ...(stack.caFile ? { SUMMARY_CA_FILE: resolve(stack.caFile) } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { resolve } from 'node:path';
 import { REFERENCE_PATH } from './reference-page.js';
 import type { LocalStack } from './local-stack.js';
 import { clientSettings } from './client-settings.js';
@@ -9,8 +9,7 @@ import { clientSettings } from './client-settings.js';
  */
 export function walkthrough(stack: Pick<LocalStack, 'baseUrl' | 'authUrl' | 'identities' | 'caFile'>): string {
   const { identities } = stack;
-  // Relative when npm start runs in the project (it does): the line pastes as it is.
-  const caFile = relative(process.cwd(), stack.caFile).startsWith('..') ? stack.caFile : relative(process.cwd(), stack.caFile);
+  const caFile = resolve(stack.caFile);
   const exports = Object.entries(clientSettings(stack)).map(([name, value]) => `export ${name}=${value}`).join('\n');
   const client = identities.clients.find((candidate) => candidate.name === 'contoso-full') ?? identities.clients[0];
   if (!client) throw new TypeError('dev/identities.json has no clients');
@@ -28,9 +27,8 @@ Local stack ready.
   clients   ${identities.clients.map((candidate) => candidate.name).join(', ')} (dev/identities.json)
 
 In a second terminal, from the project folder: the settings of the pull client and of docs/examples
-(dev client contoso-full), and trust in the local CA:
+(dev client contoso-full; SUMMARY_CA_FILE is the local CA the client trusts):
 ${exports}
-export NODE_EXTRA_CA_CERTS=${caFile} REQUESTS_CA_BUNDLE=${caFile}
 
 # A year of contracts, one Parquet file per calendar month, with a manifest (run it again: it resumes)
 npx summary-client pull contracts --from 2025-01-01 --to 2025-12-31 --out pulls/contracts

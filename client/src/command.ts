@@ -1,31 +1,42 @@
 /**
  * summary-client pull <contracts|invoices> --from YYYY-MM-DD --to YYYY-MM-DD [--by created|updated|invoiceDate]
- *   [--format parquet|jsonl] [--filter name=value ...] --out DIR [--dry-run]
- * Exit codes: 0 every window pulled; 1 some windows failed (named on stderr); 2 a usage or settings error.
+ *   [--format parquet|jsonl] [--filter name=value ...] [--settle DAYS] --out DIR [--dry-run]
+ * Exit codes: 0 every window pulled; 1 some windows failed (named on stderr) or the service could
+ * not be reached; 2 a usage, settings, credential or folder error, or a request the service refuses
+ * whatever the window.
  */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { DATASETS, isDatasetName, MAX_PAGE_SIZE, type DateBy, type Format } from './datasets.js';
-import { ManifestError } from './manifest.js';
+import { ManifestError, doneEntries, openManifest } from './manifest.js';
+import { printable } from './printable.js';
 import { reporter } from './progress.js';
-import { pull } from './pull.js';
+import { DEFAULT_SETTLE_DAYS, pull, PullStopped } from './pull.js';
 import { DEFAULT_RETRY } from './retry.js';
-import { readSettings, SettingsError } from './settings.js';
+import { pullSource, readSettings, SettingsError, trustCaFile } from './settings.js';
 import { summaryApi, TokenError } from './summary-api.js';
-import { monthWindows, parseDay, windowLabel } from './windows.js';
+import { explainTokenFailure } from './token-failure.js';
+import { isSettled, monthWindows, parseDay, windowLabel } from './windows.js';
 
 export const USAGE = `usage: summary-client pull <contracts|invoices> --from YYYY-MM-DD --to YYYY-MM-DD --out DIR
          [--by created|updated|invoiceDate] [--format parquet|jsonl] [--filter name=value ...]
-         [--page-size N] [--max-retry-wait SECONDS] [--dry-run]
+         [--settle DAYS] [--page-size N (jsonl)] [--max-retry-wait SECONDS] [--dry-run]
+       summary-client --help | --version
 
-Pulls a date range of a dataset into DIR, one file per calendar month (contracts-2025-03.parquet;
-invoices: invoices-2025-03.parquet and invoice_tables-2025-03.parquet; or .jsonl), with a manifest
-(DIR/manifest.json) so that running the same command again resumes and never duplicates.
---from and --to are UTC days, both included; --by picks the date (default created).
+Pulls a date range of a dataset into DIR, one file per calendar month: contracts-2025-03.parquet;
+invoices into DIR/invoices/ and DIR/invoice_tables/ (the two tables of the export); or .jsonl. The
+manifest DIR/_manifest.json makes running the same command again resume and never duplicate.
+--from and --to are UTC days, both included; --by picks the date (default created). A window is
+settled once --settle days (default ${DEFAULT_SETTLE_DAYS}) have passed after its last day: settled windows are
+pulled once, open ones (reaching today or later) again on every run, so a nightly
+'--to <today>' ends with every record. --dry-run lists the windows and what a run would do.
 
 Settings (environment): SUMMARY_BASE_URL, SUMMARY_SCOPE, SUMMARY_SUBSCRIPTION_KEY, SUMMARY_API_KEY;
 SUMMARY_CLIENT_ID + SUMMARY_CLIENT_SECRET with SUMMARY_TOKEN_URL or SUMMARY_TENANT_ID
 (+ SUMMARY_AUTHORITY_HOST, default https://login.microsoftonline.com); without a secret, any
-DefaultAzureCredential source (managed identity, Azure CLI, AZURE_* variables).`;
+DefaultAzureCredential source (managed identity, Azure CLI, AZURE_* variables). SUMMARY_CA_FILE: a
+CA to trust (a local identity provider); SUMMARY_MAX_EXPORT_BYTES: the largest export taken (2 GiB).`;
 
 class UsageError extends Error {}
 
@@ -39,28 +50,40 @@ interface Parsed {
   readonly out: string;
   readonly pageSize: number;
   readonly maxRetryWaitMs: number;
+  readonly settleDays: number;
   readonly dryRun: boolean;
 }
 
-export function parseCommand(argv: readonly string[]): Parsed | 'help' {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      from: { type: 'string' },
-      to: { type: 'string' },
-      by: { type: 'string', default: 'created' },
-      format: { type: 'string', default: 'parquet' },
-      filter: { type: 'string', multiple: true, default: [] },
-      out: { type: 'string' },
-      'page-size': { type: 'string', default: '1000' },
-      'max-retry-wait': { type: 'string', default: String(DEFAULT_RETRY.maxWaitMs / 1000) },
-      'dry-run': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help || positionals.length === 0) return 'help';
+export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'version' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        from: { type: 'string' },
+        to: { type: 'string' },
+        by: { type: 'string', default: 'created' },
+        format: { type: 'string', default: 'parquet' },
+        filter: { type: 'string', multiple: true, default: [] },
+        out: { type: 'string' },
+        'page-size': { type: 'string' },
+        'max-retry-wait': { type: 'string', default: String(DEFAULT_RETRY.maxWaitMs / 1000) },
+        settle: { type: 'string', default: String(DEFAULT_SETTLE_DAYS) },
+        'dry-run': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', short: 'V', default: false },
+      },
+    });
+  } catch (error) {
+    // Node's own words name the option; the code (ERR_PARSE_ARGS_...) is for programs.
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (values.version) return 'version';
+  if (positionals.length === 0) throw new UsageError('what to do? summary-client pull <contracts|invoices> …');
   const [command, dataset, ...extra] = positionals;
   if (command !== 'pull') throw new UsageError(`unknown command ${command}: the command is pull`);
   if (!dataset || !isDatasetName(dataset)) throw new UsageError(`pull what? ${Object.keys(DATASETS).join(' or ')}`);
@@ -78,7 +101,7 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' {
   const filters: Record<string, string> = {};
   for (const filter of values.filter ?? []) {
     const equals = filter.indexOf('=');
-    if (equals <= 0) throw new UsageError(`--filter ${filter}: give name=value, for example status=Active`);
+    if (equals <= 0) throw new UsageError(`--filter ${filter}: give name=value, for example contractWorkspaceID=CW000123`);
     const name = filter.slice(0, equals);
     const known: readonly string[] = DATASETS[dataset].filters;
     if (!known.includes(name)) {
@@ -86,52 +109,77 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' {
     }
     filters[name] = filter.slice(equals + 1);
   }
-  const pageSize = Number(values['page-size']);
+  if (values['page-size'] !== undefined && values.format !== 'jsonl') throw new UsageError('--page-size is for --format jsonl: a Parquet export is the whole window');
+  const pageSize = Number(values['page-size'] ?? 1000);
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   const maxRetryWait = Number(values['max-retry-wait']);
   if (!Number.isFinite(maxRetryWait) || maxRetryWait < 0) throw new UsageError('--max-retry-wait must be seconds, 0 or more');
+  const settleDays = Number(values.settle);
+  if (!Number.isInteger(settleDays) || settleDays < 0 || settleDays > 366) throw new UsageError('--settle must be whole days from 0 to 366');
   return {
     dataset, from: values.from!, to: values.to!, by: values.by as DateBy, format: values.format, filters,
-    out: values.out ?? '', pageSize, maxRetryWaitMs: maxRetryWait * 1000, dryRun: values['dry-run']!,
+    out: values.out ?? '', pageSize, maxRetryWaitMs: maxRetryWait * 1000, settleDays, dryRun: values['dry-run']!,
   };
 }
 
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let command: Parsed | 'help';
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now): Promise<number> {
+  const fail = (message: string): number => {
+    process.stderr.write(`summary-client: ${printable(message)}\n`);
+    return 2;
+  };
+  let command: ReturnType<typeof parseCommand>;
   try {
     command = parseCommand(argv);
   } catch (error) {
-    process.stderr.write(`summary-client: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+    fail((error as Error).message);
+    process.stderr.write(`${USAGE}\n`);
     return 2;
   }
   if (command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (command.dryRun) {
-    // The windows as the files will be named, with their days.
-    for (const window of monthWindows(command.from, command.to)) process.stdout.write(`${windowLabel(window)}\t${window.from}\t${window.to}\n`);
+  if (command === 'version') {
+    process.stdout.write(`summary-client ${(createRequire(import.meta.url)('../package.json') as { version: string }).version}\n`);
     return 0;
   }
   try {
+    if (command.dryRun) {
+      process.stdout.write(dryRun(command, env, now()));
+      return 0;
+    }
     const settings = readSettings(env);
+    if (settings.caFile) trustCaFile(settings.caFile);
     const api = summaryApi(settings);
     const report = reporter(process.stderr);
     const source = { service: settings.baseUrl, client: settings.client };
-    const summary = await pull(api, { ...command, source, retry: { ...DEFAULT_RETRY, maxWaitMs: command.maxRetryWaitMs } }, report.observe);
-    report.finish(summary, command.out);
-    return summary.failed.length === 0 ? 0 : 1;
+    try {
+      const summary = await pull(api, { ...command, source, now, retry: { ...DEFAULT_RETRY, maxWaitMs: command.maxRetryWaitMs } }, report.observe);
+      report.finish(summary, command.out);
+      return summary.failed.length === 0 ? 0 : 1;
+    } catch (error) {
+      if (error instanceof TokenError) return fail(`no access token: ${await explainTokenFailure(settings, error.message)}. Nothing was pulled`);
+      throw error;
+    }
   } catch (error) {
-    if (error instanceof SettingsError || error instanceof ManifestError || error instanceof RangeError) {
-      process.stderr.write(`summary-client: ${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof TokenError) {
-      process.stderr.write(`summary-client: no access token (check SUMMARY_CLIENT_ID, SUMMARY_CLIENT_SECRET, the tenant and the authority; nothing was pulled after this): ${error.message}\n`);
-      return 2;
-    }
+    if (error instanceof SettingsError || error instanceof ManifestError || error instanceof PullStopped || error instanceof RangeError) return fail(error.message);
     // Anything else is a fault of this client or of the machine (a full disk): one line, no stack.
-    process.stderr.write(`summary-client: stopped by an unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
+    return fail(`stopped by an unexpected error: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * The windows as the files will be named, with their days and what a run would do with each:
+ * `pull`, `open` (pulled now and on every run until it settles) or `done` (in --out's manifest).
+ */
+function dryRun(command: Parsed, env: NodeJS.ProcessEnv, now: number): string {
+  const { dataset, format, by, filters, out, settleDays } = command;
+  // Without settings, the folder's own service and client are taken: a dry run only reads.
+  const options = { readOnly: true, anySource: !env.SUMMARY_BASE_URL?.trim() };
+  const manifest = out && existsSync(out) ? openManifest(out, { ...pullSource(env), dataset, format, by, filters }, settleDays, options) : undefined;
+  return monthWindows(command.from, command.to).map((window) => {
+    const settled = isSettled(window, now, settleDays);
+    const state = !settled ? 'open' : manifest && doneEntries(manifest, out, window.from, window.to) ? 'done' : 'pull';
+    return `${windowLabel(window)}\t${window.from}\t${window.to}\t${state}\n`;
+  }).join('');
 }

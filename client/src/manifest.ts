@@ -1,14 +1,15 @@
 /**
- * The manifest a pull keeps in its output folder (`manifest.json`): what was asked, and per window
- * its status, files, rows, bytes, sha256 and the request id. A re-run reads it to skip the windows
- * already done (their files checked against the sha256), so it resumes and never duplicates.
+ * The manifest a pull keeps in its output folder (`_manifest.json`: readers skip it): what was
+ * asked, and per window its status, files, rows, bytes, sha256 and the request ids. A re-run reads
+ * it to skip the settled windows already done (their files checked against the sha256), so it
+ * resumes and never duplicates; open windows are pulled again.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { nextDay } from './windows.js';
-
-export const MANIFEST_FILE = 'manifest.json';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { isDatasetName, type DatasetName, type Format } from './datasets.js';
+import { dataFile, dataFilePattern, LEGACY_MANIFEST_FILE, legacyFilePattern, MANIFEST_FILE, partialFile, tablesOf } from './layout.js';
+import { isSettled, nextDay, parseDay } from './windows.js';
 
 /** What a pull asks for, and of whom; a folder holds the pull of one request only. */
 export interface PullRequestKey {
@@ -23,18 +24,25 @@ export interface PullRequestKey {
 }
 
 export interface ManifestFile {
+  /** Relative to the folder, as layout.ts names it (`contracts-2025-03.parquet`, `invoices/invoices-2025-03.parquet`). */
   readonly file: string;
   readonly rows: number;
   readonly bytes: number;
   readonly sha256: string;
 }
 
+/**
+ * `done`: settled when pulled, skipped by later runs while its files are intact. `open`: pulled
+ * before it settled, pulled again by every run. `failed`: holds no files; pulled again.
+ */
+export type WindowStatus = 'done' | 'open' | 'failed';
+
 export interface ManifestWindow {
-  /** `YYYY-MM`, or `from_to` for a part of a month that was split. */
+  /** `YYYY-MM`, or `from_to` for a part of a month. */
   readonly window: string;
   readonly from: string;
   readonly to: string;
-  readonly status: 'done' | 'failed';
+  readonly status: WindowStatus;
   readonly rows: number;
   readonly bytes: number;
   readonly files: readonly ManifestFile[];
@@ -45,38 +53,108 @@ export interface ManifestWindow {
 }
 
 export interface Manifest {
-  readonly version: 1;
+  readonly version: 2;
   readonly request: PullRequestKey;
   windows: ManifestWindow[];
 }
 
-/** The folder cannot take this pull: another request's pull, or a manifest that cannot be read. */
+/** The folder cannot take this pull: another request's pull, or a manifest that cannot be read or trusted. */
 export class ManifestError extends Error {}
 
-/** The manifest in `dir`, or a new one; refuses a folder that holds another request's pull. */
-export function openManifest(dir: string, request: PullRequestKey): Manifest {
+/**
+ * The manifest in `dir`, or a new one (kept in memory until the first window is pulled: a pull
+ * that fails before never leaves one). A folder that holds another request's pull is refused; one
+ * kept by summary-client 0.1 (`manifest.json`, invoices' tables side by side) is taken over.
+ */
+export function openManifest(dir: string, request: PullRequestKey, settleDays: number, options: OpenOptions = {}): Manifest {
   const path = join(dir, MANIFEST_FILE);
-  if (!existsSync(path)) return { version: 1, request, windows: [] };
-  let manifest: Manifest;
+  const check = (manifest: Manifest) => checkRequest(dir, manifest, options.anySource ? { ...request, service: manifest.request.service, client: manifest.request.client } : request);
+  if (existsSync(path)) return check(readManifest(path, 2, request));
+  const legacy = join(dir, LEGACY_MANIFEST_FILE);
+  if (existsSync(legacy)) return takeOver(dir, check(readManifest(legacy, 1, request)), settleDays, !options.readOnly);
+  return { version: 2, request, windows: [] };
+}
+
+export interface OpenOptions {
+  /** Change nothing in the folder (a dry run): a manifest of summary-client 0.1 is read as taken over, not moved. */
+  readonly readOnly?: boolean;
+  /** Take the folder's own service and client (a dry run without settings). */
+  readonly anySource?: boolean;
+}
+
+function readManifest(path: string, version: 1 | 2, request: PullRequestKey): Manifest {
+  let manifest: unknown;
   try {
-    manifest = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
-    if (!isManifest(manifest)) throw new Error('not a version 1 manifest of summary-client');
+    manifest = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new ManifestError(`${path} cannot be read (${error instanceof Error ? error.message : String(error)}): pull into another --out`);
   }
+  const problem = manifestProblem(manifest, version, request);
+  if (problem) throw new ManifestError(`${path} is refused: ${problem}. Nothing was changed; pull into another --out`);
+  return manifest as Manifest;
+}
+
+/** What makes `value` no manifest this client can trust, or undefined. */
+function manifestProblem(value: unknown, version: 1 | 2, asked: PullRequestKey): string | undefined {
+  const manifest = value as { version?: unknown; request?: Partial<PullRequestKey>; windows?: unknown } | null;
+  if (manifest?.version !== version || !Array.isArray(manifest.windows)) return `not a version ${version} manifest of summary-client`;
+  const request = manifest.request;
+  if (!['service', 'client', 'dataset', 'format', 'by'].every((key) => typeof request?.[key as keyof PullRequestKey] === 'string') || typeof request?.filters !== 'object' || request.filters === null) {
+    return 'its request is not complete';
+  }
+  // The files of the request this run makes (another request is refused by checkRequest after this).
+  const dataset = isDatasetName(request.dataset!) ? request.dataset : (asked.dataset as DatasetName);
+  const format = (request.format === 'jsonl' || request.format === 'parquet' ? request.format : asked.format) as Format;
+  const pattern = version === 1 ? legacyFilePattern(dataset, format) : dataFilePattern(dataset, format);
+  for (const entry of manifest.windows as Partial<ManifestWindow>[]) {
+    if (typeof entry?.window !== 'string' || typeof entry.from !== 'string' || typeof entry.to !== 'string' || parseDay(entry.from) === undefined || parseDay(entry.to) === undefined || !Array.isArray(entry.files)) {
+      return 'a window entry is not complete';
+    }
+    if (!['done', 'open', 'failed'].includes(entry.status as string)) return `window ${entry.window} has no known status`;
+    for (const file of entry.files as Partial<ManifestFile>[]) {
+      if (typeof file?.file !== 'string' || typeof file.sha256 !== 'string') return `window ${entry.window} lists a file without name or sha256`;
+      // Files are only ever named by the client: anything else (../elsewhere, an absolute path) is never touched.
+      if (!pattern.test(file.file)) return `it lists ${JSON.stringify(file.file)}, which is not a file summary-client writes for this pull`;
+    }
+  }
+  return undefined;
+}
+
+function checkRequest(dir: string, manifest: Manifest, request: PullRequestKey): Manifest {
   if (JSON.stringify(canonical(manifest.request)) !== JSON.stringify(canonical(request))) {
     throw new ManifestError(`${dir} holds a pull of ${describe(manifest.request)}, not of ${describe(request)}: use another --out`);
   }
   return manifest;
 }
 
-function isManifest(value: unknown): value is Manifest {
-  const manifest = value as Partial<Manifest> | null;
-  const request = manifest?.request as Partial<PullRequestKey> | undefined;
-  return manifest?.version === 1 && Array.isArray(manifest.windows)
-    && ['service', 'client', 'dataset', 'format', 'by'].every((key) => typeof request?.[key as keyof PullRequestKey] === 'string')
-    && typeof request?.filters === 'object' && request.filters !== null
-    && manifest.windows.every((entry) => typeof entry?.window === 'string' && typeof entry.from === 'string' && typeof entry.to === 'string' && Array.isArray(entry.files) && entry.files.every((file) => typeof file?.file === 'string' && typeof file.sha256 === 'string'));
+/**
+ * Takes over a folder of summary-client 0.1: the manifest becomes `_manifest.json`, invoices'
+ * tables move into their folders, and a window recorded done before it settled becomes open
+ * (0.1 never pulled it again: records created after were missing).
+ */
+function takeOver(dir: string, legacy: Manifest, settleDays: number, write: boolean): Manifest {
+  const dataset = legacy.request.dataset as DatasetName;
+  const format = legacy.request.format as Format;
+  const tables = tablesOf(dataset, format);
+  const windows = legacy.windows.map((entry) => {
+    const files = entry.files.map((file) => {
+      const table = tables.find((name) => file.file.startsWith(`${name}-`))!;
+      const moved = dataFile(dataset, table, file.file.slice(table.length + 1).replace(/\.(parquet|jsonl)$/, ''), format);
+      if (write && moved !== file.file && existsSync(join(dir, file.file))) {
+        mkdirSync(dirname(join(dir, moved)), { recursive: true });
+        renameSync(join(dir, file.file), join(dir, moved));
+      }
+      return { ...file, file: moved };
+    });
+    const settled = entry.status !== 'done' || isSettled(entry, Date.parse(entry.finishedAt), settleDays);
+    return { ...entry, files, status: settled ? entry.status : 'open' as const };
+  });
+  const manifest: Manifest = { version: 2, request: legacy.request, windows };
+  if (write) {
+    saveManifest(dir, manifest);
+    rmSync(join(dir, LEGACY_MANIFEST_FILE), { force: true });
+  }
+  return manifest;
 }
 
 /** Every data file the manifest lists. */
@@ -87,16 +165,12 @@ export function listedFiles(manifest: Manifest): Set<string> {
 /** Writes the manifest atomically (a stopped run never leaves half a manifest). */
 export function saveManifest(dir: string, manifest: Manifest): void {
   const path = join(dir, MANIFEST_FILE);
-  writeFileSync(`${path}.partial`, `${JSON.stringify(manifest, null, 2)}\n`);
-  renameSync(`${path}.partial`, path);
+  const partial = join(dir, partialFile(MANIFEST_FILE));
+  writeFileSync(partial, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(partial, path);
 }
 
-/** Records a window's outcome, replacing what the manifest said of the same window before. */
-export function recordWindow(manifest: Manifest, entry: ManifestWindow): void {
-  manifest.windows = [...manifest.windows.filter((existing) => existing.window !== entry.window), entry].sort((a, b) => a.from.localeCompare(b.from));
-}
-
-/** The done entries covering `from`..`to` whose files are intact, or null when it must be pulled (again). */
+/** The done entries tiling `from`..`to` whose files are intact, or null when it must be pulled (again). */
 export function doneEntries(manifest: Manifest, dir: string, from: string, to: string): ManifestWindow[] | null {
   const inside = manifest.windows.filter((entry) => entry.from >= from && entry.to <= to);
   if (inside.length === 0 || inside.some((entry) => entry.status !== 'done')) return null;

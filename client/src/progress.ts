@@ -3,6 +3,7 @@
  * bytes, rate), the retries and failures as they happen, a summary at the end. Never data, never
  * a secret: the events carry neither.
  */
+import { printable } from './printable.js';
 import type { PullEvent, PullSummary } from './pull.js';
 
 export interface Reporter {
@@ -17,16 +18,17 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
   let bytes = 0;
   let current = '';
   let position = '';
+  // Only this file writes escape sequences; every text it shows is made printable first.
   const line = (text: string) => {
-    if (live) stderr.write(`\r\x1b[2K${text}`);
+    if (live) stderr.write(`\r\x1b[2K${printable(text)}`);
   };
   const say = (text: string) => {
     if (live) stderr.write('\r\x1b[2K');
-    stderr.write(`${text}\n`);
+    stderr.write(`${printable(text)}\n`);
   };
   const show = () => {
     const seconds = Math.max((now() - started) / 1000, 0.001);
-    line(`${position} ${current} · ${rows.toLocaleString('en-US')} rows · ${formatBytes(bytes)} · ${Math.round(rows / seconds).toLocaleString('en-US')} rows/s`);
+    line(`${position} ${current} · ${count(rows, 'row')} · ${formatBytes(bytes)} · ${Math.round(rows / seconds).toLocaleString('en-US')} rows/s`);
   };
   return {
     observe(event) {
@@ -65,13 +67,19 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
     finish(summary, out) {
       const seconds = (now() - started) / 1000;
       say(
-        `${summary.failed.length === 0 ? 'pulled' : 'pulled in part'}: ${summary.windows} window${summary.windows === 1 ? '' : 's'} (${summary.pulled} now, ${summary.resumed} already done), ` +
-          `${summary.rows.toLocaleString('en-US')} rows, ${formatBytes(summary.bytes)} in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'} in ${seconds.toFixed(1)} s → ${out}`,
+        `${summary.failed.length === 0 ? 'pulled' : 'pulled in part'}: ${count(summary.windows, 'window')} (${summary.pulled} now, ${summary.resumed} already done), ` +
+          `${count(summary.rows, 'row')}, ${formatBytes(summary.bytes)} in ${count(summary.files.length, 'file')} in ${seconds.toFixed(1)} s → ${out}`,
       );
+      if (summary.open.length > 0) say(`open: ${summary.open.join(', ')} (not settled yet: the next run pulls ${summary.open.length === 1 ? 'it' : 'them'} again)`);
       if (summary.stopped) say(`stopped: ${summary.stopped}; the windows after it were not tried`);
       if (summary.failed.length > 0) say(`failed windows: ${summary.failed.map((entry) => entry.window).join(', ')} (run the same command again to retry them)`);
     },
   };
+}
+
+/** `1 row`, `2 rows`, `1,234 rows`. */
+export function count(value: number, noun: string): string {
+  return `${value.toLocaleString('en-US')} ${noun}${value === 1 ? '' : 's'}`;
 }
 
 export function formatBytes(bytes: number): string {

@@ -1,19 +1,26 @@
 /**
- * A pull: a date range of one dataset into a folder, one file per calendar-month window (Parquet
- * exports, invoices' two tables taken out of the zip, or JSON Lines from walking every page),
- * resumable through the folder's manifest.
+ * A pull: a date range of one dataset into a folder, one file per table and calendar-month window
+ * (Parquet exports, invoices' two tables taken out of the zip, or JSON Lines from walking every
+ * page), resumable through the folder's manifest. Settled windows are pulled once; open ones
+ * (windows.ts, isSettled) on every run, their files replaced.
+ *
+ * A month's files are written hidden (layout.ts) and only once all of them are complete does the
+ * manifest list them and are they renamed into place, so a reader never sees half a window.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { parquetMetadata } from 'hyparquet';
+import { isPermanent, remedy } from './answers.js';
 import { DATASETS, dateMembers, type DatasetName, type DateBy, type Format } from './datasets.js';
-import { doneEntries, listedFiles, ManifestError, openManifest, recordWindow, saveManifest, sha256, type Manifest, type ManifestFile, type ManifestWindow } from './manifest.js';
+import { dataFile, foldersOf, legacyFilePattern, MANIFEST_FILE, partialFile, strayPattern } from './layout.js';
+import { doneEntries, listedFiles, ManifestError, openManifest, saveManifest, sha256, type Manifest, type ManifestFile, type ManifestWindow } from './manifest.js';
+import { printable } from './printable.js';
 import { DEFAULT_RETRY, networkCause, problemCode, withRetry, type RetryPolicy } from './retry.js';
-import type { Filters, Problem, SummaryApi } from './summary-api.js';
-import { halves, monthWindows, windowLabel, type Window } from './windows.js';
+import { BodyTooLarge, type Filters, type Problem, type SummaryApi } from './summary-api.js';
+import { halves, isSettled, monthWindows, windowLabel, type Window } from './windows.js';
 
 export interface PullOptions {
   readonly dataset: DatasetName;
@@ -28,7 +35,13 @@ export interface PullOptions {
   readonly source: { readonly service: string; readonly client: string };
   readonly pageSize?: number;
   readonly retry?: RetryPolicy;
+  /** Whole days after a window's last day before it is settled (default 1): late writers' margin. */
+  readonly settleDays?: number;
+  /** The clock, in milliseconds since the epoch (default Date.now). */
+  readonly now?: () => number;
 }
+
+export const DEFAULT_SETTLE_DAYS = 1;
 
 /** What a pull tells its observer (the CLI's progress line). */
 export type PullEvent =
@@ -45,12 +58,22 @@ export interface PullSummary {
   readonly windows: number;
   readonly pulled: number;
   readonly resumed: number;
+  /** The months pulled now that are not settled yet: the next run pulls them again. */
+  readonly open: readonly string[];
   readonly failed: readonly ManifestWindow[];
   /** Why the pull stopped before its last window (the service could not be reached). */
   readonly stopped?: string;
   readonly rows: number;
   readonly bytes: number;
   readonly files: readonly string[];
+}
+
+/**
+ * The service refuses what no window of this pull could change (filters, credentials, roles, the
+ * base URL): the pull stops at the first such answer, exit 2.
+ */
+export class PullStopped extends Error {
+  override readonly name = 'PullStopped';
 }
 
 /** A window that could not be pulled, with the reason and the service's request id for the manifest. */
@@ -69,19 +92,26 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
     throw new RangeError(`${dataset} cannot be split by ${by}: use ${DATASETS[dataset].dateBy.join(' or ')}`);
   }
   const months = monthWindows(options.from, options.to);
-  try {
+  const now = options.now ?? Date.now;
+  const settleDays = options.settleDays ?? DEFAULT_SETTLE_DAYS;
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new ManifestError(`--out ${out} is a file, not a folder`);
+  const manifest = openManifest(out, { ...options.source, dataset, format, by, filters: options.filters }, settleDays);
+  // A folder with no manifest yet gets one only with the first window pulled: a pull refused at
+  // its start (a wrong secret, a bad filter) leaves nothing that would hold the folder.
+  let saved = existsSync(join(out, MANIFEST_FILE));
+  const save = () => {
     mkdirSync(out, { recursive: true });
-  } catch (error) {
-    throw new ManifestError(`cannot use ${out} as the --out folder: ${(error as Error).message}`);
-  }
-  const manifest = openManifest(out, { ...options.source, dataset, format, by, filters: options.filters });
-  const orphans = removeOrphans(out, manifest, options);
-  if (orphans.length > 0) observe({ kind: 'orphans-removed', files: orphans });
+    saveManifest(out, manifest);
+    saved = true;
+  };
+  const strays = removeStrays(out, manifest, options, saved);
+  if (strays.length > 0) observe({ kind: 'orphans-removed', files: strays });
   const retry = options.retry ?? DEFAULT_RETRY;
-  const summary = { pulled: 0, resumed: 0, rows: 0, bytes: 0, failed: [] as ManifestWindow[], files: [] as string[], stopped: undefined as string | undefined };
+  const summary = { pulled: 0, resumed: 0, rows: 0, bytes: 0, open: [] as string[], failed: [] as ManifestWindow[], files: [] as string[], stopped: undefined as string | undefined };
 
   for (const [index, month] of months.entries()) {
-    const done = doneEntries(manifest, out, month.from, month.to);
+    // Only a settled window is ever skipped: an open one may have gained records since.
+    const done = isSettled(month, now(), settleDays) ? doneEntries(manifest, out, month.from, month.to) : null;
     if (done) {
       observe({ kind: 'window-skipped', window: month, entries: done });
       summary.resumed++;
@@ -89,41 +119,88 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
       continue;
     }
     observe({ kind: 'window-start', window: month, index, count: months.length });
-    forget(manifest, out, month);
-    let failed = false;
-    // Depth first, so the parts of a split month are pulled and recorded in date order.
-    const pending: Window[] = [month];
-    while (pending.length > 0) {
-      const window = pending.shift()!;
-      const label = windowLabel(window);
-      try {
-        const entry = await pullWindow(api, options, window, label, retry, observe);
-        if (entry === 'too-large') {
-          const parts = halves(window)!;
-          observe({ kind: 'split', window, into: parts });
-          pending.unshift(...parts);
-          continue;
-        }
-        recordWindow(manifest, entry);
+    refuseStraddling(manifest, out, month);
+    try {
+      const entries = await pullMonth(api, options, month, { retry, observe, now, settleDays });
+      commit(manifest, out, month, entries, save);
+      summary.pulled++;
+      if (entries.some((entry) => entry.status === 'open')) summary.open.push(windowLabel(month));
+      for (const entry of entries) {
         tally(summary, entry);
         observe({ kind: 'window-done', entry });
-      } catch (error) {
-        if (!(error instanceof WindowFailure)) throw error;
-        const entry: ManifestWindow = { window: label, from: window.from, to: window.to, status: 'failed', rows: 0, bytes: 0, files: [], requestIds: error.requestId ? [error.requestId] : [], error: error.message, finishedAt: new Date().toISOString() };
-        recordWindow(manifest, entry);
-        summary.failed.push(entry);
-        observe({ kind: 'window-failed', entry });
-        if (error instanceof Unreachable) summary.stopped = `the service could not be reached (${error.message})`;
-        failed = true;
+      }
+    } catch (error) {
+      if (!(error instanceof WindowFailure)) throw error;
+      const entry: ManifestWindow = { window: windowLabel(month), from: month.from, to: month.to, status: 'failed', rows: 0, bytes: 0, files: [], requestIds: error.requestId ? [error.requestId] : [], error: error.message, finishedAt: new Date(now()).toISOString() };
+      summary.failed.push(entry);
+      observe({ kind: 'window-failed', entry });
+      // The files pulled before stay listed; the failure is kept beside them for support.
+      manifest.windows = [...manifest.windows.filter((existing) => !(existing.status === 'failed' && overlaps(existing, month))), entry].sort(byFrom);
+      if (saved) save();
+      if (error instanceof Unreachable) {
+        summary.stopped = `the service could not be reached (${error.message})`;
         break;
-      } finally {
-        saveManifest(out, manifest);
       }
     }
-    if (!failed) summary.pulled++;
-    if (summary.stopped) break;
   }
   return { windows: months.length, ...summary };
+}
+
+interface MonthContext {
+  readonly retry: RetryPolicy;
+  readonly observe: (event: PullEvent) => void;
+  readonly now: () => number;
+  readonly settleDays: number;
+}
+
+/**
+ * Pulls a month, halving a window that is too large for one answer down to single days, depth
+ * first so the parts come in date order. The files are left hidden; on any failure none is left.
+ */
+async function pullMonth(api: SummaryApi, options: PullOptions, month: Window, context: MonthContext): Promise<ManifestWindow[]> {
+  const entries: ManifestWindow[] = [];
+  const pending: Window[] = [month];
+  try {
+    while (pending.length > 0) {
+      const window = pending.shift()!;
+      const result = await pullWindow(api, options, window, context);
+      if (result === 'too-large') {
+        const parts = halves(window);
+        if (!parts) throw new WindowFailure(`${window.from} alone is too large for one answer (the service's limit, or SUMMARY_MAX_EXPORT_BYTES): pull it with a narrower --filter`);
+        context.observe({ kind: 'split', window, into: parts });
+        pending.unshift(...parts);
+        continue;
+      }
+      const status = isSettled(window, context.now(), context.settleDays) ? 'done' : 'open';
+      entries.push({ window: windowLabel(window), from: window.from, to: window.to, status, ...result, finishedAt: new Date(context.now()).toISOString() });
+    }
+    return entries;
+  } catch (error) {
+    for (const entry of entries) for (const file of entry.files) rmSync(join(options.out, partialFile(file.file)), { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Lists a month's new entries in the manifest in place of what it held of the month, then renames
+ * their files into place and removes the files they replace. Stopped in between, the next run
+ * finds a file that does not match the manifest (pulled again) or one it does not list (removed).
+ */
+function commit(manifest: Manifest, dir: string, month: Window, entries: readonly ManifestWindow[], save: () => void): void {
+  const replaced = manifest.windows.filter((entry) => overlaps(entry, month));
+  manifest.windows = [...manifest.windows.filter((entry) => !replaced.includes(entry)), ...entries].sort(byFrom);
+  save();
+  const kept = new Set(entries.flatMap((entry) => entry.files.map((file) => file.file)));
+  for (const file of kept) renameSync(join(dir, partialFile(file)), join(dir, file));
+  for (const entry of replaced) for (const file of entry.files) if (!kept.has(file.file)) rmSync(join(dir, file.file), { force: true });
+}
+
+function overlaps(entry: Pick<Window, 'from' | 'to'>, window: Window): boolean {
+  return entry.from <= window.to && entry.to >= window.from;
+}
+
+function byFrom(a: ManifestWindow, b: ManifestWindow): number {
+  return a.from.localeCompare(b.from);
 }
 
 function tally(summary: { rows: number; bytes: number; files: string[] }, entry: ManifestWindow): void {
@@ -132,37 +209,43 @@ function tally(summary: { rows: number; bytes: number; files: string[] }, entry:
   summary.files.push(...entry.files.map((file) => file.file));
 }
 
-/** The name prefixes of a dataset's files: the dataset, or the tables of its zip. */
-function filePrefixes(dataset: DatasetName): string[] {
-  const tables = DATASETS[dataset].zipEntries;
-  return tables === null ? [dataset] : tables.map((name) => name.replace(/\.parquet$/, ''));
-}
-
 /**
- * Removes this dataset's data files the manifest does not list: left by a run stopped between
- * writing a file and recording it. The manifest is what a folder holds; a stray file would be
- * loaded twice by a warehouse's glob.
+ * Removes what a stopped run left: files still hidden as `.partial` always; in a folder this pull
+ * owns (it has a manifest), also this dataset's data files the manifest does not list (a glob
+ * would load them twice), among them the visible `.partial` and top-level invoice tables of
+ * summary-client 0.1.
  */
-function removeOrphans(dir: string, manifest: Manifest, options: PullOptions): string[] {
+function removeStrays(dir: string, manifest: Manifest, options: PullOptions, owned: boolean): string[] {
   const listed = listedFiles(manifest);
-  const pattern = new RegExp(`^(${filePrefixes(options.dataset).join('|')})-\\d{4}-\\d{2}(-\\d{2}_\\d{4}-\\d{2}-\\d{2})?\\.(parquet|jsonl)(\\.partial)?$`);
-  const orphans = readdirSync(dir).filter((name) => pattern.test(name) && !listed.has(name));
-  for (const name of orphans) rmSync(join(dir, name), { force: true });
-  return orphans;
+  const removed: string[] = [];
+  const legacy = legacyFilePattern(options.dataset, options.format);
+  for (const folder of new Set(['', ...foldersOf(options.dataset, options.format)])) {
+    const path = join(dir, folder);
+    if (!existsSync(path)) continue;
+    const own = strayPattern(options.dataset, options.format, folder);
+    for (const name of readdirSync(path)) {
+      const file = `${folder}${name}`;
+      if (listed.has(file)) continue;
+      const hidden = name.startsWith('.') && own.test(name);
+      const visible = own.test(name) || (folder === '' && (legacy.test(name) || legacy.test(name.replace(/\.partial$/, ''))));
+      if (hidden || (owned && visible)) {
+        rmSync(join(dir, file), { force: true });
+        removed.push(file);
+      }
+    }
+  }
+  return removed;
 }
 
 /**
- * Drops what the manifest and the folder hold inside a window about to be pulled (again). An
- * entry reaching outside it would be pulled twice in part: refused, the folder left as it is.
+ * A window about to be pulled replaces what the manifest holds inside it. An entry reaching
+ * outside it would be pulled twice in part: refused, the folder left as it is.
  */
-function forget(manifest: Manifest, dir: string, window: Window): void {
-  const overlapping = manifest.windows.filter((entry) => entry.from <= window.to && entry.to >= window.from);
-  const straddling = overlapping.find((entry) => entry.from < window.from || entry.to > window.to);
+function refuseStraddling(manifest: Manifest, dir: string, window: Window): void {
+  const straddling = manifest.windows.find((entry) => entry.status !== 'failed' && overlaps(entry, window) && (entry.from < window.from || entry.to > window.to));
   if (straddling) {
     throw new ManifestError(`${dir} holds ${straddling.from}..${straddling.to}, which ${window.from}..${window.to} overlaps only in part: pulling it would duplicate records. Pull whole months (or the same days as before), or into another --out`);
   }
-  for (const entry of overlapping) for (const file of entry.files) rmSync(join(dir, file.file), { force: true });
-  manifest.windows = manifest.windows.filter((entry) => !overlapping.includes(entry));
 }
 
 function windowFilters(options: PullOptions, window: Window): Filters {
@@ -180,118 +263,168 @@ async function call<T extends { response: Response }>(send: () => Promise<T>, re
   }
 }
 
-async function pullWindow(api: SummaryApi, options: PullOptions, window: Window, label: string, retry: RetryPolicy, observe: (event: PullEvent) => void): Promise<ManifestWindow | 'too-large'> {
-  const onRetry = (why: string, waitMs: number) => observe({ kind: 'retry', why, waitMs });
-  const base = { window: label, from: window.from, to: window.to };
-  if (options.format === 'jsonl') return { ...base, ...(await walkPages(api, options, window, label, retry, onRetry, observe)) };
+type WindowResult = Pick<ManifestWindow, 'rows' | 'bytes' | 'files' | 'requestIds'>;
 
-  const result = await call(() => api.export(options.dataset, windowFilters(options, window)), retry, onRetry);
-  const requestId = result.response.headers.get('x-request-id') ?? '';
-  if (result.response.status === 413 && problemCode(result.error) === 'RESULT_TOO_LARGE' && halves(window)) return 'too-large';
-  if (!result.data) throw failure(result.response, result.error, requestId);
-  const bytes = new Uint8Array(result.data);
-  const tables = DATASETS[options.dataset].zipEntries;
-  let parts: { name: string; bytes: Uint8Array }[];
-  if (tables === null) {
-    parts = [{ name: `${options.dataset}-${label}.parquet`, bytes }];
-  } else {
-    let entries: Record<string, Uint8Array>;
-    try {
-      entries = unzipSync(bytes);
-    } catch (error) {
-      throw new WindowFailure(`the export is not a zip (${(error as Error).message})`, requestId);
-    }
-    parts = tables.map((name) => {
-      const entry = entries[name];
-      if (!entry) throw new WindowFailure(`the export has no ${name}`, requestId);
-      return { name: `${name.replace(/\.parquet$/, '')}-${label}.parquet`, bytes: entry };
-    });
+async function pullWindow(api: SummaryApi, options: PullOptions, window: Window, context: MonthContext): Promise<WindowResult | 'too-large'> {
+  const onRetry = (why: string, waitMs: number) => context.observe({ kind: 'retry', why, waitMs });
+  const label = windowLabel(window);
+  try {
+    if (options.format === 'jsonl') return await walkPages(api, options, window, label, context, onRetry);
+    const result = await call(() => api.export(options.dataset, windowFilters(options, window)), context.retry, onRetry);
+    const requestId = result.response.headers.get('x-request-id') ?? '';
+    if (!result.data) return refusal(result.response, result.error, requestId);
+    const files = writeParquetFiles(options, label, unpack(options.dataset, new Uint8Array(result.data), api.maxExportBytes, requestId), requestId);
+    context.observe({ kind: 'progress', rows: files[0]!.rows, bytes: sum(files, 'bytes') });
+    // A row of the dataset is a row of its first table (invoices: not their lines).
+    return { rows: files[0]!.rows, bytes: sum(files, 'bytes'), files, requestIds: [requestId] };
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return 'too-large';
+    throw error;
   }
-  const files = writeParquetFiles(options.out, parts, requestId);
-  observe({ kind: 'progress', rows: files[0]!.rows, bytes: sum(files, 'bytes') });
-  // A row of the dataset is a row of its first table (invoices: not their lines).
-  return { ...base, status: 'done', rows: files[0]!.rows, bytes: sum(files, 'bytes'), files, requestIds: [requestId], finishedAt: new Date().toISOString() };
 }
 
-/** Walks every JSON page of a window into `<dataset>-<label>.jsonl`, one record per line. */
-async function walkPages(api: SummaryApi, options: PullOptions, window: Window, label: string, retry: RetryPolicy, onRetry: (why: string, waitMs: number) => void, observe: (event: PullEvent) => void) {
-  const name = `${options.dataset}-${label}.jsonl`;
-  const partial = join(options.out, `${name}.partial`);
+/**
+ * An answer that is not the data: a window too large for one answer is halved; what no window
+ * could change stops the pull; the rest (retries spent) fails the window.
+ */
+function refusal(response: Response, error: unknown, requestId: string): 'too-large' {
+  const code = problemCode(error);
+  if ((response.status === 413 && code === 'RESULT_TOO_LARGE') || (response.status === 400 && code === 'RESULT_WINDOW_EXCEEDED')) return 'too-large';
+  const problem = error as Partial<Problem> | undefined;
+  const detail = typeof problem?.detail === 'string' ? `: ${printable(problem.detail)}` : '';
+  const said = `${response.status} ${printable(code)}${detail} (request ${printable(requestId) || 'without id'})`;
+  if (isPermanent(response.status, code)) throw new PullStopped(`the service refuses this pull (${said}), whatever the window: ${remedy(response.status, code)}. Nothing was pulled after this`);
+  const retryAfter = response.headers.get('retry-after');
+  const later = retryAfter && (response.status === 429 || response.status === 503) ? ` (the service asks to retry after ${printable(retryAfter)} s, beyond --max-retry-wait or the attempts)` : '';
+  throw new WindowFailure(`${said}${later}`, requestId);
+}
+
+/** The Parquet files of an export: the file itself, or the expected entries of its zip, each capped. */
+function unpack(dataset: DatasetName, bytes: Uint8Array, cap: number, requestId: string): { table: string; bytes: Uint8Array }[] {
+  const entries = DATASETS[dataset].zipEntries;
+  if (entries === null) return [{ table: dataset, bytes }];
+  const expected: readonly string[] = entries;
+  let files: Record<string, Uint8Array>;
+  try {
+    // Only the two expected entries are inflated, and only up to their declared size, itself capped.
+    files = unzipSync(bytes, {
+      filter: (entry) => {
+        if (!expected.includes(entry.name)) return false;
+        if (entry.originalSize > cap) throw new WindowFailure(`the export's ${entry.name} declares ${entry.originalSize} bytes, more than SUMMARY_MAX_EXPORT_BYTES (${cap})`, requestId);
+        return true;
+      },
+    });
+  } catch (error) {
+    if (error instanceof WindowFailure) throw error;
+    throw new WindowFailure(`the export is not a zip (${printable((error as Error).message)})`, requestId);
+  }
+  return expected.map((name) => {
+    const entry = files[name];
+    if (!entry) throw new WindowFailure(`the export has no ${name}`, requestId);
+    return { table: name.replace(/\.parquet$/, ''), bytes: entry };
+  });
+}
+
+/**
+ * Walks every JSON page of a window into `<dataset>-<label>.jsonl`, one record per line, written
+ * hidden; the file is opened with the first page, so a refused window leaves nothing.
+ */
+async function walkPages(api: SummaryApi, options: PullOptions, window: Window, label: string, context: MonthContext, onRetry: (why: string, waitMs: number) => void): Promise<WindowResult | 'too-large'> {
+  const name = dataFile(options.dataset, options.dataset, label, 'jsonl');
+  const partial = join(options.out, partialFile(name));
   const hash = createHash('sha256');
   const requestIds: string[] = [];
   let rows = 0;
   let bytes = 0;
-  const file = await open(partial, 'w').catch((error: Error) => {
-    throw new WindowFailure(`cannot write ${partial}: ${error.message}`);
-  });
+  let file: FileHandle | undefined;
   try {
-    for (let page = 1; ; page++) {
+    let announced = Number.POSITIVE_INFINITY;
+    let previous = '';
+    // Never past the pages the first answer announced: a server that says hasNext forever ends here.
+    for (let page = 1; page <= announced; page++) {
       const filters = { ...windowFilters(options, window), page, pageSize: options.pageSize ?? 1000 };
-      const result = await call(() => api.page(options.dataset, filters), retry, onRetry);
+      const result = await call(() => api.page(options.dataset, filters), context.retry, onRetry);
       const requestId = result.response.headers.get('x-request-id') ?? '';
-      if (!result.data) throw failure(result.response, result.error, requestId);
+      if (!result.data) {
+        await file?.close();
+        rmSync(partial, { force: true });
+        return refusal(result.response, result.error, requestId);
+      }
+      const { data, pagination } = result.data;
+      if (page === 1) announced = pagination.totalPages;
       requestIds.push(requestId);
-      const text = result.data.data.map((record) => `${JSON.stringify(record)}\n`).join('');
+      const text = data.map((record) => `${JSON.stringify(record)}\n`).join('');
+      if (text !== '' && text === previous) throw new WindowFailure(`page ${page} repeats page ${page - 1}: the service does not move through the pages`, requestId);
+      previous = text;
       const encoded = Buffer.from(text, 'utf8');
-      await file.write(encoded).catch((error: Error) => {
-        throw new WindowFailure(`cannot write ${partial}: ${error.message}`, requestId);
-      });
+      try {
+        if (!file) {
+          mkdirSync(options.out, { recursive: true });
+          file = await open(partial, 'w');
+        }
+        await file.write(encoded);
+      } catch (error) {
+        throw new WindowFailure(`cannot write ${partial}: ${(error as Error).message}`, requestId);
+      }
       hash.update(encoded);
-      rows += result.data.data.length;
+      rows += data.length;
       bytes += encoded.byteLength;
-      observe({ kind: 'progress', rows: result.data.data.length, bytes: encoded.byteLength });
-      if (!result.data.pagination.hasNext) {
-        if (page < result.data.pagination.totalPages) throw new WindowFailure(`the walk stopped at page ${page} of ${result.data.pagination.totalPages}: ${result.data.meta.warning ?? 'no next page'}`, requestId);
+      context.observe({ kind: 'progress', rows: data.length, bytes: encoded.byteLength });
+      if (!pagination.hasNext) {
+        if (page < announced) throw new WindowFailure(`the walk stopped at page ${page} of ${announced}: ${printable(result.data.meta.warning ?? 'no next page')}`, requestId);
         break;
       }
+      // Records created during the walk of an open window: the next run pulls it again. A settled
+      // window should not grow.
+      if (page === announced && isSettled(window, context.now(), context.settleDays)) {
+        throw new WindowFailure(`the service announced ${announced} pages, and page ${announced} says there is more: records changed during the walk`, requestId);
+      }
     }
-    await file.close();
+    await file?.close();
   } catch (error) {
-    await file.close().catch(() => {});
+    await file?.close().catch(() => {});
     rmSync(partial, { force: true });
     throw error;
   }
-  renameSync(partial, join(options.out, name));
-  return { status: 'done' as const, rows, bytes, files: [{ file: name, rows, bytes, sha256: hash.digest('hex') }], requestIds, finishedAt: new Date().toISOString() };
+  // An empty window has no file: an empty .jsonl trips some readers.
+  if (rows === 0) {
+    rmSync(partial, { force: true });
+    return { rows, bytes, files: [], requestIds };
+  }
+  return { rows, bytes, files: [{ file: name, rows, bytes, sha256: hash.digest('hex') }], requestIds };
 }
 
 /**
- * Writes a window's Parquet files all or none: each is read back (its row count from its footer;
- * a file that does not parse fails the window) and written as `.partial`, and only when all are
- * written are they renamed into place.
+ * Writes a window's Parquet files, hidden until the month is committed: each is read back first
+ * (its row count from its footer; a file that does not parse fails the window).
  */
-function writeParquetFiles(dir: string, parts: readonly { name: string; bytes: Uint8Array }[], requestId: string): ManifestFile[] {
-  const files = parts.map(({ name, bytes }) => {
+function writeParquetFiles(options: PullOptions, label: string, parts: readonly { table: string; bytes: Uint8Array }[], requestId: string): ManifestFile[] {
+  const files = parts.map(({ table, bytes }) => {
+    const file = dataFile(options.dataset, table, label, 'parquet');
     let rows: number;
     try {
       rows = Number(parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer).num_rows);
     } catch (error) {
-      throw new WindowFailure(`${name}: the service sent a file that is not Parquet (${error instanceof Error ? error.message : String(error)})`, requestId);
+      throw new WindowFailure(`${file}: the service sent a file that is not Parquet (${printable(error instanceof Error ? error.message : String(error))})`, requestId);
     }
-    return { file: name, rows, bytes: bytes.byteLength, sha256: sha256(bytes) };
+    return { file, rows, bytes: bytes.byteLength, sha256: sha256(bytes) };
   });
   const written: string[] = [];
   try {
-    for (const { name, bytes } of parts) {
-      writeFileSync(join(dir, `${name}.partial`), bytes);
-      written.push(join(dir, `${name}.partial`));
+    for (const [index, { bytes }] of parts.entries()) {
+      const path = join(options.out, partialFile(files[index]!.file));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, bytes);
+      written.push(path);
     }
   } catch (error) {
     for (const path of written) rmSync(path, { force: true });
-    throw new WindowFailure(`cannot write into ${dir}: ${(error as Error).message}`, requestId);
+    throw new WindowFailure(`cannot write into ${options.out}: ${(error as Error).message}`, requestId);
   }
-  for (const { name } of parts) renameSync(join(dir, `${name}.partial`), join(dir, name));
   return files;
-}
-
-function failure(response: Response, error: unknown, requestId: string): WindowFailure {
-  const problem = error as Partial<Problem> | undefined;
-  const detail = typeof problem?.detail === 'string' ? `: ${problem.detail}` : '';
-  const retryAfter = response.headers.get('retry-after');
-  const later = retryAfter && (response.status === 429 || response.status === 503) ? ` (the service asks to retry after ${retryAfter} s, beyond --max-retry-wait or the attempts)` : '';
-  return new WindowFailure(`${response.status} ${problemCode(error)}${detail}${later} (request ${requestId || 'without id'})`, requestId);
 }
 
 function sum(files: readonly ManifestFile[], key: 'bytes' | 'rows'): number {
   return files.reduce((total, file) => total + file[key], 0);
 }
+

@@ -1,8 +1,9 @@
 /**
- * Retries of what the service asks to be retried: 429 (rate limit) and 503 (exports busy, store or
- * identity provider unavailable), honouring Retry-After, plus network failures. Every wait gets
+ * Retries of what can succeed when asked again (answers.ts: 429, 5xx, 408), honouring
+ * Retry-After, plus network failures. Every wait gets
  * jitter, so clients told the same Retry-After do not return in step, and is bounded.
  */
+import { isRetried } from './answers.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -12,8 +13,6 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, maxWaitMs: 60_000 };
-
-const RETRIED = new Set([429, 503]);
 
 /** Milliseconds Retry-After asks for (seconds or an HTTP date); undefined when absent or unreadable. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
@@ -37,7 +36,7 @@ export interface CallResult {
 }
 
 /**
- * Calls `send` until it answers something other than 429/503 or a network failure, or the attempts
+ * Calls `send` until it answers something not retried (answers.ts) and no network failure, or the attempts
  * run out; `onRetry` hears of each wait. Resolves with the last result; rejects with the last
  * network failure.
  */
@@ -58,7 +57,7 @@ export async function withRetry<T extends CallResult>(
       if (!(error instanceof TypeError)) throw error;
       failure = error;
     }
-    const retriable = result === undefined || RETRIED.has(result.response.status);
+    const retriable = result === undefined || isRetried(result.response.status);
     if (!retriable || attempt >= policy.attempts) {
       if (result === undefined) throw failure!;
       return result;

@@ -2,6 +2,8 @@
  * The client's settings, from the environment: where the service is, how to get a token, the two
  * keys. Secrets stay in this object; nothing here is ever printed.
  */
+import { readFileSync } from 'node:fs';
+import tls from 'node:tls';
 import { ClientSecretCredential, DefaultAzureCredential, type TokenCredential } from '@azure/identity';
 
 export interface ClientSettings {
@@ -12,7 +14,19 @@ export interface ClientSettings {
   readonly subscriptionKey: string;
   readonly apiKey: string;
   readonly credential: TokenCredential;
+  /** With a client secret: where tokens come from (to say why none came). */
+  readonly authority?: { readonly host: string; readonly tenantId: string };
+  /** The largest export body taken (SUMMARY_MAX_EXPORT_BYTES); a window past it is halved. */
+  readonly maxExportBytes: number;
+  /** A CA to trust besides the system's (SUMMARY_CA_FILE): see trustCaFile. */
+  readonly caFile?: string;
 }
+
+/**
+ * The default: the largest export the service can be configured for (PARQUET_MAX_BYTES up to
+ * 2 GiB). A zip's entries are capped by it too.
+ */
+export const DEFAULT_MAX_EXPORT_BYTES = 2 * 1024 ** 3;
 
 /** A setting that is missing or wrong, with what to set. */
 export class SettingsError extends Error {}
@@ -32,16 +46,19 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): ClientSettin
     if (!value) missing.push(name);
     return value ?? '';
   };
-  const baseUrl = need('SUMMARY_BASE_URL').replace(/\/+$/, '');
+  need('SUMMARY_BASE_URL');
+  const baseUrl = pullSource(env).service;
   const scope = need('SUMMARY_SCOPE');
   const subscriptionKey = need('SUMMARY_SUBSCRIPTION_KEY');
   const apiKey = need('SUMMARY_API_KEY');
   const secret = env.SUMMARY_CLIENT_SECRET?.trim();
   let credential: TokenCredential;
+  let tokenAuthority: ClientSettings['authority'];
   if (secret) {
     const clientId = need('SUMMARY_CLIENT_ID');
     const { authorityHost, tenantId } = authority(env, need);
     if (missing.length > 0) throw missingError(missing);
+    tokenAuthority = { host: authorityHost, tenantId };
     credential = new ClientSecretCredential(tenantId, clientId, secret, {
       authorityHost,
       // Instance discovery asks Entra's public cloud about the authority: only meaningful there.
@@ -59,8 +76,49 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): ClientSettin
     });
   }
   checkBaseUrl(baseUrl);
-  const client = secret ? env.SUMMARY_CLIENT_ID!.trim() : env.SUMMARY_CLIENT_ID?.trim() || 'default credential';
-  return { baseUrl, client, scope, subscriptionKey, apiKey, credential };
+  const client = pullSource(env).client;
+  const caFile = env.SUMMARY_CA_FILE?.trim() || undefined;
+  return {
+    baseUrl, client, scope, subscriptionKey, apiKey, credential, maxExportBytes: maxExportBytes(env.SUMMARY_MAX_EXPORT_BYTES),
+    ...(tokenAuthority ? { authority: tokenAuthority } : {}), ...(caFile ? { caFile } : {}),
+  };
+}
+
+function maxExportBytes(value: string | undefined): number {
+  if (!value?.trim()) return DEFAULT_MAX_EXPORT_BYTES;
+  const bytes = Number(value);
+  if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new SettingsError('SUMMARY_MAX_EXPORT_BYTES must be a whole number of bytes, at least 1024 (default 2147483648, 2 GiB)');
+  return bytes;
+}
+
+/**
+ * Trusts the CA certificates in `file` (PEM) for every TLS connection of this process, besides the
+ * ones it trusts already: the token request and the service calls alike. For a local identity
+ * provider or a gateway with a private CA, instead of NODE_EXTRA_CA_CERTS for a whole shell.
+ */
+export function trustCaFile(file: string): void {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new SettingsError(`SUMMARY_CA_FILE ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  const certificates = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+  if (!certificates) throw new SettingsError(`SUMMARY_CA_FILE ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  if (typeof tls.setDefaultCACertificates !== 'function') throw new SettingsError(`SUMMARY_CA_FILE needs Node 22.19 or newer (this is ${process.version}); set NODE_EXTRA_CA_CERTS=${file} instead`);
+  try {
+    tls.setDefaultCACertificates([...tls.getCACertificates('default'), ...certificates]);
+  } catch (error) {
+    throw new SettingsError(`SUMMARY_CA_FILE ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
+ * Whom a pull's files come from, as its manifest keeps it: the service's base URL and the client
+ * id (`default credential` without a secret or a managed identity's id).
+ */
+export function pullSource(env: NodeJS.ProcessEnv): { service: string; client: string } {
+  return { service: (env.SUMMARY_BASE_URL?.trim() ?? '').replace(/\/+$/, ''), client: env.SUMMARY_CLIENT_ID?.trim() || 'default credential' };
 }
 
 /** https, or http on this machine only: the token and both keys go with every request. */

@@ -18,10 +18,50 @@ export class TokenError extends Error {
   override readonly name = 'TokenError';
 }
 
+/** An answer's body was larger than the client takes (an export: SUMMARY_MAX_EXPORT_BYTES). */
+export class BodyTooLarge extends Error {
+  override readonly name = 'BodyTooLarge';
+  constructor(readonly limit: number) {
+    super(`the answer is larger than ${limit} bytes`);
+  }
+}
+
+/** The most a JSON page or a problem document may take: a page of 1000 records is far below it. */
+export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The response with its body capped: a declared length past the cap fails at once, a body that
+ * grows past it fails as it does, so a broken or hostile server cannot fill this machine's memory.
+ */
+export function capBody(response: Response, limit: number): Response {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit) {
+    void response.body?.cancel();
+    throw new BodyTooLarge(limit);
+  }
+  if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
+  let seen = 0;
+  const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > limit) controller.error(new BodyTooLarge(limit));
+      else controller.enqueue(chunk);
+    },
+  }));
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 /** The service's API with the credentials of `settings` on every request. */
 export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = fetch) {
-  // No redirects: the keys would follow one to wherever it points.
-  const api = createClient<paths>({ baseUrl: settings.baseUrl, fetch: (request) => fetchImpl(new Request(request, { redirect: 'error' })) });
+  const api = createClient<paths>({
+    baseUrl: settings.baseUrl,
+    // No redirects: the keys would follow one to wherever it points.
+    fetch: async (request) => {
+      const response = await fetchImpl(new Request(request, { redirect: 'error' }));
+      const exporting = response.ok && !request.headers.get('accept')?.includes('json');
+      return capBody(response, exporting ? settings.maxExportBytes : MAX_DOCUMENT_BYTES);
+    },
+  });
   api.use({
     async onRequest({ request }) {
       const token = await settings.credential.getToken(settings.scope).catch((error: unknown) => {
@@ -35,6 +75,8 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
     },
   });
   return {
+    /** The largest export body taken; a zip's entries are capped by it too. */
+    maxExportBytes: settings.maxExportBytes,
     /** One JSON page of `dataset` for `filters` (with page and pageSize). */
     page: (dataset: DatasetName, filters: Filters) =>
       api.POST(DATASETS[dataset].path, { body: filters as never, headers: { accept: 'application/json' } }) as Promise<{ data?: Page; error?: Problem; response: Response }>,

@@ -66,6 +66,15 @@ export function halves(window: Window): [Window, Window] | null {
   ];
 }
 
+/**
+ * Whether a window is settled at `now`: `settleDays` whole days have passed since its last day
+ * ended (UTC). Records of a settled window are taken to be all written; an open one (reaching
+ * today, the future, or the settle margin) can still gain records, so it is pulled on every run.
+ */
+export function isSettled(window: Pick<Window, 'to'>, now: number, settleDays: number): boolean {
+  return day(window.to) + DAY_MS * (1 + settleDays) <= now;
+}
+
 /** A window's file-name label: `YYYY-MM` for a whole calendar month, else `from_to` (a part of one). */
 export function windowLabel(window: Window): string {
   const start = new Date(day(window.from));

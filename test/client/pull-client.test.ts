@@ -23,7 +23,7 @@ const YEAR = ['--from', '2025-01-01', '--to', '2025-12-31'];
 const outDir = tempDirs('pull');
 
 function settingsFor(target: { baseUrl: string; authUrl: string } = stack): Record<string, string> {
-  return { ...clientSettings({ ...target, identities }), NODE_EXTRA_CA_CERTS: stack.caFile };
+  return clientSettings({ ...target, identities, caFile: stack.caFile });
 }
 
 function runPull(args: readonly string[], settings = settingsFor()): Promise<ChildResult> {
@@ -36,15 +36,16 @@ async function storedIds(resource: string, idField: string): Promise<string[]> {
   return records.filter((record) => String(record.createdDate).startsWith('2025-')).map((record) => String(record[idField])).sort();
 }
 
-async function parquetIds(dir: string, prefix: string, idField: string): Promise<string[]> {
+/** The ids in a folder of Parquet files, read as a reader reads a dataset folder: every `*.parquet` in it. */
+async function parquetIds(dir: string, idField: string): Promise<string[]> {
   return withDuckDb(async (query) => {
-    const rows = await query(`SELECT ${idField} AS id FROM read_parquet('${dir}/${prefix}-*.parquet', union_by_name = true) ORDER BY id`);
+    const rows = await query(`SELECT ${idField} AS id FROM read_parquet('${dir}/*.parquet', union_by_name = true) ORDER BY id`);
     return rows.map((row) => String(row.id));
   });
 }
 
 function manifest(dir: string): { windows: { window: string; status: string; rows: number; files: { file: string; sha256: string }[]; requestIds: string[] }[] } {
-  return JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  return JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8'));
 }
 
 describe('summary-client pull', () => {
@@ -54,15 +55,15 @@ describe('summary-client pull', () => {
     expect(result.stderr).toMatch(/^pulled: 12 windows \(12 now, 0 already done\)/m);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
-    expect(readdirSync(dir).filter((name) => name.endsWith('.parquet')).sort()).toEqual(Array.from({ length: 12 }, (_, month) => `contracts-2025-${String(month + 1).padStart(2, '0')}.parquet`));
+    expect(readdirSync(dir).sort()).toEqual(['_manifest.json', ...Array.from({ length: 12 }, (_, month) => `contracts-2025-${String(month + 1).padStart(2, '0')}.parquet`)]);
     const expected = await storedIds('contracts', 'contractId');
     expect(expected.length).toBeGreaterThan(100);
-    expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(expected);
+    expect(await parquetIds(dir, 'contractId')).toEqual(expected);
     const windows = manifest(dir).windows;
     expect(windows.map((entry) => entry.status)).toEqual(Array(12).fill('done'));
     expect(windows.reduce((total, entry) => total + entry.rows, 0)).toBe(expected.length);
     expect(windows.every((entry) => entry.requestIds.length === 1 && entry.requestIds[0] !== '')).toBe(true);
-    expect(leakedSecrets(result.stdout + result.stderr + readFileSync(join(dir, 'manifest.json'), 'utf8'), settingsFor())).toEqual([]);
+    expect(leakedSecrets(result.stdout + result.stderr + readFileSync(join(dir, '_manifest.json'), 'utf8'), settingsFor())).toEqual([]);
   });
 
   it('pulls the same year as JSON Lines by walking every page, the same records', async () => {
@@ -74,16 +75,19 @@ describe('summary-client pull', () => {
     expect(ids.sort()).toEqual(await storedIds('contracts', 'contractId'));
   });
 
-  it('pulls invoices as their two tables taken out of each zip', async () => {
+  it('pulls invoices as their two tables taken out of each zip, one folder per table', async () => {
     const dir = outDir();
     const result = await runPull(['invoices', '--from', '2025-01-01', '--to', '2025-06-30', '--out', dir]);
     expect(result.code).toBe(0);
-    const names = readdirSync(dir);
-    expect(names.filter((name) => name.startsWith('invoices-'))).toHaveLength(6);
-    expect(names.filter((name) => name.startsWith('invoice_tables-'))).toHaveLength(6);
-    expect(names.some((name) => name.endsWith('.zip'))).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'invoice_tables', 'invoices']);
+    const months = ['01', '02', '03', '04', '05', '06'];
+    expect(readdirSync(join(dir, 'invoices')).sort()).toEqual(months.map((month) => `invoices-2025-${month}.parquet`));
+    expect(readdirSync(join(dir, 'invoice_tables')).sort()).toEqual(months.map((month) => `invoice_tables-2025-${month}.parquet`));
     const records = (await storeRecords('invoices', 'contoso')).filter((record) => String(record.createdDate) < '2025-07');
-    expect(await parquetIds(dir, 'invoices', 'invoiceId')).toEqual(records.map((record) => String(record.invoiceId)).sort());
+    expect(await parquetIds(join(dir, 'invoices'), 'invoiceId')).toEqual(records.map((record) => String(record.invoiceId)).sort());
+    const lines = await withDuckDb((query) => query(`SELECT count(*) AS lines, count(lineNumber) AS numbered FROM read_parquet('${dir}/invoice_tables/*.parquet')`));
+    const stored = records.reduce((total, record) => total + (record.lines as unknown[]).length, 0);
+    expect(lines.map((row) => [Number(row.lines), Number(row.numbered)])).toEqual([[stored, stored]]);
   });
 
   it('resumes a run stopped midway to the same files, pulling only what was missing', async () => {
@@ -94,7 +98,7 @@ describe('summary-client pull', () => {
     const child = spawn(process.execPath, [CLI, 'pull', 'contracts', ...YEAR, '--out', dir], { env: { PATH: process.env.PATH ?? '', ...settingsFor() }, stdio: 'ignore' });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     // Stopped as soon as a few windows are in the manifest (or it finished first: then nothing to resume).
-    while (child.exitCode === null && !(existsSync(join(dir, 'manifest.json')) && manifest(dir).windows.length >= 3)) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (child.exitCode === null && !(existsSync(join(dir, '_manifest.json')) && manifest(dir).windows.length >= 3)) await new Promise((resolve) => setTimeout(resolve, 5));
     child.kill('SIGKILL');
     await exited;
     const before = manifest(dir).windows.length;
@@ -105,7 +109,7 @@ describe('summary-client pull', () => {
     const files = (folder: string) => Object.fromEntries(manifest(folder).windows.map((entry) => [entry.window, entry.files.map((file) => file.file)]));
     expect(files(dir)).toEqual(files(complete));
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
-    expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
+    expect(await parquetIds(dir, 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
 
     const again = await runPull(['contracts', ...YEAR, '--out', dir]);
     expect(again.stderr).toMatch(/^pulled: 12 windows \(0 now, 12 already done\)/m);
@@ -121,20 +125,32 @@ describe('summary-client pull', () => {
   it('refuses a folder that holds a pull of something else, changing nothing', async () => {
     const dir = outDir();
     expect((await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', dir])).code).toBe(0);
-    const before = readFileSync(join(dir, 'manifest.json'), 'utf8');
+    const before = readFileSync(join(dir, '_manifest.json'), 'utf8');
     const other = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--format', 'jsonl', '--out', dir]);
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/holds a pull of contracts as parquet by created from http:\/\/127\.0\.0\.1:\d+\/api as c0000001-[\w-]+, not of contracts as jsonl by created from .*: use another --out/);
-    expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
-    writeFileSync(join(dir, 'manifest.json'), '{"version": 1, "windo');
+    expect(readFileSync(join(dir, '_manifest.json'), 'utf8')).toBe(before);
+    writeFileSync(join(dir, '_manifest.json'), '{"version": 2, "windo');
     const broken = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', dir]);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toMatch(/manifest\.json cannot be read .*: pull into another --out/);
+    expect(broken.stderr).toMatch(/_manifest\.json cannot be read .*: pull into another --out/);
   });
 
   it('lists the calendar-month windows of --dry-run without asking the service or needing settings', async () => {
     const result = await runChild(process.execPath, [CLI, 'pull', 'contracts', '--from', '2024-01-31', '--to', '2024-03-02', '--dry-run'], {});
-    expect(result).toEqual({ code: 0, stdout: '2024-01-31_2024-01-31\t2024-01-31\t2024-01-31\n2024-02\t2024-02-01\t2024-02-29\n2024-03-01_2024-03-02\t2024-03-01\t2024-03-02\n', stderr: '' });
+    expect(result).toEqual({ code: 0, stdout: '2024-01-31_2024-01-31\t2024-01-31\t2024-01-31\tpull\n2024-02\t2024-02-01\t2024-02-29\tpull\n2024-03-01_2024-03-02\t2024-03-01\t2024-03-02\tpull\n', stderr: '' });
+  });
+
+  it('says in --dry-run which windows the folder holds already and which are open, changing nothing', async () => {
+    const dir = outDir();
+    expect((await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir])).code).toBe(0);
+    const before = readFileSync(join(dir, '_manifest.json'), 'utf8');
+    const nextYear = `${new Date().getUTCFullYear() + 1}-01`;
+    const result = await runChild(process.execPath, [CLI, 'pull', 'contracts', '--from', '2025-01-01', '--to', `${nextYear}-31`, '--dry-run', '--out', dir], {});
+    expect(result.code).toBe(0);
+    const states = Object.fromEntries(result.stdout.trim().split('\n').map((line) => [line.split('\t')[0], line.split('\t')[3]]));
+    expect(states).toMatchObject({ '2025-01': 'done', '2025-02': 'done', '2025-03': 'pull', [nextYear]: 'open' });
+    expect(readFileSync(join(dir, '_manifest.json'), 'utf8')).toBe(before);
   });
 
   it('names the missing settings and exits 2, printing no secret', async () => {
@@ -145,17 +161,28 @@ describe('summary-client pull', () => {
     expect(leakedSecrets(result.stdout + result.stderr, settingsFor())).toEqual([]);
   });
 
-  it('stops at once with exit 2 when no token can be had, saying why and printing no secret', async () => {
+  it('stops at once with exit 2 when no token can be had, saying why, printing no secret and leaving nothing', async () => {
     const dir = outDir();
     const wrong = { ...settingsFor(), SUMMARY_CLIENT_SECRET: 'dev-only-wrong-secret' };
     const started = Date.now();
     const result = await runPull(['contracts', ...YEAR, '--out', dir], wrong);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^summary-client: no access token .*invalid_client/m);
+    expect(result.stderr).toMatch(/^summary-client: no access token: the authority refused the client .*invalid_client.*check SUMMARY_CLIENT_ID, SUMMARY_CLIENT_SECRET/m);
     expect(Date.now() - started).toBeLessThan(15_000); // not retried window after window
     expect(result.stderr).not.toContain('dev-only-wrong-secret');
     expect(leakedSecrets(result.stdout + result.stderr, settingsFor())).toEqual([]);
-    expect(readdirSync(dir).filter((name) => name.endsWith('.parquet'))).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('pulls into the same folder once the settings are corrected after a failed sign-in', async () => {
+    const dir = join(outDir(), 'contracts');
+    const otherClient = { ...settingsFor(), SUMMARY_CLIENT_ID: identities.clients.find((candidate) => candidate.name === 'contoso-basic')!.clientId };
+    const failed = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir], otherClient);
+    expect(failed.code).toBe(2);
+    expect(existsSync(dir)).toBe(false);
+    const corrected = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
+    expect(corrected.stderr).toMatch(/^pulled: 2 windows \(2 now, 0 already done\)/m);
+    expect(corrected.code).toBe(0);
   });
 
   it('keeps the parts of months that ranges sliding along pull into one folder, once each, and refuses a range that would overlap one in part', async () => {
@@ -165,17 +192,17 @@ describe('summary-client pull', () => {
     expect(readdirSync(dir).filter((name) => name.endsWith('.parquet')).sort()).toEqual(['contracts-2025-03-15_2025-03-31.parquet', 'contracts-2025-04-01_2025-04-15.parquet', 'contracts-2025-04-16_2025-04-30.parquet', 'contracts-2025-05.parquet']);
     const records = await storeRecords('contracts', 'contoso');
     const expected = records.filter((record) => String(record.createdDate) >= '2025-03-15' && String(record.createdDate) < '2025-06').map((record) => String(record.contractId)).sort();
-    expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(expected);
-    const before = readFileSync(join(dir, 'manifest.json'), 'utf8');
+    expect(await parquetIds(dir, 'contractId')).toEqual(expected);
+    const before = readFileSync(join(dir, '_manifest.json'), 'utf8');
     const straddling = await runPull(['contracts', '--from', '2025-04-01', '--to', '2025-04-20', '--out', dir]);
     expect(straddling.code).toBe(2);
     expect(straddling.stderr).toMatch(/holds 2025-04-16\.\.2025-04-30, which 2025-04-01\.\.2025-04-20 overlaps only in part/);
-    expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
+    expect(readFileSync(join(dir, '_manifest.json'), 'utf8')).toBe(before);
     // The whole month: its two parts tile it, so it is already done.
     const month = await runPull(['contracts', '--from', '2025-04-01', '--to', '2025-04-30', '--out', dir]);
     expect(month.stderr).toMatch(/^pulled: 1 window \(0 now, 1 already done\)/m);
-    expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
-    expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(expected);
+    expect(readFileSync(join(dir, '_manifest.json'), 'utf8')).toBe(before);
+    expect(await parquetIds(dir, 'contractId')).toEqual(expected);
   });
 
   it('removes a data file the manifest does not list (a run stopped before recording it), so that nothing loads twice', async () => {
@@ -185,7 +212,7 @@ describe('summary-client pull', () => {
     const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/removed 1 file\(s\) of a run stopped before it recorded them: contracts-2025-02-01_2025-02-14\.parquet/);
-    expect(readdirSync(dir).sort()).toEqual(['contracts-2025-01.parquet', 'contracts-2025-02.parquet', 'manifest.json']);
+    expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet', 'contracts-2025-02.parquet']);
   });
 
   it('stops when the service cannot be reached, rather than trying every window', async () => {
@@ -199,16 +226,23 @@ describe('summary-client pull', () => {
     expect(result.stderr.match(/^2025-01: network: fetch failed: ECONNREFUSED, retrying/gm)).toHaveLength(5);
     expect(result.stderr).toMatch(/^2025-01 failed: fetch failed: ECONNREFUSED/m);
     expect(result.stderr).toMatch(/^stopped: the service could not be reached .*; the windows after it were not tried/m);
-    expect(manifest(dir).windows.map((entry) => entry.window)).toEqual(['2025-01']);
+    // Nothing answered, so nothing was written: the folder is as it was.
+    expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('exits 1 naming the failed windows when the service refuses them, and keeps no file of them', async () => {
+  it('stops at the first window with exit 2 when the service refuses the filters, saying what to change and leaving nothing', async () => {
     const dir = outDir();
-    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--filter', 'contractWorkspaceID=nope', '--out', dir]);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^2025-01 failed: 400 INVALID_FILTER/m);
-    expect(result.stderr).toMatch(/^failed windows: 2025-01, 2025-02/m);
-    expect(readdirSync(dir)).toEqual(['manifest.json']);
+    const result = await runPull(['invoices', ...YEAR, '--filter', 'status=Nope', '--out', dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^summary-client: the service refuses this pull \(400 INVALID_FILTER: .*\(request [\w-]+\)\), whatever the window: fix the --filter value/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('stops with exit 2 at a base URL without the operations (404), naming the setting', async () => {
+    const result = await runPull(['contracts', ...YEAR, '--out', outDir()], { ...settingsFor(), SUMMARY_BASE_URL: `${stack.baseUrl}/wrong` });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^summary-client: the service refuses this pull \(404 NOT_FOUND.*check SUMMARY_BASE_URL/);
   });
 });
 
@@ -221,7 +255,7 @@ describe('summary-client pull against a service of its own', () => {
       expect(result.stderr).toMatch(/is too large for one export: pulling/);
       expect(result.code).toBe(0);
       expect(readdirSync(dir).some((name) => /^contracts-2025-\d\d-\d\d_2025-\d\d-\d\d\.parquet$/.test(name))).toBe(true);
-      expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
+      expect(await parquetIds(dir, 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
     } finally {
       await own.stop();
     }
@@ -260,7 +294,7 @@ describe('summary-client pull against a service of its own', () => {
       expect(result.stderr).toMatch(/503 EXPORTS_BUSY, retrying in/);
       expect(result.stderr).toMatch(/503 STORE_UNAVAILABLE, retrying in/);
       expect(result.code).toBe(0);
-      expect(await parquetIds(dir, 'contracts', 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
+      expect(await parquetIds(dir, 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
       expect((await holding).status).toBe(200);
     } finally {
       hold.release();

@@ -1,0 +1,50 @@
+/**
+ * What the client makes of a refusal: which answers can succeed when asked again (retried), which
+ * can never succeed for any window of this pull (the pull stops at once), and what to change.
+ */
+
+/** 429 (rate limit), 5xx (503: exports busy, store or identity provider unavailable) and 408: worth another try. */
+export function isRetried(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/**
+ * Every other 4xx says the request itself is wrong (filters, credentials, roles, the base URL, the
+ * media types): the next window would be refused the same. 413 RESULT_TOO_LARGE is the one that
+ * depends on the window (it is halved); 413 REQUEST_TOO_LARGE is the request's own.
+ */
+export function isPermanent(status: number, code: string): boolean {
+  if (status < 400 || status >= 500 || isRetried(status)) return false;
+  return !(status === 413 && code === 'RESULT_TOO_LARGE');
+}
+
+/** What to change for a permanent refusal, by the problem's `code` (docs/errors.md), else by status. */
+export function remedy(status: number, code: string): string {
+  const byCode: Record<string, string> = {
+    INVALID_FILTER: 'fix the --filter value (the detail says which and why)',
+    UNKNOWN_FILTER: 'fix the --filter name (names are case-sensitive)',
+    INVALID_BODY: 'fix the --filter values',
+    INVALID_JSON: 'update summary-client: it sent a body the service cannot read',
+    INVALID_DATE: 'fix --from/--to',
+    INVALID_ORDER_BY: 'update summary-client',
+    INVALID_TOKEN: 'check SUMMARY_SCOPE (api://<APP_ID>/.default of this service) and SUMMARY_TENANT_ID',
+    INVALID_API_KEY: 'check SUMMARY_API_KEY (the backend key issued to you)',
+    INVALID_SUBSCRIPTION_KEY: 'check SUMMARY_SUBSCRIPTION_KEY (your API Management subscription key)',
+    MISSING_ROLE: 'your client application needs the Data.Read app role: ask your Entra administrator to grant it',
+    CLIENT_NOT_REGISTERED: 'your client application is not registered with the service: ask the service owners to register SUMMARY_CLIENT_ID',
+    NOT_FOUND: 'check SUMMARY_BASE_URL: the gateway base URL including the API path, without /v1',
+    NOT_ACCEPTABLE: 'update summary-client: the service does not produce the format it asked for',
+    UNSUPPORTED_MEDIA_TYPE: 'update summary-client: the service does not take the body it sent',
+    REQUEST_TOO_LARGE: 'use fewer or shorter --filter values',
+  };
+  const byStatus: Record<number, string> = {
+    400: 'fix the request the detail names',
+    401: 'check SUMMARY_API_KEY, SUMMARY_SUBSCRIPTION_KEY and the token settings',
+    403: 'ask the service owners for access',
+    404: 'check SUMMARY_BASE_URL: the gateway base URL including the API path, without /v1',
+    405: 'check SUMMARY_BASE_URL',
+    406: 'update summary-client',
+    415: 'update summary-client',
+  };
+  return byCode[code] ?? byStatus[status] ?? 'the service refuses this request whatever the window';
+}

@@ -1,0 +1,36 @@
+/**
+ * Why no access token came, in words that say what to change. MSAL reports an untrusted
+ * certificate, an unreachable authority and an unknown tenant alike (`endpoints_resolution_error`),
+ * so the authority's OpenID metadata is asked once more, directly, and the failure told apart.
+ */
+import type { ClientSettings } from './settings.js';
+import { networkCause } from './retry.js';
+
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_SIGNATURE_FAILURE',
+]);
+
+/** One sentence: what went wrong getting a token, and what to check. */
+export async function explainTokenFailure(settings: Pick<ClientSettings, 'authority'>, message: string, fetchImpl: typeof fetch = fetch): Promise<string> {
+  const authority = settings.authority;
+  if (!authority) return `no access token from the default Azure credential (${message})`;
+  const metadata = `${authority.host}/${authority.tenantId}/v2.0/.well-known/openid-configuration`;
+  let response: Response;
+  try {
+    response = await fetchImpl(metadata, { redirect: 'error', signal: AbortSignal.timeout(10_000) });
+    await response.body?.cancel();
+  } catch (error) {
+    const code = String((error as { cause?: { code?: unknown } }).cause?.code ?? '');
+    if (UNTRUSTED.has(code)) {
+      return `the authority ${authority.host} has a certificate this machine does not trust (${code}): set SUMMARY_CA_FILE to the CA that issued it (the local stack's is .local/ca.pem)`;
+    }
+    const cause = error instanceof Error ? networkCause(error) : String(error);
+    return `the authority ${authority.host} cannot be reached (${cause}): check SUMMARY_AUTHORITY_HOST or SUMMARY_TOKEN_URL and the network`;
+  }
+  if (response.status === 400 || response.status === 404) {
+    return `the authority ${authority.host} does not know the tenant ${authority.tenantId}: check SUMMARY_TENANT_ID (or SUMMARY_TOKEN_URL)`;
+  }
+  if (!response.ok) return `the authority ${authority.host} answers ${response.status} (${message})`;
+  return `the authority refused the client (${message}): check SUMMARY_CLIENT_ID, SUMMARY_CLIENT_SECRET and SUMMARY_SCOPE`;
+}

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { BulkOperationType, type CosmosClient } from '@azure/cosmos';
+import { clientSettings } from '../../dev/client-settings.js';
+import { seedStore } from '../../dev/seed-store.js';
+import { partitionKeyOf } from '../../shared/model/resource-definition.js';
+import { DATABASE_ID, resourceNamed } from '../../shared/model/resources.js';
+import { client, directStore, identities, stack } from './stack.js';
+import { startTestService, type TestService } from './test-service.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Doc = Record<string, any>;
+
+/** A data tenant of a test's own, on the stack's store, served to contoso-full by a service of its own. */
+export interface OwnTenant {
+  readonly tenant: string;
+  readonly service: TestService;
+  /** The pull client's settings for contoso-full against this service. */
+  readonly settings: Record<string, string>;
+  /** Every stored document of `resource` of this tenant, read now. */
+  documents(resource: string): Promise<Doc[]>;
+  /** Writes documents of `resource` (upserts, tenant set), as the system that owns the data would. */
+  write(resource: string, documents: readonly Doc[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Seeds `recordsPerTenant` contracts and invoices for a fresh data tenant (no other test sees or
+ * counts it) and starts a service that maps contoso-full to it: a test may add and change records
+ * as the data's writer does, while the other suites run against contoso and fabrikam.
+ */
+export async function startOwnTenant(recordsPerTenant = 40): Promise<OwnTenant> {
+  const tenant = `pulls-${randomBytes(4).toString('hex')}`;
+  const store: CosmosClient = directStore();
+  await seedStore(store, { tenants: [tenant], recordsPerTenant });
+  const service = await startTestService({ settings: { CLIENT_REGISTRY: JSON.stringify({ [client('contoso-full').clientId]: tenant }) } });
+  const container = (resource: string) => store.database(DATABASE_ID).container(resourceNamed(resource).containerId);
+  return {
+    tenant,
+    service,
+    settings: clientSettings({ baseUrl: service.baseUrl, authUrl: service.idp!.url, identities, caFile: stack.caFile }),
+    async documents(resource) {
+      const query = { query: 'SELECT * FROM c WHERE c.tenantId = @t', parameters: [{ name: '@t', value: tenant }] };
+      return (await container(resource).items.query<Doc>(query, { partitionKey: [tenant] }).fetchAll()).resources;
+    },
+    async write(resource, documents) {
+      const results = await container(resource).items.executeBulkOperations(documents.map((document) => {
+        const body = { ...document, tenantId: tenant } as { tenantId: string; id: string };
+        return { operationType: BulkOperationType.Upsert, partitionKey: partitionKeyOf(body), resourceBody: body };
+      }));
+      const failed = results.find((result) => result.error !== undefined || (result.response?.statusCode ?? 500) >= 400);
+      if (failed) throw new Error(`writing ${resource} of ${tenant} failed: ${failed.error?.message ?? failed.response?.statusCode}`);
+    },
+    async stop() {
+      await service.stop();
+      store.dispose();
+    },
+  };
+}
