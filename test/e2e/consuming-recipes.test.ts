@@ -23,7 +23,7 @@ function duckDbBlock(): string[] {
 }
 
 beforeAll(async () => {
-  const env = { ...clientSettings({ ...stack, identities }), NODE_EXTRA_CA_CERTS: stack.caFile };
+  const env = clientSettings({ ...stack, identities });
   for (const dataset of ['contracts', 'invoices']) {
     const result = await runChild(process.execPath, [join(root, 'client/bin/summary-client.js'), 'pull', dataset, '--from', '2025-01-01', '--to', '2025-12-31', '--out', join(pulls, dataset)], env, 120_000);
     if (result.code !== 0) throw new Error(`the pull of ${dataset} failed: ${result.stderr}`);

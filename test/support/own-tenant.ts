@@ -29,7 +29,7 @@ export interface OwnTenant {
  * as the data's writer does, while the other suites run against contoso and fabrikam.
  */
 export async function startOwnTenant(recordsPerTenant = 40): Promise<OwnTenant> {
-  const tenant = `pulls-${randomBytes(4).toString('hex')}`;
+  const tenant = `pulls${randomBytes(4).toString('hex')}`;
   const store: CosmosClient = directStore();
   await seedStore(store, { tenants: [tenant], recordsPerTenant });
   const service = await startTestService({ settings: { CLIENT_REGISTRY: JSON.stringify({ [client('contoso-full').clientId]: tenant }) } });

@@ -1,0 +1,214 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { unzipSync } from 'fflate';
+import { clientSettings } from '../../dev/client-settings.js';
+import { projectRoot } from '../../dev/project-root.js';
+import { startFakeService, problem, send, type FakeHandler, type FakeService } from '../support/fake-service.js';
+import { rawZip, storedEntry, zerosEntry } from '../support/raw-zip.js';
+import { identities, stack } from '../support/stack.js';
+import { runChild, type ChildResult } from '../support/run-child.js';
+import { tempDirs } from '../support/temp-dirs.js';
+
+// The pull client against a service that is broken or hostile: a loopback server of this file's
+// own, which may ask the real stack for what it would answer and then answer something else. The
+// token still comes from the stack's identity provider.
+const CLI = join(projectRoot(), 'client', 'bin', 'summary-client.js');
+const outDir = tempDirs('hostile');
+const MiB = 1024 * 1024;
+let fake: FakeService | undefined;
+
+afterEach(async () => {
+  await fake?.stop();
+  fake = undefined;
+});
+
+async function serve(handler: FakeHandler): Promise<Record<string, string>> {
+  fake = await startFakeService(handler);
+  return { ...clientSettings({ ...stack, identities }), SUMMARY_BASE_URL: fake.baseUrl };
+}
+
+function runPull(args: readonly string[], settings: Record<string, string>): Promise<ChildResult> {
+  return runChild(process.execPath, [CLI, 'pull', ...args, '--max-retry-wait', '0'], settings, 120_000);
+}
+
+const JANUARY = ['--from', '2025-01-01', '--to', '2025-01-31'];
+
+describe('summary-client pull fails fast on what no window can change', () => {
+  it.each([
+    [400, 'INVALID_FILTER', /fix the --filter value/],
+    [401, 'INVALID_API_KEY', /check SUMMARY_API_KEY/],
+    [401, 'INVALID_SUBSCRIPTION_KEY', /check SUMMARY_SUBSCRIPTION_KEY/],
+    [401, 'INVALID_TOKEN', /check SUMMARY_SCOPE/],
+    [403, 'MISSING_ROLE', /needs the Data\.Read app role/],
+    [403, 'CLIENT_NOT_REGISTERED', /ask the service owners to register SUMMARY_CLIENT_ID/],
+    [404, 'NOT_FOUND', /check SUMMARY_BASE_URL/],
+    [406, 'NOT_ACCEPTABLE', /update summary-client/],
+    [415, 'UNSUPPORTED_MEDIA_TYPE', /update summary-client/],
+    [413, 'REQUEST_TOO_LARGE', /fewer or shorter --filter values/],
+  ])('%i %s: one request, exit 2, what to change, nothing written', async (status, code, remedy) => {
+    const settings = await serve((_request, response) => problem(response, status, code));
+    const dir = join(outDir(), 'pull');
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-12-31', '--out', dir], settings);
+    expect(result.code).toBe(2);
+    expect(fake!.requests).toHaveLength(1);
+    expect(result.stderr).toMatch(new RegExp(`^summary-client: the service refuses this pull \\(${status} ${code}: fake ${code} \\(request fake-${status}\\)\\), whatever the window: `));
+    expect(result.stderr).toMatch(remedy);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('retries 500, 502 and 504 like 503, and then pulls', async () => {
+    const settings = await serve(async (request, response, real) => {
+      if (request.index < 3) return problem(response, [500, 502, 504][request.index]!, 'INTERNAL');
+      send(response, await real());
+    });
+    const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], settings);
+    expect(result.stderr.match(/^2025-01: 50\d INTERNAL, retrying in/gm)).toHaveLength(3);
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('summary-client pull is safe against the server', () => {
+  it('inflates only the two expected entries of a zip, so an extra entry of 800 MiB costs no memory (peak RSS measured)', async () => {
+    const bomb = await zerosEntry('padding.bin', 800 * MiB);
+    let pid = 0;
+    let peakKiB = 0;
+    const settings = await serve(async (request, response, real) => {
+      // The second window's request: the first zip has been handled, the client still runs.
+      if (request.index === 1) peakKiB = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+      const answer = await real();
+      const entries = unzipSync(answer.body);
+      const zip = rawZip([storedEntry('invoices.parquet', entries['invoices.parquet']!), bomb, storedEntry('invoice_tables.parquet', entries['invoice_tables.parquet']!)]);
+      send(response, { ...answer, body: zip });
+    });
+    const dir = outDir();
+    const child = spawn(process.execPath, [CLI, 'pull', 'invoices', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir], { env: { PATH: process.env.PATH ?? '', ...settings }, stdio: ['ignore', 'ignore', 'pipe'] });
+    pid = child.pid!;
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(stderr).toMatch(/^pulled: 2 windows \(2 now, 0 already done\)/m);
+    expect(code).toBe(0);
+    expect(readdirSync(join(dir, 'invoices'))).toEqual(['invoices-2025-01.parquet', 'invoices-2025-02.parquet']);
+    expect(peakKiB).toBeGreaterThan(0);
+    expect(peakKiB * 1024).toBeLessThan(400 * MiB);
+  }, 120_000);
+
+  it('refuses a zip entry that declares more than SUMMARY_MAX_EXPORT_BYTES, allocating nothing of it', async () => {
+    const settings = await serve(async (_request, response, real) => {
+      const answer = await real();
+      const entries = unzipSync(answer.body);
+      const lying = { ...(await zerosEntry('invoices.parquet', 1024)), size: 3 * 1024 * MiB };
+      send(response, { ...answer, body: rawZip([lying, storedEntry('invoice_tables.parquet', entries['invoice_tables.parquet']!)]) });
+    });
+    const result = await runPull(['invoices', ...JANUARY, '--out', outDir()], { ...settings, SUMMARY_MAX_EXPORT_BYTES: String(64 * MiB) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^2025-01 failed: the export's invoices\.parquet declares 3221225472 bytes, more than SUMMARY_MAX_EXPORT_BYTES \(67108864\)/m);
+  });
+
+  it('stops reading a body past SUMMARY_MAX_EXPORT_BYTES, halving the window down to a day, then fails it', async () => {
+    let sent = 0;
+    const settings = await serve((_request, response) => {
+      // An endless body, no length declared.
+      response.writeHead(200, { 'content-type': 'application/vnd.apache.parquet' });
+      const chunk = Buffer.alloc(256 * 1024);
+      const more = () => {
+        while (!response.destroyed && sent < 64 * MiB) {
+          sent += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', more);
+        }
+        response.end();
+      };
+      more();
+    });
+    const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], { ...settings, SUMMARY_MAX_EXPORT_BYTES: String(MiB) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^2025-01 failed: 2025-01-01 alone is too large for one answer/m);
+    // Month, 1–16, 1–8, 1–4, 1–2, 1: each read up to the cap, never the 64 MiB the server had.
+    expect(fake!.requests).toHaveLength(6);
+  });
+
+  it('never asks past the pages the first answer announced, whatever hasNext says', async () => {
+    const settings = await serve((request, response) => {
+      const { page, pageSize } = JSON.parse(request.body) as { page: number; pageSize: number };
+      response.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `fake-${page}` });
+      response.end(JSON.stringify({ data: [], pagination: { page, pageSize, totalRecords: 0, totalPages: 2, hasNext: true }, meta: { requestId: `fake-${page}`, generatedAt: new Date().toISOString() } }));
+    });
+    const result = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--out', outDir()], settings);
+    expect(fake!.requests).toHaveLength(2);
+    expect(result.stderr).toMatch(/^2025-01 failed: the service announced 2 pages, and page 2 says there is more/m);
+    expect(result.code).toBe(1);
+  });
+
+  it('stops a walk whose pages repeat', async () => {
+    const settings = await serve((request, response) => {
+      const { page, pageSize } = JSON.parse(request.body) as { page: number; pageSize: number };
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: [{ contractId: 'CT-SAME' }], pagination: { page, pageSize, totalRecords: 5000, totalPages: 5000, hasNext: true }, meta: { requestId: 'x', generatedAt: new Date().toISOString() } }));
+    });
+    const result = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--out', outDir()], settings);
+    expect(fake!.requests).toHaveLength(2);
+    expect(result.stderr).toMatch(/^2025-01 failed: page 2 repeats page 1/m);
+  });
+
+  it('prints problem text without control characters: no escape sequence reaches the terminal, no line is forged', async () => {
+    const settings = await serve((_request, response) => problem(response, 503, 'STORE_UNAVAILABLE', 'busy\u001b[2J\u001b[H\r\npulled: 12 windows (12 now, 0 already done)\u009b31m\u202e'));
+    const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], settings);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^2025-01 failed: 503 STORE_UNAVAILABLE: busy \[2J \[H pulled: 12 windows \(12 now, 0 already done\) 31m /m);
+    expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(result.stderr).not.toMatch(/^pulled: 12/m);
+  });
+
+  it('refuses a manifest that names a file outside --out (or one it never writes), deleting nothing', async () => {
+    const settings = await serve(async (_request, response, real) => send(response, await real()));
+    const parent = outDir();
+    const dir = join(parent, 'pull');
+    expect((await runPull(['contracts', ...JANUARY, '--out', dir], settings)).code).toBe(0);
+    const victim = join(parent, 'victim.txt');
+    writeFileSync(victim, 'not the client\'s');
+    const manifest = JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as { windows: { files: { file: string }[] }[] };
+    for (const name of ['../victim.txt', victim, 'contracts-2025-01.parquet/../../victim.txt', 'notes.txt']) {
+      manifest.windows[0]!.files[0]!.file = name;
+      writeFileSync(join(dir, '_manifest.json'), JSON.stringify(manifest));
+      const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir], settings);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`_manifest.json is refused: it lists ${JSON.stringify(name)}, which is not a file summary-client writes for this pull`);
+      expect(readFileSync(victim, 'utf8')).toBe('not the client\'s');
+    }
+  });
+
+  it('leaves nothing a reader picks up when killed in the middle of a window', async () => {
+    let release = () => {};
+    let asked = () => {};
+    let held = false;
+    const secondPage = new Promise<void>((resolve) => (asked = resolve));
+    const settings = await serve(async (request, response, real) => {
+      // The first run's second page is held until the client is killed.
+      if ((JSON.parse(request.body) as { page?: number }).page === 2 && !held) {
+        held = true;
+        asked();
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      send(response, await real());
+    });
+    const dir = outDir();
+    const child = spawn(process.execPath, [CLI, 'pull', 'contracts', ...JANUARY, '--format', 'jsonl', '--page-size', '5', '--out', dir], { env: { PATH: process.env.PATH ?? '', ...settings }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await Promise.race([secondPage, exited]);
+    expect(stderr).toBe('');
+    child.kill('SIGKILL');
+    await exited;
+    release();
+    // The first page is written, hidden; no reader's glob or folder scan sees it.
+    expect(readdirSync(dir)).toEqual(['.contracts-2025-01.jsonl.partial']);
+    expect(readFileSync(join(dir, '.contracts-2025-01.jsonl.partial'), 'utf8').split('\n').filter(Boolean)).toHaveLength(5);
+
+    const again = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--page-size', '5', '--out', dir], settings);
+    expect(again.code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.jsonl']);
+  });
+});
