@@ -22,6 +22,15 @@ const CLI = join(projectRoot(), 'client', 'bin', 'summary-client.js');
 const YEAR = ['--from', '2025-01-01', '--to', '2025-12-31'];
 const outDir = tempDirs('pull');
 
+/** A port nothing listens on (taken, then given back). */
+const closedPort = await (async () => {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as AddressInfo).port;
+  await new Promise((resolve) => closed.close(resolve));
+  return port;
+})();
+
 function settingsFor(target: { baseUrl: string; authUrl: string } = stack): Record<string, string> {
   return clientSettings({ ...target, identities, caFile: stack.caFile });
 }
@@ -174,6 +183,36 @@ describe('summary-client pull', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it.each([
+    ['an untrusted authority certificate', (settings: Record<string, string>) => omit(settings, 'SUMMARY_CA_FILE'), /the authority https:\/\/127\.0\.0\.1:\d+ has a certificate this machine does not trust \(\w+\): set SUMMARY_CA_FILE/],
+    ['an unreachable authority', (settings: Record<string, string>) => ({ ...settings, SUMMARY_AUTHORITY_HOST: `https://127.0.0.1:${closedPort}` }), /the authority https:\/\/127\.0\.0\.1:\d+ cannot be reached \(.*ECONNREFUSED\): check SUMMARY_AUTHORITY_HOST/],
+    ['a tenant the authority does not know', (settings: Record<string, string>) => ({ ...settings, SUMMARY_TENANT_ID: '99999999-9999-4999-8999-999999999999' }), /does not know the tenant 99999999-9999-4999-8999-999999999999: check SUMMARY_TENANT_ID/],
+    ['a CA file that is not one', (settings: Record<string, string>) => ({ ...settings, SUMMARY_CA_FILE: join(projectRoot(), 'README.md') }), /SUMMARY_CA_FILE .*README\.md holds no PEM certificate/],
+  ])('tells %s apart when no token comes (exit 2)', async (_case, change, message) => {
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', outDir()], change(settingsFor()));
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+  });
+
+  it('prints its version, and usage with exit 2 when given nothing to do', async () => {
+    const version = JSON.parse(readFileSync(join(projectRoot(), 'client', 'package.json'), 'utf8')).version as string;
+    expect(await runChild(process.execPath, [CLI, '--version'], {})).toEqual({ code: 0, stdout: `summary-client ${version}\n`, stderr: '' });
+    const nothing = await runChild(process.execPath, [CLI], {});
+    expect({ code: nothing.code, stdout: nothing.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(nothing.stderr).toMatch(/^summary-client: what to do\? summary-client pull <contracts\|invoices> …\nusage: /);
+    const parquetPages = await runChild(process.execPath, [CLI, 'pull', 'contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--page-size', '10', '--out', outDir()], {});
+    expect(parquetPages.code).toBe(2);
+    expect(parquetPages.stderr).toMatch(/^summary-client: --page-size is for --format jsonl/);
+  });
+
+  it('writes no file for a window without records in JSON Lines (an empty .jsonl trips readers)', async () => {
+    const dir = outDir();
+    const result = await runPull(['contracts', '--from', '2023-01-01', '--to', '2023-02-28', '--format', 'jsonl', '--out', dir]);
+    expect(result.stderr).toMatch(/^pulled: 2 windows \(2 now, 0 already done\), 0 rows, 0 B in 0 files/m);
+    expect(result.code).toBe(0);
+    expect(readdirSync(dir)).toEqual(['_manifest.json']);
+  });
+
   it('pulls into the same folder once the settings are corrected after a failed sign-in', async () => {
     const dir = join(outDir(), 'contracts');
     const otherClient = { ...settingsFor(), SUMMARY_CLIENT_ID: identities.clients.find((candidate) => candidate.name === 'contoso-basic')!.clientId };
@@ -217,10 +256,7 @@ describe('summary-client pull', () => {
 
   it('stops when the service cannot be reached, rather than trying every window', async () => {
     const dir = outDir();
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
+    const port = closedPort;
     const result = await runPull(['contracts', ...YEAR, '--out', dir, '--max-retry-wait', '0'], { ...settingsFor(), SUMMARY_BASE_URL: `http://127.0.0.1:${port}/api` });
     expect(result.code).toBe(1);
     expect(result.stderr.match(/^2025-01: network: fetch failed: ECONNREFUSED, retrying/gm)).toHaveLength(5);
@@ -302,6 +338,11 @@ describe('summary-client pull against a service of its own', () => {
     }
   }, 90_000);
 });
+
+function omit(settings: Record<string, string>, name: string): Record<string, string> {
+  const { [name]: _dropped, ...rest } = settings;
+  return rest;
+}
 
 /** The three credentials of contoso-full for a service of a test's own. */
 async function ownHeaders(authUrl: string, baseUrl: string): Promise<Record<string, string>> {
