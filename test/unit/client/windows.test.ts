@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { halves, monthWindows, parseDay, windowLabel } from '../../../client/src/windows.js';
+import { halves, isSettled, monthWindows, parseDay, windowLabel } from '../../../client/src/windows.js';
 
 describe('calendar-month windows', () => {
   it('splits a range into calendar months, cut to the range at both ends, never overlapping', () => {
@@ -44,5 +44,24 @@ describe('calendar-month windows', () => {
     // name (and file) of the whole month another run pulls into the same folder.
     expect(monthWindows('2025-03-15', '2025-04-30').map(windowLabel)).toEqual(['2025-03-15_2025-03-31', '2025-04']);
     expect(windowLabel({ month: '2024-02', from: '2024-02-01', to: '2024-02-29' })).toBe('2024-02');
+  });
+});
+
+describe('settled windows', () => {
+  const at = (instant: string) => Date.parse(instant);
+
+  it('settles a window once the margin has passed after its last day ended (UTC)', () => {
+    const window = { to: '2026-11-22' };
+    // The 22nd ends at the 23rd 00:00; one day of margin: settled from the 24th 00:00 on.
+    expect(isSettled(window, at('2026-11-23T23:59:59.999Z'), 1)).toBe(false);
+    expect(isSettled(window, at('2026-11-24T00:00:00.000Z'), 1)).toBe(true);
+    expect(isSettled(window, at('2026-11-23T00:00:00.000Z'), 0)).toBe(true);
+    expect(isSettled(window, at('2026-11-25T12:00:00.000Z'), 3)).toBe(false);
+  });
+
+  it('never settles a window reaching today or the future', () => {
+    expect(isSettled({ to: '2026-11-24' }, at('2026-11-24T23:00:00Z'), 0)).toBe(false);
+    expect(isSettled({ to: '2026-11-30' }, at('2026-11-24T12:00:00Z'), 0)).toBe(false);
+    expect(isSettled({ to: '2027-01-31' }, at('2026-11-24T12:00:00Z'), 1)).toBe(false);
   });
 });

@@ -1,0 +1,25 @@
+import { describe, expect, it } from '@jest/globals';
+import { isPermanent, isRetried, remedy } from '../../../client/src/answers.js';
+
+describe('what the client makes of an answer', () => {
+  it('retries rate limits, time-outs and every server fault', () => {
+    expect([408, 429, 500, 502, 503, 504].map(isRetried)).toEqual([true, true, true, true, true, true]);
+    expect([200, 400, 401, 403, 404, 413].map(isRetried)).toEqual([false, false, false, false, false, false]);
+  });
+
+  it('stops the pull on a refusal no other window could change, but not on a result too large for one window', () => {
+    for (const [status, code] of [[400, 'INVALID_FILTER'], [401, 'INVALID_API_KEY'], [403, 'MISSING_ROLE'], [404, 'NOT_FOUND'], [405, 'METHOD_NOT_ALLOWED'], [406, 'NOT_ACCEPTABLE'], [413, 'REQUEST_TOO_LARGE'], [415, 'UNSUPPORTED_MEDIA_TYPE'], [401, 'no problem document']] as const) {
+      expect({ status, code, permanent: isPermanent(status, code) }).toEqual({ status, code, permanent: true });
+    }
+    for (const [status, code] of [[413, 'RESULT_TOO_LARGE'], [429, 'RATE_LIMITED'], [503, 'EXPORTS_BUSY'], [500, 'INTERNAL'], [200, '']] as const) {
+      expect({ status, code, permanent: isPermanent(status, code) }).toEqual({ status, code, permanent: false });
+    }
+  });
+
+  it('names the setting to change for each credential the service refuses', () => {
+    expect(remedy(401, 'INVALID_API_KEY')).toMatch(/SUMMARY_API_KEY/);
+    expect(remedy(401, 'INVALID_SUBSCRIPTION_KEY')).toMatch(/SUMMARY_SUBSCRIPTION_KEY/);
+    expect(remedy(404, 'no problem document')).toMatch(/SUMMARY_BASE_URL/);
+    expect(remedy(418, 'SOMETHING_NEW')).toMatch(/whatever the window/);
+  });
+});
