@@ -30,11 +30,12 @@ In a second terminal, from the project folder: the settings of the pull client a
 (dev client contoso-full; SUMMARY_CA_FILE is the local CA the client trusts):
 ${exports}
 
-# A year of contracts, one Parquet file per calendar month, with a manifest (run it again: it resumes)
+# 1. A year of contracts, one Parquet file per calendar month, with a manifest (run it again: it resumes)
 npx summary-client pull contracts --from 2025-01-01 --to 2025-12-31 --out pulls/contracts
-# The same year of invoices (invoices-2025-01.parquet + invoice_tables-2025-01.parquet, …)
+# 2. The same year of invoices: one folder per table, pulls/invoices/invoices/ and pulls/invoices/invoice_tables/
 npx summary-client pull invoices --from 2025-01-01 --to 2025-12-31 --out pulls/invoices
-# Loading it: docs/consuming.md (DuckDB, pyarrow, pandas, polars, Spark)
+# 3. Query the folders with the DuckDB npm start installed (pyarrow, pandas, polars, Spark: docs/consuming.md)
+npm run sql -- "SELECT status, count(*) AS contracts FROM 'pulls/contracts/*.parquet' GROUP BY ALL ORDER BY ALL"
 
 The same one level down, with curl:
 # 1. Get an access token (client credentials; use access_token, never id_token)

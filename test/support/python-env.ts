@@ -1,0 +1,34 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../../dev/project-root.js';
+import { runChild } from './run-child.js';
+
+/**
+ * A Python virtual environment with `packages`, made once in `.local/<name>` (git-ignored) by the
+ * machine's `python3` (or $PYTHON), installed with pip from the package index pip is configured
+ * with. Where pip's configuration names extra indexes and no index (this workplace's local wheel
+ * indexes, its default one unreachable), the first of them is made the index, so pip does not
+ * wait on the unreachable one. Resolves with the environment's python.
+ */
+export async function pythonEnv(name: string, packages: readonly string[]): Promise<string> {
+  const dir = join(projectRoot(), '.local', name);
+  const python = join(dir, 'bin', 'python');
+  const modules = packages.map((spec) => spec.replace(/[<>=\[].*$/, '').replace(/-/g, '_'));
+  const check = `import ${modules.join(', ')}`;
+  if (existsSync(python) && (await runChild(python, ['-c', check], {})).code === 0) return python;
+  const system = process.env.PYTHON ?? 'python3';
+  const made = await runChild(system, ['-m', 'venv', '--clear', dir], { HOME: process.env.HOME ?? '' }, 120_000);
+  if (made.code !== 0) throw new Error(`${system} -m venv ${dir} failed: ${made.stderr}`);
+  const env: Record<string, string> = { HOME: process.env.HOME ?? '', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+  const configured = await runChild(system, ['-m', 'pip', 'config', 'get', 'global.index-url'], { HOME: env.HOME! });
+  const extra = (await runChild(system, ['-m', 'pip', 'config', 'get', 'global.extra-index-url'], { HOME: env.HOME! })).stdout.trim().split(/\s+/).filter(Boolean);
+  if (configured.code !== 0 && extra.length > 0) {
+    env.PIP_INDEX_URL = extra[0]!;
+    env.PIP_EXTRA_INDEX_URL = extra.slice(1).join(' ');
+  }
+  const installed = await runChild(python, ['-m', 'pip', 'install', '--quiet', ...packages], env, 600_000);
+  if (installed.code !== 0) throw new Error(`pip install ${packages.join(' ')} failed: ${installed.stderr.slice(-2000)}`);
+  const verified = await runChild(python, ['-c', check], {});
+  if (verified.code !== 0) throw new Error(`${check} failed after installing: ${verified.stderr}`);
+  return python;
+}
