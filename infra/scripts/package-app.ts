@@ -44,7 +44,7 @@ export async function packageApp(root: string): Promise<{ bundleBytes: number; z
     // CommonJS dependencies inside an ES module bundle still call require() for Node's built-ins.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: 'warning',
-    // The commit goes into every Parquet file's created_by (shared/output/created-by.ts).
+    // The commit goes into every Parquet file's created_by (shared/output/parquet/created-by.ts).
     define: { __SUMMARY_BUILD__: JSON.stringify(buildCommit(root)) },
   });
   const rootPackage = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string; version: string };

@@ -4,7 +4,7 @@ import { fieldSpec, type ExportShape, type LineTable } from '../model/resource-d
 import type { StoredRecord, View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
 import { OutputLimitExceeded } from './export-file.js';
-import { ParquetTableWriter } from './parquet-table-writer.js';
+import { ParquetTableWriter } from './parquet/parquet-table-writer.js';
 import { zipOverhead, zipStored } from './zip-stored.js';
 
 /** Options of one export. */

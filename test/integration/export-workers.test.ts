@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import type { SealedRowGroup } from '../../shared/output/row-group.js';
-import type { ParquetTableWriter as TableWriter, ParquetTableOptions } from '../../shared/output/parquet-table-writer.js';
-import type { createRowGroupWorkers as CreateWorkers, RowGroupWorkers } from '../../shared/output/row-group-workers.js';
-import type { ChunkColumn } from '../../shared/output/column-chunk.js';
+import type { SealedRowGroup } from '../../shared/output/parquet/row-group.js';
+import type { ParquetTableWriter as TableWriter, ParquetTableOptions } from '../../shared/output/parquet/parquet-table-writer.js';
+import type { createRowGroupWorkers as CreateWorkers, RowGroupWorkers } from '../../shared/output/parquet/row-group-workers.js';
+import type { ChunkColumn } from '../../shared/output/parquet/column-chunk.js';
 import { money, oneOf, text, timestamp, day } from '../../shared/model/fields.js';
 import { readParquet } from '../support/parquet.js';
 import { runChild } from '../support/run-child.js';
@@ -14,8 +14,8 @@ import { runChild } from '../support/run-child.js';
 // no script a worker can run, so every other test encodes in the exporting thread.
 const root = new URL('../../', import.meta.url);
 const dist = (path: string) => new URL(`dist/${path}`, root).href;
-const { ParquetTableWriter } = (await import(dist('shared/output/parquet-table-writer.js'))) as { ParquetTableWriter: typeof TableWriter };
-const { createRowGroupWorkers } = (await import(dist('shared/output/row-group-workers.js'))) as { createRowGroupWorkers: typeof CreateWorkers };
+const { ParquetTableWriter } = (await import(dist('shared/output/parquet/parquet-table-writer.js'))) as { ParquetTableWriter: typeof TableWriter };
+const { createRowGroupWorkers } = (await import(dist('shared/output/parquet/row-group-workers.js'))) as { createRowGroupWorkers: typeof CreateWorkers };
 
 const FIELDS = [text('id'), oneOf('status', ['A', 'B']), text('name', true), day('due', true), timestamp('at'), money('amount')];
 const record = (i: number) => ({
@@ -72,7 +72,7 @@ describe('row groups in worker threads', () => {
       const { exportParquet } = await import(${JSON.stringify(dist('shared/output/export-parquet.js'))});
       const { fullView } = await import(${JSON.stringify(dist('bench/full-view.js'))});
       const { documentPool, cycleRecords } = await import(${JSON.stringify(dist('bench/document-pool.js'))});
-      const { rowGroupEncoder } = await import(${JSON.stringify(dist('shared/output/row-group-workers.js'))});
+      const { rowGroupEncoder } = await import(${JSON.stringify(dist('shared/output/parquet/row-group-workers.js'))});
       const result = await exportParquet(cycleRecords(documentPool('contracts', 2000), 120000), fullView('contracts'), { maxBytes: 1e9, metadata: [], generatedAt: new Date() });
       console.log(JSON.stringify({ records: result.records, workers: rowGroupEncoder()?.parallel ?? 0 }));
     `;

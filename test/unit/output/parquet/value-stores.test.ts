@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { Int32Store, Int64Store, Utf8Store } from '../../../shared/output/value-stores.js';
+import { Int32Store, Int64Store, Utf8Store } from '../../../../shared/output/parquet/value-stores.js';
 
 /** The strings of a sealed Utf8Store, read back from its PLAIN bytes. */
 function readPlain(store: Utf8Store): string[] {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { parquetMetadata } from 'hyparquet';
-import { day, decimal, int32, money, oneOf, text, timestamp } from '../../../shared/model/fields.js';
-import { ParquetTableWriter } from '../../../shared/output/parquet-table-writer.js';
-import { withParquetFile } from '../../support/duckdb.js';
-import { readParquet } from '../../support/parquet.js';
-import { readWithArrow } from '../../support/parquet-wasm.js';
+import { day, decimal, int32, money, oneOf, text, timestamp } from '../../../../shared/model/fields.js';
+import { ParquetTableWriter } from '../../../../shared/output/parquet/parquet-table-writer.js';
+import { withParquetFile } from '../../../support/duckdb.js';
+import { readParquet } from '../../../support/parquet.js';
+import { readWithArrow } from '../../../support/parquet-wasm.js';
 
 const FIELDS = [
   text('id'),

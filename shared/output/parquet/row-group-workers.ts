@@ -13,7 +13,7 @@ import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ChunkValues, SealedColumn } from './column-buffers.js';
 import type { ChunkColumn } from './column-chunk.js';
-import { EXPORT_SLOTS } from './export-slots.js';
+import { EXPORT_SLOTS } from '../export-slots.js';
 import { encodeRowGroup, type EncodedRowGroup, type SealedRowGroup } from './row-group.js';
 
 /** Encodes row groups away from the calling thread. */

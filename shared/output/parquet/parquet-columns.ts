@@ -1,5 +1,5 @@
 import type { SchemaElement } from 'hyparquet-writer';
-import type { FieldSpec } from '../model/fields.js';
+import type { FieldSpec } from '../../model/fields.js';
 import { TypedColumnBuffer, type ColumnBuffer, type ColumnShape } from './column-buffers.js';
 import type { ChunkColumn } from './column-chunk.js';
 import { decimalEncoder, epochDay, int32Value, timestampMillis } from './value-encoders.js';

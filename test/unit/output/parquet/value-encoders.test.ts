@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { decimalEncoder, epochDay, int32Value, timestampMillis } from '../../../shared/output/value-encoders.js';
+import { decimalEncoder, epochDay, int32Value, timestampMillis } from '../../../../shared/output/parquet/value-encoders.js';
 
 describe('value encoders', () => {
   it('turns dates into days since the epoch', () => {

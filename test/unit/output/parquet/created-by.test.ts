@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { BUILD_ID, CREATED_BY, SERVICE_VERSION } from '../../../shared/output/created-by.js';
+import { BUILD_ID, CREATED_BY, SERVICE_VERSION } from '../../../../shared/output/parquet/created-by.js';
 
 describe('created_by', () => {
   it('carries the version package.json declares', () => {
-    const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(SERVICE_VERSION).toBe(version);
   });
 

@@ -1,5 +1,5 @@
 import { ByteWriter, ParquetWriter, type KeyValue } from 'hyparquet-writer';
-import type { FieldSpec } from '../model/fields.js';
+import type { FieldSpec } from '../../model/fields.js';
 import type { ColumnBuffer } from './column-buffers.js';
 import type { ChunkColumn } from './column-chunk.js';
 import { CREATED_BY } from './created-by.js';
