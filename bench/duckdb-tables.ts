@@ -31,8 +31,10 @@ function duckType(field: FieldSpec): string {
     case 'string': return 'VARCHAR';
     case 'date': return 'DATE';
     case 'timestamp': return 'TIMESTAMPTZ';
-    case 'decimal': return `DECIMAL(${field.precision ?? 18}, ${field.scale ?? 2})`;
+    case 'decimal': return `DECIMAL(${field.precision}, ${field.scale})`;
     case 'int32': return 'INTEGER';
+    case 'double': return 'DOUBLE';
+    case 'boolean': return 'BOOLEAN';
   }
 }
 

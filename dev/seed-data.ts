@@ -5,11 +5,12 @@
  */
 import { CONTRACTS } from '../shared/model/contracts.js';
 import { INVOICES } from '../shared/model/invoices.js';
+import { valuesOf } from '../shared/model/fields.js';
 import { fieldSpec, type ResourceDefinition } from '../shared/model/resource-definition.js';
 
 /** The values a resource's status field takes. */
 export function statusesOf(resource: ResourceDefinition): readonly string[] {
-  return fieldSpec(resource, 'status').values ?? [];
+  return valuesOf(fieldSpec(resource, 'status')) ?? [];
 }
 
 // Type aliases, not interfaces: only aliases are assignable to the SDK's `JSONObject`.

@@ -1,4 +1,4 @@
-import type { FieldKind, FieldSpec } from '../shared/model/fields.js';
+import { valuesOf, type FieldKind, type FieldSpec } from '../shared/model/fields.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
 import type { ApiModel } from './api-model.js';
 import type { JsonObject } from './json-schema.js';
@@ -11,14 +11,18 @@ const TYPES: Readonly<Record<FieldKind, JsonObject>> = {
   timestamp: { type: 'string', format: 'date-time' },
   decimal: { type: 'number' },
   int32: { type: 'integer', format: 'int32' },
+  double: { type: 'number', format: 'double' },
+  boolean: { type: 'boolean' },
 };
 
 const KIND_NOTES: Readonly<Record<FieldKind, (field: FieldSpec) => string>> = {
   string: () => '',
   date: () => ' A calendar date YYYY-MM-DD.',
   timestamp: () => ' A UTC timestamp, ISO 8601 with Z.',
-  decimal: (field) => ` A decimal with precision ${field.precision ?? '?'} and scale ${field.scale ?? '?'} (a JSON number; DECIMAL in Parquet).`,
+  decimal: (field) => (field.kind === 'decimal' ? ` A decimal with precision ${field.precision} and scale ${field.scale} (a JSON number; DECIMAL in Parquet).` : ''),
   int32: () => ' A 32-bit integer.',
+  double: () => ' A floating-point number (DOUBLE in Parquet).',
+  boolean: () => ' true or false.',
 };
 
 /**
@@ -63,7 +67,8 @@ function fieldSchema(model: ApiModel, field: FieldSpec, group: string, resource:
   const schema: JsonObject = { ...base, type: field.nullable ? [type, 'null'] : type };
   let description = visibilityNote(model.datapoints, group, field.name) + KIND_NOTES[field.kind](field);
   if (field.nullable) description += ' May be null.';
-  if (field.values) schema.enum = [...field.values];
+  const values = valuesOf(field);
+  if (values) schema.enum = [...values];
   const drafts = resource?.drafts;
   if (drafts?.field === field.name) {
     description += ` Records with status ${drafts.value} are returned only to callers holding ${draftRoles(model.datapoints).map((role) => `\`${role}\``).join(' or ')}.`;

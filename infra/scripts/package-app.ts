@@ -27,9 +27,13 @@ export async function packageApp(root: string): Promise<{ bundleBytes: number; z
   mkdirSync(`${out}/dist/functions`, { recursive: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [`${root}/functions/summary-operations.ts`],
-    outdir: `${out}/dist/functions`,
-    chunkNames: '../chunks/[name]-[hash]',
+    entryPoints: [
+      { in: `${root}/functions/summary-operations.ts`, out: 'functions/summary-operations' },
+      // The row group workers' script, beside the chunks (one of which starts it), not among the function files.
+      { in: `${root}/shared/output/parquet/row-group-worker.ts`, out: 'chunks/row-group-worker' },
+    ],
+    outdir: `${out}/dist`,
+    chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
     splitting: true,
     format: 'esm',

@@ -6,7 +6,7 @@
  */
 import { deepFreeze } from '../util/deep-freeze.js';
 import { unreachable } from '../util/unreachable.js';
-import { FIELD_NAME, type FieldSpec } from './fields.js';
+import { FIELD_NAME, valuesOf, type FieldSpec } from './fields.js';
 import type { MemberRule } from './member-rules.js';
 
 /**
@@ -143,7 +143,8 @@ export function defineResource(definition: ResourceDefinition): ResourceDefiniti
   if (!field(definition.idField)) throw problem(`idField ${definition.idField} is not a field`);
   for (const name of definition.sortable) if (!field(name)) throw problem(`sortable ${name} is not a field`);
   if (!definition.sortable.includes(definition.defaultOrder.orderBy)) throw problem('the default order is not sortable');
-  if (definition.drafts && !field(definition.drafts.field)?.values?.includes(definition.drafts.value)) {
+  const draftsField = definition.drafts && field(definition.drafts.field);
+  if (definition.drafts && !(draftsField && valuesOf(draftsField)?.includes(definition.drafts.value))) {
     throw problem(`drafts: ${definition.drafts.field} is not a field that takes the value ${definition.drafts.value}`);
   }
   const references = definition.draftReferences;

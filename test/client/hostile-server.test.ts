@@ -95,7 +95,7 @@ describe('summary-client pull is safe against the server', () => {
     expect(peakKiB * 1024).toBeLessThan(400 * MiB);
   }, 120_000);
 
-  it('refuses a zip entry that declares more than SUMMARY_MAX_EXPORT_BYTES, allocating nothing of it', async () => {
+  it('refuses a zip entry that declares more than SUMMARY_MAX_EXPORT_BYTES before inflating it, naming the cap', async () => {
     const settings = await serve(async (_request, response, real) => {
       const answer = await real();
       const entries = unzipSync(answer.body);

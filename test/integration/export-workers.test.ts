@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import type { SealedRowGroup } from '../../shared/output/parquet/row-group.js';
+import type { SealedRowGroup } from '../../shared/output/parquet/sealed.js';
 import type { ParquetTableWriter as TableWriter, ParquetTableOptions } from '../../shared/output/parquet/parquet-table-writer.js';
 import type { createRowGroupWorkers as CreateWorkers, RowGroupWorkers } from '../../shared/output/parquet/row-group-workers.js';
-import type { ChunkColumn } from '../../shared/output/parquet/column-chunk.js';
+import type { ChunkColumn } from '../../shared/output/parquet/parquet-column.js';
 import { money, oneOf, text, timestamp, day } from '../../shared/model/fields.js';
 import { readParquet } from '../support/parquet.js';
 import { runChild } from '../support/run-child.js';
@@ -51,7 +51,7 @@ describe('row groups in worker threads', () => {
     pools.push(workers);
     const group: SealedRowGroup = { rows: 2, columns: [{ rows: 2, values: { kind: 'bytes', data: Uint8Array.of(1, 0, 0, 0, 97, 1, 0, 0, 0, 98), ends: Int32Array.of(5, 10) } }] };
     const wrong: ChunkColumn[] = [{ name: 's', type: 'BYTE_ARRAY', statistics: true }];
-    await expect(workers.encode(wrong, group)).rejects.toThrow(/encoding a row group failed: statistics are kept for numbers only/);
+    await expect(workers.encode(wrong, group)).rejects.toThrow(/encoding a row group failed: statistics are kept for numbers and booleans only/);
     const right = { rows: 2, columns: [{ rows: 2, values: { kind: 'int32' as const, data: Int32Array.of(7, 9) } }] };
     const encoded = await workers.encode([{ name: 'n', type: 'INT32', statistics: true }], right);
     expect(encoded.numRows).toBe(2);
@@ -82,11 +82,12 @@ describe('row groups in worker threads', () => {
     expect(JSON.parse(run.stdout)).toEqual({ records: 120_000, workers: expect.any(Number) });
   });
 
-  it('run from the deploy bundle: the chunk holding the export serves as its own worker script', async () => {
+  it('run from the deploy bundle: its worker script sits beside the chunk that starts it', async () => {
     const chunks = new URL('package/dist/chunks/', root);
-    const chunk = readdirSync(chunks).find((name) => readFileSync(new URL(name, chunks), 'utf8').includes('summary-row-group-encoder'));
-    expect(chunk).toBeDefined();
-    const worker = new Worker(new URL(chunk!, chunks), { workerData: { role: 'summary-row-group-encoder' } });
+    const starter = readdirSync(chunks).find((name) => readFileSync(new URL(name, chunks), 'utf8').includes('row-group-worker.js'));
+    expect(starter).toBeDefined();
+    expect(readdirSync(new URL('package/dist/functions/', root))).toEqual(['summary-operations.js']);
+    const worker = new Worker(new URL('row-group-worker.js', chunks));
     try {
       const reply = new Promise<{ id: number; encoded?: { numRows: number; bytes: Uint8Array } }>((resolve, reject) => {
         worker.once('message', resolve);

@@ -9,15 +9,8 @@ import type { ColumnChunk, Encoding, OffsetIndex, PageHeader, Statistics } from 
 import { ByteWriter } from 'hyparquet-writer';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
-import type { PlainValues, SealedColumn } from './column-buffers.js';
-
-/** What the chunk writer needs to know of a column. */
-export interface ChunkColumn {
-  readonly name: string;
-  readonly type: 'INT32' | 'INT64' | 'BYTE_ARRAY';
-  /** Whether the chunk keeps min/max statistics (numbers only) and encoding stats. */
-  readonly statistics: boolean;
-}
+import type { ChunkColumn } from './parquet-column.js';
+import { valueCount, type PlainValues, type SealedColumn } from './sealed.js';
 
 /** A page compressor (SNAPPY). */
 export type Compress = (bytes: Uint8Array) => Uint8Array;
@@ -31,24 +24,21 @@ export interface WrittenChunk {
 /** Values per data page, by estimated bytes: hyparquet-writer's default page size. */
 const PAGE_BYTES = 1 << 20;
 
-/** INT32 and INT64 bytes are taken from typed arrays as they lie in memory: little-endian, as Parquet wants. */
-if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('the Parquet export needs a little-endian machine');
-
 /** Writes one column chunk to `out`. */
 export function writeColumnChunk(out: ByteWriter, column: ChunkColumn, sealed: SealedColumn, compress: Compress): WrittenChunk {
   const start = out.offset;
-  const { values } = sealed;
+  const { values, indices } = sealed;
   // As parquet-mr and Arrow list them: the values' encodings, and RLE where there are definition levels.
   const encodings: Encoding[] = sealed.defined ? ['PLAIN', 'RLE'] : ['PLAIN'];
   let uncompressed = 0;
   let dictionaryPageOffset: bigint | undefined;
-  if (values.kind === 'dictionary') {
+  if (indices) {
     dictionaryPageOffset = BigInt(out.offset);
-    const entries = valueCount(values.dictionary);
-    uncompressed += writePage(out, compress, plainBytes(values.dictionary, 0, entries), { dictionary_page_header: { num_values: entries, encoding: 'PLAIN' }, type: 'DICTIONARY_PAGE' });
+    const entries = valueCount(values);
+    uncompressed += writePage(out, compress, plainBytes(values, 0, entries), { dictionary_page_header: { num_values: entries, encoding: 'PLAIN' }, type: 'DICTIONARY_PAGE' });
     encodings.push('RLE_DICTIONARY');
   }
-  const encoding: Encoding = values.kind === 'dictionary' ? 'RLE_DICTIONARY' : 'PLAIN';
+  const encoding: Encoding = indices ? 'RLE_DICTIONARY' : 'PLAIN';
   const dataPageOffset = BigInt(out.offset);
   const pages = dataPages(sealed);
   const locations: OffsetIndex['page_locations'] = [];
@@ -95,8 +85,8 @@ interface DataPage {
 }
 
 /** Splits the rows into pages of about PAGE_BYTES of values (estimated as hyparquet-writer does: 4 bytes per dictionary index). */
-function dataPages({ rows, defined, values }: SealedColumn): DataPage[] {
-  const size = valueSize(values.kind === 'dictionary' ? undefined : values);
+function dataPages({ rows, defined, values, indices }: SealedColumn): DataPage[] {
+  const size = valueSize(indices ? undefined : values);
   const pages: DataPage[] = [];
   let firstRow = 0;
   let firstValue = 0;
@@ -124,7 +114,10 @@ function valueSize(values: PlainValues | undefined): (index: number) => number {
     case 'int32':
       return () => 4;
     case 'int64':
+    case 'double':
       return () => 8;
+    case 'boolean':
+      return () => 1 / 8;
     case 'bytes': {
       const { ends } = values;
       return (i) => ends[i]! - (i === 0 ? 0 : ends[i - 1]!) - 4;
@@ -134,10 +127,26 @@ function valueSize(values: PlainValues | undefined): (index: number) => number {
 
 /**
  * Scratch memory for what lives only until a page is compressed — its body, its levels, INT64
- * values as bytes — reused page after page (one set per thread): far fewer large allocations,
- * and so fewer garbage collections, than a fresh array per page.
+ * values as bytes, booleans as bits — reused page after page, one set per thread, made on first
+ * use: far fewer large allocations, and so fewer garbage collections, than a fresh array per page.
+ * What it holds is a view until the next page (README.md, "Views").
  */
-const scratch = { body: new ByteWriter(1 << 16), levels: new ByteWriter(1 << 12), halves: new Int32Array(1 << 14) };
+interface Scratch {
+  readonly body: ByteWriter;
+  readonly levels: ByteWriter;
+  halves: Int32Array;
+  bits: Uint8Array;
+}
+let scratchMemory: Scratch | undefined;
+
+function scratch(): Scratch {
+  if (scratchMemory === undefined) {
+    // Numbers are taken from typed arrays as they lie in memory: little-endian, as Parquet wants.
+    if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('the Parquet export needs a little-endian machine');
+    scratchMemory = { body: new ByteWriter(1 << 16), levels: new ByteWriter(1 << 12), halves: new Int32Array(1 << 14), bits: new Uint8Array(1 << 12) };
+  }
+  return scratchMemory;
+}
 
 function reset(writer: ByteWriter): ByteWriter {
   writer.index = 0;
@@ -149,18 +158,18 @@ function reset(writer: ByteWriter): ByteWriter {
  * A version 1 data page's body: definition levels (nullable columns: RLE behind their 4-byte
  * length), then the values. The bytes are scratch memory: valid until the next page.
  */
-function dataPageBody({ defined, values }: SealedColumn, page: DataPage): Uint8Array {
+function dataPageBody({ defined, values, indices: allIndices }: SealedColumn, page: DataPage): Uint8Array {
   const valuesEnd = page.firstValue + page.values;
-  if (defined === undefined && values.kind !== 'dictionary') return plainBytes(values, page.firstValue, valuesEnd);
-  const body = reset(scratch.body);
+  if (defined === undefined && allIndices === undefined) return plainBytes(values, page.firstValue, valuesEnd);
+  const body = reset(scratch().body);
   if (defined !== undefined) {
-    const levels = reset(scratch.levels);
+    const levels = reset(scratch().levels);
     writeRleBitPackedHybrid(levels, defined.subarray(page.firstRow, page.firstRow + page.rows), 1);
     body.appendUint32(levels.offset);
     body.appendBytes(levels.getBytes());
   }
-  if (values.kind === 'dictionary') {
-    const indices = values.indices.subarray(page.firstValue, valuesEnd);
+  if (allIndices !== undefined) {
+    const indices = allIndices.subarray(page.firstValue, valuesEnd);
     let max = 0;
     for (let i = 0; i < indices.length; i++) if (indices[i]! > max) max = indices[i]!;
     const bitWidth = Math.ceil(Math.log2(max + 1));
@@ -172,15 +181,27 @@ function dataPageBody({ defined, values }: SealedColumn, page: DataPage): Uint8A
   return body.getBytes();
 }
 
-/** Values `from` to `to` (exclusive) in PLAIN encoding (INT64: in scratch memory, valid until the next call). */
+/** Values `from` to `to` (exclusive) in PLAIN encoding: a view of the values, or of scratch memory. */
 function plainBytes(values: PlainValues, from: number, to: number): Uint8Array {
   switch (values.kind) {
     case 'int32':
       return new Uint8Array(values.data.buffer, values.data.byteOffset + from * 4, (to - from) * 4);
+    case 'double':
+      return new Uint8Array(values.data.buffer, values.data.byteOffset + from * 8, (to - from) * 8);
+    case 'boolean': {
+      // One bit per value, the first value in the lowest bit of the first byte.
+      const memory = scratch();
+      const length = Math.ceil((to - from) / 8);
+      if (memory.bits.length < length) memory.bits = new Uint8Array(length);
+      const bits = memory.bits.fill(0, 0, length);
+      for (let i = from; i < to; i++) if (values.data[i]) bits[(i - from) >> 3]! |= 1 << ((i - from) & 7);
+      return bits.subarray(0, length);
+    }
     case 'int64': {
       // Each safe integer as its two's-complement halves: low 32 bits, then high (no BigInt).
-      if (scratch.halves.length < (to - from) * 2) scratch.halves = new Int32Array((to - from) * 2);
-      const halves = scratch.halves;
+      const memory = scratch();
+      if (memory.halves.length < (to - from) * 2) memory.halves = new Int32Array((to - from) * 2);
+      const halves = memory.halves;
       for (let i = from, h = 0; i < to; i++, h += 2) {
         const value = values.data[i]!;
         const high = Math.floor(value / 4294967296);
@@ -194,10 +215,6 @@ function plainBytes(values: PlainValues, from: number, to: number): Uint8Array {
   }
 }
 
-function valueCount(values: PlainValues): number {
-  return values.kind === 'bytes' ? values.ends.length : values.data.length;
-}
-
 /** Compresses a page body and writes its header and the compressed bytes; the uncompressed size, header included. */
 function writePage(out: ByteWriter, compress: Compress, body: Uint8Array, header: Omit<PageHeader, 'compressed_page_size' | 'uncompressed_page_size'>): number {
   const compressed = compress(body);
@@ -208,13 +225,15 @@ function writePage(out: ByteWriter, compress: Compress, body: Uint8Array, header
   return headerBytes + body.byteLength;
 }
 
-/** Min/max of the non-null values (INT64 as bigint, as the footer writes them) and the null count. */
-function statistics({ rows, values }: SealedColumn): Statistics {
-  const plain = values.kind === 'dictionary' ? values.dictionary : values;
-  const present = values.kind === 'dictionary' ? values.indices.length : valueCount(values);
+/**
+ * Min/max of the non-null values (INT64 as bigint, as the footer writes them; BOOLEAN as booleans;
+ * a double's zero as -0 for the minimum and +0 for the maximum, as the format asks) and the null count.
+ */
+function statistics({ rows, values, indices }: SealedColumn): Statistics {
+  const present = indices ? indices.length : valueCount(values);
   const nullCount = BigInt(rows - present);
-  if (plain.kind === 'bytes') throw new TypeError('statistics are kept for numbers only');
-  const { data } = plain;
+  if (values.kind === 'bytes') throw new TypeError('statistics are kept for numbers and booleans only');
+  const { data } = values;
   if (data.length === 0) return { null_count: nullCount };
   let min = data[0]!;
   let max = min;
@@ -223,7 +242,14 @@ function statistics({ rows, values }: SealedColumn): Statistics {
     if (value < min) min = value;
     else if (value > max) max = value;
   }
-  return plain.kind === 'int64'
-    ? { min_value: BigInt(min), max_value: BigInt(max), null_count: nullCount }
-    : { min_value: min, max_value: max, null_count: nullCount };
+  switch (values.kind) {
+    case 'int64':
+      return { min_value: BigInt(min), max_value: BigInt(max), null_count: nullCount };
+    case 'boolean':
+      return { min_value: min === 1, max_value: max === 1, null_count: nullCount };
+    case 'double':
+      return { min_value: min === 0 ? -0 : min, max_value: max === 0 ? 0 : max, null_count: nullCount };
+    case 'int32':
+      return { min_value: min, max_value: max, null_count: nullCount };
+  }
 }

@@ -1,12 +1,12 @@
 import { ByteWriter, ParquetWriter, type KeyValue } from 'hyparquet-writer';
 import type { FieldSpec } from '../../model/fields.js';
-import type { ColumnBuffer } from './column-buffers.js';
-import type { ChunkColumn } from './column-chunk.js';
+import { ColumnBuffer } from './column-buffer.js';
 import { CREATED_BY } from './created-by.js';
 import { LimitedByteWriter } from './limited-byte-writer.js';
-import { parquetColumn, parquetSchema, type ParquetColumn } from './parquet-columns.js';
-import { encodeRowGroup, type EncodedRowGroup, type SealedRowGroup } from './row-group.js';
+import { parquetColumn, parquetSchema, type ChunkColumn, type ParquetColumn } from './parquet-column.js';
+import { encodeRowGroup, type EncodedRowGroup } from './row-group.js';
 import { rowGroupEncoder, type RowGroupEncoder } from './row-group-workers.js';
+import type { SealedRowGroup } from './sealed.js';
 
 /** Rows per row group unless an export says otherwise: bounds the memory of a group being filled. */
 const ROW_GROUP_ROWS = 50_000;
@@ -48,9 +48,9 @@ export class ParquetTableWriter {
 
   constructor(options: ParquetTableOptions) {
     this.columns = options.fields.map(parquetColumn);
-    this.names = this.columns.map((column) => column.name);
+    this.names = this.columns.map((column) => column.chunk.name);
     this.rowGroupSize = options.rowGroupSize ?? ROW_GROUP_ROWS;
-    this.buffers = this.columns.map((column) => column.buffer(this.rowGroupSize));
+    this.buffers = this.columns.map((column) => new ColumnBuffer(column, this.rowGroupSize));
     this.encoder = options.encoder === undefined ? rowGroupEncoder() : options.encoder ?? undefined;
     this.sink = new LimitedByteWriter(options.maxBytes);
     this.writer = new ParquetWriter({
@@ -97,7 +97,7 @@ export class ParquetTableWriter {
     return this.sink.parts();
   }
 
-  /** `owned`: to transfer to a worker; else views, valid until the next add (encoded here at once). */
+  /** `owned`: to transfer to a worker; else views (README.md, "Views"), encoded here at once. */
   private seal(owned: boolean): SealedRowGroup {
     const group = { rows: this.rows, columns: this.buffers.map((buffer) => buffer.seal(owned)) };
     this.rows = 0;

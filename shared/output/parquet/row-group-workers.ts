@@ -4,17 +4,17 @@
  * and compresses them. A sealed row group is typed arrays only, so it moves to the worker without
  * a copy (transferred), and its bytes come back the same way.
  *
- * This module is its own worker script: a worker thread started on this file serves encode
- * requests (the check at the bottom). That holds in `dist/` and in the deploy bundle alike, where
- * this code lands in a chunk whose own URL is `import.meta.url`. From TypeScript sources (tests
- * under ts-jest) there is no script a worker can run, so exports encode in the calling thread.
+ * The workers run `row-group-worker.js`, which sits beside this module in `dist/` and beside the
+ * chunk holding it in the deploy bundle (an entry of its own there). From TypeScript sources
+ * (tests under ts-jest) there is no script a worker can run, so exports encode in the calling
+ * thread.
  */
 import { availableParallelism } from 'node:os';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import type { ChunkValues, SealedColumn } from './column-buffers.js';
-import type { ChunkColumn } from './column-chunk.js';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import { EXPORT_SLOTS } from '../export-slots.js';
-import { encodeRowGroup, type EncodedRowGroup, type SealedRowGroup } from './row-group.js';
+import type { ChunkColumn } from './parquet-column.js';
+import { encodeRowGroup, type EncodedRowGroup } from './row-group.js';
+import type { SealedColumn, SealedRowGroup } from './sealed.js';
 
 /** Encodes row groups away from the calling thread. */
 export interface RowGroupEncoder {
@@ -29,14 +29,17 @@ export interface RowGroupEncoder {
  * runs at most EXPORT_SLOTS.total exports at once.
  */
 const MAX_WORKERS = EXPORT_SLOTS.total;
-const ROLE = 'summary-row-group-encoder';
 
-interface Request {
+/** The worker thread's script (row-group-worker.ts) once compiled, beside this module. */
+const WORKER_SCRIPT = 'row-group-worker.js';
+
+interface EncodeRequest {
   readonly id: number;
   readonly columns: readonly ChunkColumn[];
   readonly group: SealedRowGroup;
 }
-type Reply = { readonly id: number; readonly encoded: EncodedRowGroup } | { readonly id: number; readonly error: string };
+
+type EncodeReply = { readonly id: number; readonly encoded: EncodedRowGroup } | { readonly id: number; readonly error: string };
 
 /** Row group workers of one's own (the process shares one set: rowGroupEncoder). */
 export interface RowGroupWorkers extends RowGroupEncoder {
@@ -60,9 +63,9 @@ export function rowGroupEncoder(): RowGroupEncoder | undefined {
   return shared ?? undefined;
 }
 
-/** `count` row group workers running this module (from its compiled JavaScript). */
+/** `count` row group workers running the worker script beside this module's compiled JavaScript. */
 export function createRowGroupWorkers(count: number): RowGroupWorkers {
-  return new WorkerPool(new URL(import.meta.url), count);
+  return new WorkerPool(new URL(`./${WORKER_SCRIPT}`, import.meta.url), count);
 }
 
 /** A fixed number of workers; each request goes to the one with the fewest waiting. */
@@ -104,10 +107,10 @@ class EncoderWorker {
   constructor(script: URL) {
     // No flags of the process: the thread runs plain compiled JavaScript, and a worker refuses
     // many process flags (`--expose-gc`, `--input-type` of code given to `node -e`).
-    this.thread = new Worker(script, { workerData: { role: ROLE }, execArgv: [] });
+    this.thread = new Worker(script, { execArgv: [] });
     // An idle worker does not keep the process alive; one with work does (see encode).
     this.thread.unref();
-    this.thread.on('message', (reply: Reply) => this.settle(reply));
+    this.thread.on('message', (reply: EncodeReply) => this.settle(reply));
     this.thread.on('error', (error) => this.stop(error));
     this.thread.on('exit', (code) => this.stop(new Error(`the row group worker exited (code ${code})`)));
   }
@@ -120,7 +123,7 @@ class EncoderWorker {
     const id = this.nextId++;
     const result = new Promise<EncodedRowGroup>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     if (this.pending.size === 1) this.thread.ref();
-    const request: Request = { id, columns, group };
+    const request: EncodeRequest = { id, columns, group };
     try {
       this.thread.postMessage(request, group.columns.flatMap(buffersOf));
     } catch (error) {
@@ -129,7 +132,7 @@ class EncoderWorker {
     return result;
   }
 
-  private settle(reply: Reply): void {
+  private settle(reply: EncodeReply): void {
     const waiter = this.pending.get(reply.id);
     if (!waiter) return;
     this.pending.delete(reply.id);
@@ -153,31 +156,21 @@ class EncoderWorker {
 
 /** The array buffers of a sealed column (each its own: sealing copies out), to transfer. */
 function buffersOf(column: SealedColumn): ArrayBuffer[] {
-  const values = (v: ChunkValues): ArrayBufferLike[] => {
-    switch (v.kind) {
-      case 'dictionary':
-        return [v.indices.buffer, ...values(v.dictionary)];
-      case 'bytes':
-        return [v.data.buffer, v.ends.buffer];
-      default:
-        return [v.data.buffer];
-    }
-  };
-  return [...(column.defined ? [column.defined.buffer] : []), ...values(column.values)] as ArrayBuffer[];
+  const { defined, values, indices } = column;
+  return [defined?.buffer, indices?.buffer, values.data.buffer, values.kind === 'bytes' ? values.ends.buffer : undefined]
+    .filter((buffer): buffer is ArrayBuffer => buffer !== undefined);
 }
 
-/** The worker's side: encode each request, answer with the bytes (transferred) or the error's message. */
-function serve(port: NonNullable<typeof parentPort>): void {
-  port.on('message', ({ id, columns, group }: Request) => {
+/** The worker's side: encodes each request, answers with the bytes (transferred) or the error's message. */
+export function serveEncodeRequests(port: MessagePort): void {
+  port.on('message', ({ id, columns, group }: EncodeRequest) => {
     let encoded: EncodedRowGroup;
     try {
       encoded = encodeRowGroup(columns, group);
     } catch (error) {
-      port.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies Reply);
+      port.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies EncodeReply);
       return;
     }
-    port.postMessage({ id, encoded } satisfies Reply, [encoded.bytes.buffer as ArrayBuffer]);
+    port.postMessage({ id, encoded } satisfies EncodeReply, [encoded.bytes.buffer as ArrayBuffer]);
   });
 }
-
-if (!isMainThread && parentPort && (workerData as { role?: unknown } | null)?.role === ROLE) serve(parentPort);

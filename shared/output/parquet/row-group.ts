@@ -5,14 +5,9 @@
  */
 import { ByteWriter } from 'hyparquet-writer';
 import { snappyCompressor } from 'hysnappy';
-import type { SealedColumn } from './column-buffers.js';
-import { writeColumnChunk, type ChunkColumn, type Compress, type WrittenChunk } from './column-chunk.js';
-
-/** A row group's columns, sealed. */
-export interface SealedRowGroup {
-  readonly rows: number;
-  readonly columns: readonly SealedColumn[];
-}
+import { writeColumnChunk, type Compress, type WrittenChunk } from './column-chunk.js';
+import type { ChunkColumn } from './parquet-column.js';
+import type { SealedRowGroup } from './sealed.js';
 
 /** A row group's bytes and its chunks' footer entries. */
 export interface EncodedRowGroup {
@@ -23,14 +18,15 @@ export interface EncodedRowGroup {
 
 /**
  * SNAPPY in WebAssembly (hysnappy, by hyparquet's authors: faster than hyparquet-writer's
- * JavaScript one), one instance per thread: hysnappy's `snappyCompress` instantiates the module
- * and a new memory on every call, which cost ~10% of an export (found in review, measured).
+ * JavaScript one), one instance per thread, made on first use: hysnappy's `snappyCompress`
+ * instantiates the module and a new memory on every call, which cost ~10% of an export (found in
+ * review, measured).
  */
-const compress: Compress = snappyCompressor();
+let snappy: Compress | undefined;
 
 /**
  * Encodes a row group, its pages compressed with SNAPPY. Into `out` when given (its bytes are
- * then only valid until it is used again), else into a writer of its own (bytes to transfer).
+ * then a view, README.md "Views"), else into a writer of its own (bytes to transfer).
  */
 export function encodeRowGroup(columns: readonly ChunkColumn[], group: SealedRowGroup, out?: ByteWriter): EncodedRowGroup {
   if (out) {
@@ -39,6 +35,7 @@ export function encodeRowGroup(columns: readonly ChunkColumn[], group: SealedRow
   } else {
     out = new ByteWriter(1 << 20);
   }
+  const compress = (snappy ??= snappyCompressor());
   const chunks = columns.map((column, c) => writeColumnChunk(out, column, group.columns[c]!, compress));
   return { bytes: out.getBytes(), chunks, numRows: group.rows };
 }

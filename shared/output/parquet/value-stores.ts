@@ -1,17 +1,16 @@
 /**
  * Growable runs of physical values behind the column buffers: a typed array that doubles when
- * full, copied out once per row group. One class per array type, though the two number stores
- * read alike: each `push` then stores into one kind of array, which keeps the hottest line of an
- * export monomorphic.
+ * full, copied out once per row group. One class per array type: each `push` then stores into one
+ * kind of array, which keeps the hottest line of an export monomorphic.
  */
-import type { PlainValues } from './column-buffers.js';
+import type { PlainValues } from './sealed.js';
 
 /** A growable run of physical values. */
 export interface ValueStore<V> {
   push(value: V): void;
   /**
    * The values so far; the store starts over. `owned`: copied out into arrays of their own (to
-   * transfer to a worker); else views of the store's memory, valid until the next push.
+   * transfer to a worker); else views of the store's memory (README.md, "Views").
    */
   seal(owned: boolean): PlainValues;
 }
@@ -35,10 +34,12 @@ export class Int32Store implements ValueStore<number> {
   }
 }
 
-/** INT64 values held as safe integers (milliseconds, unscaled decimals). */
-export class Int64Store implements ValueStore<number> {
+/** 64-bit values: INT64 held as safe integers (milliseconds, unscaled decimals), or DOUBLE. */
+export class Float64Store implements ValueStore<number> {
   private data = new Float64Array(INITIAL_VALUES);
   private count = 0;
+
+  constructor(private readonly kind: 'int64' | 'double') {}
 
   push(value: number): void {
     if (this.count === this.data.length) this.data = grown(this.data, new Float64Array(this.data.length * 2));
@@ -48,7 +49,24 @@ export class Int64Store implements ValueStore<number> {
   seal(owned: boolean): PlainValues {
     const data = owned ? this.data.slice(0, this.count) : this.data.subarray(0, this.count);
     this.count = 0;
-    return { kind: 'int64', data };
+    return { kind: this.kind, data };
+  }
+}
+
+/** BOOLEAN values, a byte each (0 or 1) until a page packs them to bits. */
+export class BooleanStore implements ValueStore<boolean> {
+  private data = new Uint8Array(INITIAL_VALUES);
+  private count = 0;
+
+  push(value: boolean): void {
+    if (this.count === this.data.length) this.data = grown(this.data, new Uint8Array(this.data.length * 2));
+    this.data[this.count++] = value ? 1 : 0;
+  }
+
+  seal(owned: boolean): PlainValues {
+    const data = owned ? this.data.slice(0, this.count) : this.data.subarray(0, this.count);
+    this.count = 0;
+    return { kind: 'boolean', data };
   }
 }
 

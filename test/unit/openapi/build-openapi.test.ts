@@ -35,6 +35,8 @@ const EXPECTED_TYPE: Record<FieldKind, Schema> = {
   timestamp: { type: 'string', format: 'date-time' },
   decimal: { type: 'number' },
   int32: { type: 'integer' },
+  double: { type: 'number' },
+  boolean: { type: 'boolean' },
 };
 
 describe('the OpenAPI document built from the code', () => {

@@ -3,7 +3,10 @@ import { buildAllowlist } from '../../../shared/access/allowlist.js';
 import { DATAPOINTS } from '../../../shared/access/datapoints.js';
 import { parseFilters } from '../../../shared/filters/parse-filters.js';
 import type { FilterDefinition, ResourceDefinition } from '../../../shared/model/resource-definition.js';
+import { valuesOf, type FieldSpec } from '../../../shared/model/fields.js';
 import { RESOURCES } from '../../../shared/model/resources.js';
+
+const valuesOfField = (field: FieldSpec | undefined) => (field ? valuesOf(field) : undefined);
 import type { SummaryQuery } from '../../../shared/model/summary-query.js';
 import { buildCountSql, buildListSql, buildWhere, type SqlQuery } from '../../../shared/store/build-sql.js';
 
@@ -25,7 +28,7 @@ function bodyFor(resource: ResourceDefinition, filter: FilterDefinition): Record
     case 'dayRange':
       return { [filter.from]: '2025-03-01', [filter.to]: '2025-03-31' };
     case 'equals': {
-      const candidates = [MARKER, ...(resource.fields.find((field) => field.name === filter.field)?.values ?? [])].reverse();
+      const candidates = [MARKER, ...(valuesOfField(resource.fields.find((field) => field.name === filter.field)) ?? [])].reverse();
       const value = candidates.find((candidate) => filter.rule.schema.body.safeParse(candidate).success);
       if (value === undefined) throw new Error(`no test value for ${filter.member}`);
       return { [filter.member]: value };

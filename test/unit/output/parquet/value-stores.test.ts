@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { Int32Store, Int64Store, Utf8Store } from '../../../../shared/output/parquet/value-stores.js';
+import { Float64Store, Int32Store, Utf8Store } from '../../../../shared/output/parquet/value-stores.js';
 
 /** The strings of a sealed Utf8Store, read back from its PLAIN bytes. */
 function readPlain(store: Utf8Store): string[] {
@@ -36,7 +36,7 @@ describe('value stores', () => {
 
   it('give numbers back in order past their first growth, owned or as views, and start over after sealing', () => {
     const ints = new Int32Store();
-    const longs = new Int64Store();
+    const longs = new Float64Store('int64');
     for (let i = 0; i < 5000; i++) {
       ints.push(i - 2500);
       longs.push((i - 2500) * 2 ** 40);
