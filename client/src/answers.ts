@@ -18,6 +18,25 @@ export function isPermanent(status: number, code: string): boolean {
   return !(status === 413 && code === 'RESULT_TOO_LARGE');
 }
 
+/** TLS errors of a certificate this machine does not trust (Node's codes). */
+export const UNTRUSTED_CERTIFICATE = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_SIGNATURE_FAILURE',
+]);
+
+/**
+ * Why a request that got no answer can never get one by trying again, or undefined when it might
+ * (refused, reset, timed out): a redirect (never followed: the keys would go with it) or a
+ * certificate this machine does not trust.
+ */
+export function permanentNetworkFailure(error: Error): string | undefined {
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof cause?.code === 'string' ? cause.code : '';
+  if (UNTRUSTED_CERTIFICATE.has(code)) return `the service's certificate is not trusted here (${code}): set SUMMARY_CA_FILE to the CA that issued it`;
+  if (/redirect/i.test(String(cause?.message ?? ''))) return 'the service answered with a redirect, which is never followed (the keys would go with it): set SUMMARY_BASE_URL to the URL the gateway serves';
+  return undefined;
+}
+
 /** What to change for a permanent refusal, by the problem's `code` (docs/errors.md), else by status. */
 export function remedy(status: number, code: string): string {
   const byCode: Record<string, string> = {

@@ -113,9 +113,9 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'versio
   const pageSize = Number(values['page-size'] ?? 1000);
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   const maxRetryWait = Number(values['max-retry-wait']);
-  if (!Number.isFinite(maxRetryWait) || maxRetryWait < 0) throw new UsageError('--max-retry-wait must be seconds, 0 or more');
+  if (!/^\d+(\.\d+)?$/.test(values['max-retry-wait']!.trim()) || !Number.isFinite(maxRetryWait)) throw new UsageError('--max-retry-wait must be seconds, 0 or more');
   const settleDays = Number(values.settle);
-  if (!Number.isInteger(settleDays) || settleDays < 0 || settleDays > 366) throw new UsageError('--settle must be whole days from 0 to 366');
+  if (!/^\d+$/.test(values.settle!.trim()) || settleDays > 366) throw new UsageError('--settle must be whole days from 0 to 366');
   return {
     dataset, from: values.from!, to: values.to!, by: values.by as DateBy, format: values.format, filters,
     out: values.out ?? '', pageSize, maxRetryWaitMs: maxRetryWait * 1000, settleDays, dryRun: values['dry-run']!,
@@ -158,7 +158,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       report.finish(summary, command.out);
       return summary.failed.length === 0 ? 0 : 1;
     } catch (error) {
-      if (error instanceof TokenError) return fail(`no access token: ${await explainTokenFailure(settings, error.message)}. Nothing was pulled`);
+      if (error instanceof TokenError) return fail(`no access token: ${await explainTokenFailure(settings, error.message)}. Nothing more was pulled (windows pulled before stay in the folder)`);
       throw error;
     }
   } catch (error) {

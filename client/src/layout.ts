@@ -60,6 +60,7 @@ export function dataFilePattern(dataset: DatasetName, format: Format): RegExp {
  */
 export function strayPattern(dataset: DatasetName, format: Format, folder: string): RegExp {
   const tables = tablesOf(dataset, format).filter((table) => folderOf(dataset, table, format) === folder).map(escape);
+  if (tables.length === 0) return /(?!)/;
   const name = `(?:${tables.join('|')})-${LABEL}\\.${format}`;
   return new RegExp(`^(?:\\.${name}\\.partial|${name}(?:\\.partial)?)$`);
 }

@@ -5,7 +5,7 @@
  * resumes and never duplicates; open windows are pulled again.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isDatasetName, type DatasetName, type Format } from './datasets.js';
 import { dataFile, dataFilePattern, LEGACY_MANIFEST_FILE, legacyFilePattern, MANIFEST_FILE, partialFile, tablesOf } from './layout.js';
@@ -137,10 +137,11 @@ function takeOver(dir: string, legacy: Manifest, settleDays: number, write: bool
   const format = legacy.request.format as Format;
   const tables = tablesOf(dataset, format);
   const windows = legacy.windows.map((entry) => {
-    const files = entry.files.map((file) => {
+    // Read only (a dry run), the files are looked at where 0.1 left them.
+    const files = !write ? entry.files : entry.files.map((file) => {
       const table = tables.find((name) => file.file.startsWith(`${name}-`))!;
       const moved = dataFile(dataset, table, file.file.slice(table.length + 1).replace(/\.(parquet|jsonl)$/, ''), format);
-      if (write && moved !== file.file && existsSync(join(dir, file.file))) {
+      if (moved !== file.file && existsSync(join(dir, file.file))) {
         mkdirSync(dirname(join(dir, moved)), { recursive: true });
         renameSync(join(dir, file.file), join(dir, moved));
       }
@@ -189,8 +190,18 @@ export function sha256(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-function sha256File(path: string): string | undefined {
-  return existsSync(path) ? sha256(readFileSync(path)) : undefined;
+/** The sha256 of a file, read a chunk at a time (a 2 GiB export is past what one read returns), or undefined when there is none. */
+export function sha256File(path: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const hash = createHash('sha256');
+  const chunk = Buffer.allocUnsafe(16 * 1024 * 1024);
+  const fd = openSync(path, 'r');
+  try {
+    for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) hash.update(chunk.subarray(0, read));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
 }
 
 function canonical(request: PullRequestKey): PullRequestKey {

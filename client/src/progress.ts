@@ -62,6 +62,9 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
         case 'orphans-removed':
           say(`removed ${event.files.length} file(s) of a run stopped before it recorded them: ${event.files.join(', ')}`);
           break;
+        case 'files-recovered':
+          say(`finished what a run stopped before renaming: ${event.files.join(', ')}`);
+          break;
       }
     },
     finish(summary, out) {

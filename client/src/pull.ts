@@ -13,14 +13,15 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { parquetMetadata } from 'hyparquet';
-import { isPermanent, remedy } from './answers.js';
+import { isPermanent, permanentNetworkFailure, remedy } from './answers.js';
+import { lockFolder } from './folder-lock.js';
 import { DATASETS, dateMembers, type DatasetName, type DateBy, type Format } from './datasets.js';
 import { dataFile, foldersOf, legacyFilePattern, MANIFEST_FILE, partialFile, strayPattern } from './layout.js';
-import { doneEntries, listedFiles, ManifestError, openManifest, saveManifest, sha256, type Manifest, type ManifestFile, type ManifestWindow } from './manifest.js';
+import { doneEntries, listedFiles, ManifestError, openManifest, saveManifest, sha256, sha256File, type Manifest, type ManifestFile, type ManifestWindow } from './manifest.js';
 import { printable } from './printable.js';
 import { DEFAULT_RETRY, networkCause, problemCode, withRetry, type RetryPolicy } from './retry.js';
-import { BodyTooLarge, type Filters, type Problem, type SummaryApi } from './summary-api.js';
-import { halves, isSettled, monthWindows, windowLabel, type Window } from './windows.js';
+import { BodyTooLarge, type Filters, type Page, type Problem, type SummaryApi } from './summary-api.js';
+import { fileLabel, halves, isSettled, monthWindows, windowLabel, type Window } from './windows.js';
 
 export interface PullOptions {
   readonly dataset: DatasetName;
@@ -52,7 +53,8 @@ export type PullEvent =
   | { readonly kind: 'progress'; readonly rows: number; readonly bytes: number }
   | { readonly kind: 'retry'; readonly why: string; readonly waitMs: number }
   | { readonly kind: 'split'; readonly window: Window; readonly into: readonly [Window, Window] }
-  | { readonly kind: 'orphans-removed'; readonly files: readonly string[] };
+  | { readonly kind: 'orphans-removed'; readonly files: readonly string[] }
+  | { readonly kind: 'files-recovered'; readonly files: readonly string[] };
 
 export interface PullSummary {
   readonly windows: number;
@@ -91,21 +93,34 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
   if (!(DATASETS[dataset].dateBy as readonly string[]).includes(by)) {
     throw new RangeError(`${dataset} cannot be split by ${by}: use ${DATASETS[dataset].dateBy.join(' or ')}`);
   }
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new ManifestError(`--out ${out} is a file, not a folder`);
+  // A folder that does not exist yet is made, and locked, with the first window pulled.
+  let unlock = existsSync(out) ? lockFolder(out) : undefined;
+  try {
+    return await pullLocked(api, options, observe, () => (unlock ??= lockFolder(out)));
+  } finally {
+    unlock?.();
+  }
+}
+
+async function pullLocked(api: SummaryApi, options: PullOptions, observe: (event: PullEvent) => void, lock: () => void): Promise<PullSummary> {
+  const { dataset, by, format, out } = options;
   const months = monthWindows(options.from, options.to);
   const now = options.now ?? Date.now;
   const settleDays = options.settleDays ?? DEFAULT_SETTLE_DAYS;
-  if (existsSync(out) && !statSync(out).isDirectory()) throw new ManifestError(`--out ${out} is a file, not a folder`);
   const manifest = openManifest(out, { ...options.source, dataset, format, by, filters: options.filters }, settleDays);
   // A folder with no manifest yet gets one only with the first window pulled: a pull refused at
   // its start (a wrong secret, a bad filter) leaves nothing that would hold the folder.
   let saved = existsSync(join(out, MANIFEST_FILE));
   const save = () => {
     mkdirSync(out, { recursive: true });
+    lock();
     saveManifest(out, manifest);
     saved = true;
   };
-  const strays = removeStrays(out, manifest, options, saved);
-  if (strays.length > 0) observe({ kind: 'orphans-removed', files: strays });
+  const { recovered, removed } = tidyFolder(out, manifest, options, saved);
+  if (recovered.length > 0) observe({ kind: 'files-recovered', files: recovered });
+  if (removed.length > 0) observe({ kind: 'orphans-removed', files: removed });
   const retry = options.retry ?? DEFAULT_RETRY;
   const summary = { pulled: 0, resumed: 0, rows: 0, bytes: 0, open: [] as string[], failed: [] as ManifestWindow[], files: [] as string[], stopped: undefined as string | undefined };
 
@@ -123,11 +138,14 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
     try {
       const entries = await pullMonth(api, options, month, { retry, observe, now, settleDays });
       commit(manifest, out, month, entries, save);
-      summary.pulled++;
+      // A day too large for any answer fails alone: the month's other days are kept.
+      const failedDays = entries.filter((entry) => entry.status === 'failed');
+      if (failedDays.length === 0) summary.pulled++;
       if (entries.some((entry) => entry.status === 'open')) summary.open.push(windowLabel(month));
       for (const entry of entries) {
         tally(summary, entry);
-        observe({ kind: 'window-done', entry });
+        if (entry.status === 'failed') summary.failed.push(entry);
+        observe({ kind: entry.status === 'failed' ? 'window-failed' : 'window-done', entry });
       }
     } catch (error) {
       if (!(error instanceof WindowFailure)) throw error;
@@ -155,7 +173,8 @@ interface MonthContext {
 
 /**
  * Pulls a month, halving a window that is too large for one answer down to single days, depth
- * first so the parts come in date order. The files are left hidden; on any failure none is left.
+ * first so the parts come in date order; a single day still too large is a failed entry of its
+ * own among them. The files are left hidden; on any other failure none is left.
  */
 async function pullMonth(api: SummaryApi, options: PullOptions, month: Window, context: MonthContext): Promise<ManifestWindow[]> {
   const entries: ManifestWindow[] = [];
@@ -164,15 +183,20 @@ async function pullMonth(api: SummaryApi, options: PullOptions, month: Window, c
     while (pending.length > 0) {
       const window = pending.shift()!;
       const result = await pullWindow(api, options, window, context);
+      const finishedAt = new Date(context.now()).toISOString();
       if (result === 'too-large') {
         const parts = halves(window);
-        if (!parts) throw new WindowFailure(`${window.from} alone is too large for one answer (the service's limit, or SUMMARY_MAX_EXPORT_BYTES): pull it with a narrower --filter`);
-        context.observe({ kind: 'split', window, into: parts });
-        pending.unshift(...parts);
+        if (parts) {
+          context.observe({ kind: 'split', window, into: parts });
+          pending.unshift(...parts);
+        } else {
+          const error = `${window.from} alone is larger than one answer may be (the service's PARQUET_MAX_BYTES, or this client's SUMMARY_MAX_EXPORT_BYTES): raise SUMMARY_MAX_EXPORT_BYTES if it is this client's limit, else ask the service owners; the month's other days are kept`;
+          entries.push({ window: windowLabel(window), from: window.from, to: window.to, status: 'failed', rows: 0, bytes: 0, files: [], requestIds: [], error, finishedAt });
+        }
         continue;
       }
       const status = isSettled(window, context.now(), context.settleDays) ? 'done' : 'open';
-      entries.push({ window: windowLabel(window), from: window.from, to: window.to, status, ...result, finishedAt: new Date(context.now()).toISOString() });
+      entries.push({ window: windowLabel(window), from: window.from, to: window.to, status, ...result, finishedAt });
     }
     return entries;
   } catch (error) {
@@ -210,13 +234,16 @@ function tally(summary: { rows: number; bytes: number; files: string[] }, entry:
 }
 
 /**
- * Removes what a stopped run left: files still hidden as `.partial` always; in a folder this pull
- * owns (it has a manifest), also this dataset's data files the manifest does not list (a glob
- * would load them twice), among them the visible `.partial` and top-level invoice tables of
- * summary-client 0.1.
+ * Sets right what a stopped run left. A hidden file the manifest lists whole (the run stopped
+ * after listing a month, before renaming its files into place) is renamed into place. Every other
+ * hidden `.partial` of this pull is removed; in a folder this pull owns (it has a manifest), so
+ * are this dataset's data files the manifest does not list (a glob would load them twice), among
+ * them the visible `.partial` and top-level invoice tables of summary-client 0.1.
  */
-function removeStrays(dir: string, manifest: Manifest, options: PullOptions, owned: boolean): string[] {
+function tidyFolder(dir: string, manifest: Manifest, options: PullOptions, owned: boolean): { recovered: string[]; removed: string[] } {
   const listed = listedFiles(manifest);
+  const sums = new Map(manifest.windows.flatMap((entry) => entry.files.map((file) => [file.file, file.sha256] as const)));
+  const recovered: string[] = [];
   const removed: string[] = [];
   const legacy = legacyFilePattern(options.dataset, options.format);
   for (const folder of new Set(['', ...foldersOf(options.dataset, options.format)])) {
@@ -227,6 +254,13 @@ function removeStrays(dir: string, manifest: Manifest, options: PullOptions, own
       const file = `${folder}${name}`;
       if (listed.has(file)) continue;
       const hidden = name.startsWith('.') && own.test(name);
+      const finished = hidden ? `${folder}${name.slice(1, -'.partial'.length)}` : '';
+      const sum = sums.get(finished);
+      if (sum !== undefined && sha256File(join(dir, finished)) !== sum && sha256File(join(dir, file)) === sum) {
+        renameSync(join(dir, file), join(dir, finished));
+        recovered.push(finished);
+        continue;
+      }
       const visible = own.test(name) || (folder === '' && (legacy.test(name) || legacy.test(name.replace(/\.partial$/, ''))));
       if (hidden || (owned && visible)) {
         rmSync(join(dir, file), { force: true });
@@ -234,7 +268,7 @@ function removeStrays(dir: string, manifest: Manifest, options: PullOptions, own
       }
     }
   }
-  return removed;
+  return { recovered, removed };
 }
 
 /**
@@ -258,8 +292,10 @@ async function call<T extends { response: Response }>(send: () => Promise<T>, re
   try {
     return await withRetry(send, retry, onRetry);
   } catch (error) {
-    if (error instanceof TypeError) throw new Unreachable(networkCause(error));
-    throw error;
+    if (!(error instanceof TypeError)) throw error;
+    const permanent = permanentNetworkFailure(error);
+    if (permanent) throw new PullStopped(`${permanent} (${networkCause(error)})`);
+    throw new Unreachable(networkCause(error));
   }
 }
 
@@ -267,7 +303,7 @@ type WindowResult = Pick<ManifestWindow, 'rows' | 'bytes' | 'files' | 'requestId
 
 async function pullWindow(api: SummaryApi, options: PullOptions, window: Window, context: MonthContext): Promise<WindowResult | 'too-large'> {
   const onRetry = (why: string, waitMs: number) => context.observe({ kind: 'retry', why, waitMs });
-  const label = windowLabel(window);
+  const label = fileLabel(window, !isSettled(window, context.now(), context.settleDays));
   try {
     if (options.format === 'jsonl') return await walkPages(api, options, window, label, context, onRetry);
     const result = await call(() => api.export(options.dataset, windowFilters(options, window)), context.retry, onRetry);
@@ -278,8 +314,11 @@ async function pullWindow(api: SummaryApi, options: PullOptions, window: Window,
     // A row of the dataset is a row of its first table (invoices: not their lines).
     return { rows: files[0]!.rows, bytes: sum(files, 'bytes'), files, requestIds: [requestId] };
   } catch (error) {
-    if (error instanceof BodyTooLarge) return 'too-large';
-    throw error;
+    if (!(error instanceof BodyTooLarge)) throw error;
+    // An export past the cap is halved; any other answer that large says nothing a window could change.
+    if (error.exporting) return 'too-large';
+    if (isPermanent(error.status, '')) throw new PullStopped(`the service refuses this pull (${error.status}, with an answer of more than ${error.limit} bytes), whatever the window: check SUMMARY_BASE_URL and the keys`);
+    throw new WindowFailure(error.status < 300 ? `a page is larger than ${error.limit} bytes: use a smaller --page-size` : `the service answered ${error.status} with more than ${error.limit} bytes`);
   }
 }
 
@@ -294,8 +333,9 @@ function refusal(response: Response, error: unknown, requestId: string): 'too-la
   const detail = typeof problem?.detail === 'string' ? `: ${printable(problem.detail)}` : '';
   const said = `${response.status} ${printable(code)}${detail} (request ${printable(requestId) || 'without id'})`;
   if (isPermanent(response.status, code)) throw new PullStopped(`the service refuses this pull (${said}), whatever the window: ${remedy(response.status, code)}. Nothing was pulled after this`);
-  const retryAfter = response.headers.get('retry-after');
-  const later = retryAfter && (response.status === 429 || response.status === 503) ? ` (the service asks to retry after ${printable(retryAfter)} s, beyond --max-retry-wait or the attempts)` : '';
+  const retryAfter = response.headers.get('retry-after')?.trim();
+  const wait = retryAfter && (/^\d+$/.test(retryAfter) ? `${retryAfter} s` : `until ${printable(retryAfter, 64)}`);
+  const later = wait && (response.status === 429 || response.status === 503) ? ` (the service asks to retry after ${wait}, beyond --max-retry-wait or the attempts)` : '';
   throw new WindowFailure(`${said}${later}`, requestId);
 }
 
@@ -340,6 +380,7 @@ async function walkPages(api: SummaryApi, options: PullOptions, window: Window, 
   try {
     let announced = Number.POSITIVE_INFINITY;
     let previous = '';
+    let more = false;
     // Never past the pages the first answer announced: a server that says hasNext forever ends here.
     for (let page = 1; page <= announced; page++) {
       const filters = { ...windowFilters(options, window), page, pageSize: options.pageSize ?? 1000 };
@@ -350,8 +391,10 @@ async function walkPages(api: SummaryApi, options: PullOptions, window: Window, 
         rmSync(partial, { force: true });
         return refusal(result.response, result.error, requestId);
       }
+      if (!isPage(result.data)) throw new WindowFailure(`page ${page} is not a summary page (data and pagination with whole totalPages and a hasNext)`, requestId);
       const { data, pagination } = result.data;
       if (page === 1) announced = pagination.totalPages;
+      more = pagination.hasNext;
       requestIds.push(requestId);
       const text = data.map((record) => `${JSON.stringify(record)}\n`).join('');
       if (text !== '' && text === previous) throw new WindowFailure(`page ${page} repeats page ${page - 1}: the service does not move through the pages`, requestId);
@@ -371,14 +414,14 @@ async function walkPages(api: SummaryApi, options: PullOptions, window: Window, 
       bytes += encoded.byteLength;
       context.observe({ kind: 'progress', rows: data.length, bytes: encoded.byteLength });
       if (!pagination.hasNext) {
-        if (page < announced) throw new WindowFailure(`the walk stopped at page ${page} of ${announced}: ${printable(result.data.meta.warning ?? 'no next page')}`, requestId);
+        if (page < announced) throw new WindowFailure(`the walk stopped at page ${page} of ${announced}: ${printable(result.data.meta?.warning ?? 'no next page')}`, requestId);
         break;
       }
-      // Records created during the walk of an open window: the next run pulls it again. A settled
-      // window should not grow.
-      if (page === announced && isSettled(window, context.now(), context.settleDays)) {
-        throw new WindowFailure(`the service announced ${announced} pages, and page ${announced} says there is more: records changed during the walk`, requestId);
-      }
+    }
+    // Past the pages announced, the service still says there is more. Records created during the
+    // walk of an open window: the next run pulls it again. A settled window should not grow.
+    if (more && isSettled(window, context.now(), context.settleDays)) {
+      throw new WindowFailure(`the service announced ${announced} page${announced === 1 ? '' : 's'}, and page ${announced} says there is more: records changed during the walk`, requestIds.at(-1));
     }
     await file?.close();
   } catch (error) {
@@ -392,6 +435,13 @@ async function walkPages(api: SummaryApi, options: PullOptions, window: Window, 
     return { rows, bytes, files: [], requestIds };
   }
   return { rows, bytes, files: [{ file: name, rows, bytes, sha256: hash.digest('hex') }], requestIds };
+}
+
+/** Whether a 200 answer is a page the walk can go by. */
+function isPage(value: unknown): value is Page {
+  const page = value as Partial<Page> | null;
+  const pagination = page?.pagination as Partial<Page['pagination']> | undefined;
+  return Array.isArray(page?.data) && Number.isSafeInteger(pagination?.totalPages) && pagination!.totalPages! >= 0 && typeof pagination?.hasNext === 'boolean';
 }
 
 /**

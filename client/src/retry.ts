@@ -3,7 +3,7 @@
  * Retry-After, plus network failures. Every wait gets
  * jitter, so clients told the same Retry-After do not return in step, and is bounded.
  */
-import { isRetried } from './answers.js';
+import { isRetried, permanentNetworkFailure } from './answers.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -52,9 +52,10 @@ export async function withRetry<T extends CallResult>(
     try {
       result = await send();
     } catch (error) {
-      // fetch fails with a TypeError when no answer came (refused, reset, TLS): worth another try.
-      // Anything else (no token, a bug) is not.
-      if (!(error instanceof TypeError)) throw error;
+      // fetch fails with a TypeError when no answer came (refused, reset, TLS): worth another try,
+      // unless no try can change it (a redirect, an untrusted certificate). Anything else (no
+      // token, a bug) is not.
+      if (!(error instanceof TypeError) || permanentNetworkFailure(error)) throw error;
       failure = error;
     }
     const retriable = result === undefined || isRetried(result.response.status);

@@ -18,11 +18,11 @@ export class TokenError extends Error {
   override readonly name = 'TokenError';
 }
 
-/** An answer's body was larger than the client takes (an export: SUMMARY_MAX_EXPORT_BYTES). */
+/** An answer's body was larger than the client takes: an export (SUMMARY_MAX_EXPORT_BYTES), else a page or problem (MAX_DOCUMENT_BYTES). */
 export class BodyTooLarge extends Error {
   override readonly name = 'BodyTooLarge';
-  constructor(readonly limit: number) {
-    super(`the answer is larger than ${limit} bytes`);
+  constructor(readonly limit: number, readonly status: number, readonly exporting: boolean) {
+    super(`the answer (${status}) is larger than ${limit} bytes`);
   }
 }
 
@@ -33,18 +33,19 @@ export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
  * The response with its body capped: a declared length past the cap fails at once, a body that
  * grows past it fails as it does, so a broken or hostile server cannot fill this machine's memory.
  */
-export function capBody(response: Response, limit: number): Response {
+export function capBody(response: Response, limit: number, exporting = false): Response {
+  const tooLarge = () => new BodyTooLarge(limit, response.status, exporting);
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > limit) {
     void response.body?.cancel();
-    throw new BodyTooLarge(limit);
+    throw tooLarge();
   }
   if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
   let seen = 0;
   const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
       seen += chunk.byteLength;
-      if (seen > limit) controller.error(new BodyTooLarge(limit));
+      if (seen > limit) controller.error(tooLarge());
       else controller.enqueue(chunk);
     },
   }));
@@ -59,7 +60,7 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
     fetch: async (request) => {
       const response = await fetchImpl(new Request(request, { redirect: 'error' }));
       const exporting = response.ok && !request.headers.get('accept')?.includes('json');
-      return capBody(response, exporting ? settings.maxExportBytes : MAX_DOCUMENT_BYTES);
+      return capBody(response, exporting ? settings.maxExportBytes : MAX_DOCUMENT_BYTES, exporting);
     },
   });
   api.use({

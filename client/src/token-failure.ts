@@ -3,13 +3,9 @@
  * certificate, an unreachable authority and an unknown tenant alike (`endpoints_resolution_error`),
  * so the authority's OpenID metadata is asked once more, directly, and the failure told apart.
  */
+import { UNTRUSTED_CERTIFICATE } from './answers.js';
 import type { ClientSettings } from './settings.js';
 import { networkCause } from './retry.js';
-
-const UNTRUSTED = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_SIGNATURE_FAILURE',
-]);
 
 /** One sentence: what went wrong getting a token, and what to check. */
 export async function explainTokenFailure(settings: Pick<ClientSettings, 'authority'>, message: string, fetchImpl: typeof fetch = fetch): Promise<string> {
@@ -22,7 +18,7 @@ export async function explainTokenFailure(settings: Pick<ClientSettings, 'author
     await response.body?.cancel();
   } catch (error) {
     const code = String((error as { cause?: { code?: unknown } }).cause?.code ?? '');
-    if (UNTRUSTED.has(code)) {
+    if (UNTRUSTED_CERTIFICATE.has(code)) {
       return `the authority ${authority.host} has a certificate this machine does not trust (${code}): set SUMMARY_CA_FILE to the CA that issued it (the local stack's is .local/ca.pem)`;
     }
     const cause = error instanceof Error ? networkCause(error) : String(error);

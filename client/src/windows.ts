@@ -75,6 +75,17 @@ export function isSettled(window: Pick<Window, 'to'>, now: number, settleDays: n
   return day(window.to) + DAY_MS * (1 + settleDays) <= now;
 }
 
+/**
+ * The label a window's files are named by: its own; for an open window, which keeps growing, its
+ * label up to the end of its month, so that the runs until it settles replace one file in place
+ * (`contracts-2026-11.parquet`, not a new `…-11-01_2026-11-24` every night).
+ */
+export function fileLabel(window: Window, open: boolean): string {
+  if (!open) return windowLabel(window);
+  const start = new Date(day(window.from));
+  return windowLabel({ ...window, to: formatDay(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)) });
+}
+
 /** A window's file-name label: `YYYY-MM` for a whole calendar month, else `from_to` (a part of one). */
 export function windowLabel(window: Window): string {
   const start = new Date(day(window.from));

@@ -8,6 +8,8 @@ import { projectRoot } from '../../dev/project-root.js';
 import { startFakeService, problem, send, type FakeHandler, type FakeService } from '../support/fake-service.js';
 import { rawZip, storedEntry, zerosEntry } from '../support/raw-zip.js';
 import { identities, stack } from '../support/stack.js';
+import { storeRecords } from '../support/store-records.js';
+import { withDuckDb } from '../support/duckdb.js';
 import { runChild, type ChildResult } from '../support/run-child.js';
 import { tempDirs } from '../support/temp-dirs.js';
 
@@ -107,9 +109,11 @@ describe('summary-client pull is safe against the server', () => {
     expect(result.stderr).toMatch(/^2025-01 failed: the export's invoices\.parquet declares 3221225472 bytes, more than SUMMARY_MAX_EXPORT_BYTES \(67108864\)/m);
   });
 
-  it('stops reading a body past SUMMARY_MAX_EXPORT_BYTES, halving the window down to a day, then fails it', async () => {
+  it('stops reading a body past SUMMARY_MAX_EXPORT_BYTES, halving the window down to the one day that stays too large, keeping the others', async () => {
     let sent = 0;
-    const settings = await serve((_request, response) => {
+    const settings = await serve(async (request, response, real) => {
+      const { createdFrom, createdTo } = JSON.parse(request.body) as { createdFrom: string; createdTo: string };
+      if (!(createdFrom <= '2025-01-15' && createdTo >= '2025-01-15')) return send(response, await real());
       // An endless body, no length declared.
       response.writeHead(200, { 'content-type': 'application/vnd.apache.parquet' });
       const chunk = Buffer.alloc(256 * 1024);
@@ -122,11 +126,39 @@ describe('summary-client pull is safe against the server', () => {
       };
       more();
     });
-    const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], { ...settings, SUMMARY_MAX_EXPORT_BYTES: String(MiB) });
+    const dir = outDir();
+    const result = await runPull(['contracts', ...JANUARY, '--out', dir], { ...settings, SUMMARY_MAX_EXPORT_BYTES: String(MiB) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^2025-01 failed: 2025-01-01 alone is too large for one answer/m);
-    // Month, 1–16, 1–8, 1–4, 1–2, 1: each read up to the cap, never the 64 MiB the server had.
-    expect(fake!.requests).toHaveLength(6);
+    expect(result.stderr).toMatch(/^2025-01-15_2025-01-15 failed: 2025-01-15 alone is larger than one answer may be .*SUMMARY_MAX_EXPORT_BYTES/m);
+    // Each answer read up to the cap, never the 64 MiB the server had for each.
+    expect(sent).toBeLessThan(40 * MiB);
+    // The days around it are pulled and kept: every stored record of January but the 15th's.
+    const names = readdirSync(dir).filter((name) => name.endsWith('.parquet'));
+    expect(names.some((name) => name.includes('2025-01-15'))).toBe(false);
+    const stored = (await storeRecords('contracts', 'contoso')).filter((record) => String(record.createdDate).startsWith('2025-01') && !String(record.createdDate).startsWith('2025-01-15')).map((record) => String(record.contractId)).sort();
+    const pulled = await withDuckDb(async (query) => (await query(`SELECT contractId FROM read_parquet('${dir}/*.parquet') ORDER BY contractId`)).map((row) => String(row.contractId)));
+    expect(pulled).toEqual(stored);
+    const manifest = JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as { windows: { window: string; status: string }[] };
+    expect(manifest.windows.filter((entry) => entry.status === 'failed').map((entry) => entry.window)).toEqual(['2025-01-15_2025-01-15']);
+  });
+
+  it('stops with exit 2 at a refusal whose body is larger than a problem may be, after one request', async () => {
+    const settings = await serve((_request, response) => {
+      response.writeHead(401, { 'content-type': 'application/problem+json', 'content-length': String(80 * MiB) });
+      response.end();
+    });
+    const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], settings);
+    expect(result.code).toBe(2);
+    expect(fake!.requests).toHaveLength(1);
+    expect(result.stderr).toMatch(/the service refuses this pull \(401, with an answer of more than 67108864 bytes\)/);
+  });
+
+  it('stops with exit 2 at a redirect, never following it and never retrying', async () => {
+    const settings = await serve((_request, response) => void response.writeHead(302, { location: 'https://elsewhere.invalid/steal' }).end());
+    const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], settings);
+    expect(result.code).toBe(2);
+    expect(fake!.requests).toHaveLength(1);
+    expect(result.stderr).toMatch(/the service answered with a redirect, which is never followed .*SUMMARY_BASE_URL/);
   });
 
   it('never asks past the pages the first answer announced, whatever hasNext says', async () => {
@@ -139,6 +171,19 @@ describe('summary-client pull is safe against the server', () => {
     expect(fake!.requests).toHaveLength(2);
     expect(result.stderr).toMatch(/^2025-01 failed: the service announced 2 pages, and page 2 says there is more/m);
     expect(result.code).toBe(1);
+  });
+
+  it('fails a settled window whose pages say there is more but announce no number of pages', async () => {
+    const settings = await serve((request, response) => {
+      const { page, pageSize } = JSON.parse(request.body) as { page: number; pageSize: number };
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: [{ contractId: `CT-${page}` }], pagination: { page, pageSize, totalRecords: 3, hasNext: true }, meta: { requestId: 'x', generatedAt: new Date().toISOString() } }));
+    });
+    const dir = outDir();
+    const result = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--out', dir], settings);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^2025-01 failed: page 1 is not a summary page/m);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('stops a walk whose pages repeat', async () => {
@@ -203,8 +248,8 @@ describe('summary-client pull is safe against the server', () => {
     child.kill('SIGKILL');
     await exited;
     release();
-    // The first page is written, hidden; no reader's glob or folder scan sees it.
-    expect(readdirSync(dir)).toEqual(['.contracts-2025-01.jsonl.partial']);
+    // The first page is written, hidden; no reader's glob or folder scan sees it (nor the lock of the killed run).
+    expect(readdirSync(dir).sort()).toEqual(['.contracts-2025-01.jsonl.partial', '.summary-client.lock']);
     expect(readFileSync(join(dir, '.contracts-2025-01.jsonl.partial'), 'utf8').split('\n').filter(Boolean)).toHaveLength(5);
 
     const again = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--page-size', '5', '--out', dir], settings);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { clientSettings } from '../../dev/client-settings.js';
@@ -110,9 +110,9 @@ describe('summary-client pull', () => {
     while (child.exitCode === null && !(existsSync(join(dir, '_manifest.json')) && manifest(dir).windows.length >= 3)) await new Promise((resolve) => setTimeout(resolve, 5));
     child.kill('SIGKILL');
     await exited;
-    // Windows whose files are in place (stopped between listing a window and renaming its file
-    // into place, the listed one is missing: pulled again).
-    const before = manifest(dir).windows.filter((entry) => entry.files.every((file) => existsSync(join(dir, file.file)))).length;
+    // The windows listed (stopped between listing a window and renaming its file into place, the
+    // finished file is still hidden: the next run renames it).
+    const before = manifest(dir).windows.filter((entry) => entry.files.every((file) => existsSync(join(dir, file.file)) || existsSync(join(dir, `.${file.file}.partial`)))).length;
 
     const resumed = await runPull(['contracts', ...YEAR, '--out', dir]);
     expect(resumed.code).toBe(0);
@@ -254,6 +254,34 @@ describe('summary-client pull', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/removed 1 file\(s\) of a run stopped before it recorded them: contracts-2025-02-01_2025-02-14\.parquet/);
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet', 'contracts-2025-02.parquet']);
+  });
+
+  it('finishes a window whose manifest entry was saved but whose file was not renamed into place yet (stopped in between)', async () => {
+    const dir = outDir();
+    expect((await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir])).code).toBe(0);
+    const pulled = readFileSync(join(dir, 'contracts-2025-02.parquet'));
+    // As a stop between listing and renaming leaves it: the finished file still hidden, an older one in place.
+    renameSync(join(dir, 'contracts-2025-02.parquet'), join(dir, '.contracts-2025-02.parquet.partial'));
+    writeFileSync(join(dir, 'contracts-2025-02.parquet'), readFileSync(join(dir, 'contracts-2025-01.parquet')));
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
+    expect(result.stderr).toMatch(/^finished what a run stopped before renaming: contracts-2025-02\.parquet$/m);
+    expect(result.stderr).toMatch(/^pulled: 2 windows \(0 now, 2 already done\)/m);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(dir, 'contracts-2025-02.parquet'))).toEqual(pulled);
+    expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet', 'contracts-2025-02.parquet']);
+  });
+
+  it('refuses a folder another pull is writing into (its lock), and takes over the lock of a pull that is gone', async () => {
+    const dir = outDir();
+    writeFileSync(join(dir, '.summary-client.lock'), `${process.pid}\n`);
+    const refused = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', dir]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(new RegExp(`another summary-client pull \\(process ${process.pid}\\) is writing into`));
+    // A pid no process has: the lock of a run that was killed.
+    writeFileSync(join(dir, '.summary-client.lock'), '2147483646\n');
+    const taken = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', dir]);
+    expect(taken.code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet']);
   });
 
   it('stops when the service cannot be reached, rather than trying every window', async () => {

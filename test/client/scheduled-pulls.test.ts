@@ -73,7 +73,8 @@ describe('a nightly pull', () => {
     const ids = await folderIds(dir);
     expect(ids).toContain(created);
     expect(ids).toEqual(await storedIds());
-    expect(readdirSync(dir).filter((name) => name.startsWith(`contracts-${thisMonth}`))).toEqual([`contracts-${thisMonth}-01_${today}.parquet`]);
+    // The open month is one file, named by the month while it grows, replaced in place run after run.
+    expect(readdirSync(dir).filter((name) => name.startsWith(`contracts-${thisMonth}`))).toEqual([`contracts-${thisMonth}.parquet`]);
   });
 
   it('records a window done once it has settled, and from then on skips it', async () => {
@@ -115,21 +116,31 @@ describe('a nightly pull', () => {
 });
 
 describe('a folder of summary-client 0.1', () => {
-  it('is taken over: a window it recorded done before it settled is pulled again, so the records it missed come', async () => {
+  it('is taken over: a window it recorded done before it settled is pulled again, so the records that landed late come', async () => {
+    // A window that has settled by now (its last day three days ago), which 0.1 pulled and
+    // recorded done on its last day, before a late writer landed a record dated that day.
+    const last = new Date(Date.now() - 3 * DAY_MS).toISOString().slice(0, 10);
+    const first = new Date(Date.now() - 6 * DAY_MS).toISOString().slice(0, 10);
     const dir = outDir();
-    const args = ['contracts', '--from', `${thisMonth}-01`, '--to', today, '--out', dir];
+    const args = ['contracts', '--from', first, '--to', last, '--out', dir];
     expect((await runPull(args)).code).toBe(0);
-    // As 0.1 left it: manifest.json, version 1, the month recorded done on the day it was pulled.
-    const legacy = { ...manifest(dir), version: 1, windows: manifest(dir).windows.map((entry) => ({ ...entry, status: 'done' })) };
+    const pulled = manifest(dir);
+    expect(pulled.windows.every((entry) => entry.status === 'done')).toBe(true);
+    const legacy = { ...pulled, version: 1, windows: pulled.windows.map((entry) => ({ ...entry, finishedAt: `${entry.to}T12:00:00.000Z` })) };
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify(legacy));
     rmSync(join(dir, '_manifest.json'));
-    const created = await createContract('MISSED');
+    const template = (await own.documents('contracts'))[0]!;
+    const late = `${String(template.contractId)}-LATE-WRITER`;
+    await own.write('contracts', [{ ...template, id: late, contractId: late, createdDate: `${last}T10:00:00.000Z`, updatedDate: `${last}T10:00:00.000Z` }]);
 
     const result = await runPull(args);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^pulled: 1 window \(1 now, 0 already done\)/m);
-    expect(readdirSync(dir).sort()).toEqual(['_manifest.json', `contracts-${thisMonth}-01_${today}.parquet`]);
-    expect(await folderIds(dir)).toContain(created);
+    expect(result.stderr).toMatch(new RegExp(`^pulled: ${legacy.windows.length} windows? \\(${legacy.windows.length} now, 0 already done\\)`, 'm'));
+    expect(readdirSync(dir)).toContain('_manifest.json');
+    expect(readdirSync(dir)).not.toContain('manifest.json');
+    expect(await folderIds(dir)).toContain(late);
+    // Pulled after it settled: done from now on.
+    expect(manifest(dir).windows.map((entry) => entry.status)).toEqual(legacy.windows.map(() => 'done'));
   });
 
   it('is taken over: invoices move into one folder per table, settled windows stay done', async () => {
@@ -145,6 +156,12 @@ describe('a folder of summary-client 0.1', () => {
     const legacy = { ...current, version: 1, windows: current.windows.map((entry) => ({ ...entry, files: entry.files.map((file) => ({ ...file, file: file.file.split('/').at(-1) })) })) };
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify(legacy));
     rmSync(join(dir, '_manifest.json'));
+
+    // A dry run reads it as taken over and moves nothing.
+    const dry = await runChild(process.execPath, [CLI, 'pull', ...args, '--dry-run'], own.settings);
+    expect(dry.stdout.trim().split('\n').map((line) => line.split('\t')[3])).toEqual(['done', 'done']);
+    expect(readdirSync(dir)).toContain('manifest.json');
+    expect(readdirSync(dir)).toContain('invoices-2025-01.parquet');
 
     const result = await runPull(args);
     expect(result.stderr).toMatch(/^pulled: 2 windows \(0 now, 2 already done\)/m);
