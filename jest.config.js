@@ -30,7 +30,10 @@ export default {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/infra/**/*.test.ts'],
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/infra/**/*.test.ts', '<rootDir>/patches/upstream/*.test.js'],
+      // The upstream contribution's test (patches/upstream/) runs here as it would in
+      // hyparquet-writer's repository: vitest's API is jest's, its `../src/index.js` the package.
+      moduleNameMapper: { '^vitest$': '<rootDir>/test/support/vitest-api.js', '^\\.\\./src/index\\.js$': 'hyparquet-writer', ...common.moduleNameMapper },
     },
     {
       ...common,
