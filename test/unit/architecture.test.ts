@@ -83,6 +83,21 @@ describe('the dependencies of the runtime code', () => {
   });
 });
 
+describe('the Parquet wing (shared/output/parquet)', () => {
+  it('is an engine of its own: it knows the service only by its field model, the export limit and the export slots', () => {
+    const wing = sources('shared/output/parquet');
+    expect(wing.length).toBeGreaterThan(8);
+    const allowed = ['shared/output/parquet', 'shared/model/fields.ts', 'shared/util', 'shared/output/export-file.ts', 'shared/output/export-slots.ts'];
+    for (const file of wing) {
+      const text = readFileSync(file, 'utf8');
+      for (const [, spec] of text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)) {
+        const target = relative('.', normalize(join(dirname(file), spec!))).replace(/\.js$/, '.ts');
+        expect([file, target, allowed.some((prefix) => target.startsWith(prefix))]).toEqual([file, target, true]);
+      }
+    }
+  });
+});
+
 describe('the pull client', () => {
   const clientFiles = sources('client/src');
   const manifest = JSON.parse(readFileSync('client/package.json', 'utf8')) as { dependencies: Record<string, string> };
