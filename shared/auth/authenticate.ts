@@ -51,17 +51,5 @@ function bearerToken(authorization: string | null): string {
       ? new ApiError('INVALID_TOKEN', 'Send an access token in the Authorization header: Bearer <access_token>.', { headers: { 'WWW-Authenticate': 'Bearer' } })
       : invalidToken('malformed', 'The Authorization header must be "Bearer <access_token>".');
   }
-  if (!isCanonicalCompactJws(match[1])) throw invalidToken('malformed', 'A JWT is three base64url parts, without padding.');
   return match[1];
-}
-
-/**
- * Whether a token is a compact JWS spelled the one canonical way: three unpadded base64url parts
- * whose unused low bits are zero. Decoders accept other spellings of the same bytes (padding, stray
- * bits), so without this several strings verify as one token and the verified-token cache, keyed
- * on the string, would hold several entries for it.
- */
-function isCanonicalCompactJws(token: string): boolean {
-  const parts = token.split('.');
-  return parts.length === 3 && parts.every((part) => /^[A-Za-z0-9_-]+$/.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part);
 }

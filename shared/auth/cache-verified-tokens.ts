@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { TokenIdentity, TokenVerifier } from './token-verifier.js';
 
 /** Options of the verified-token cache. */
@@ -19,7 +19,7 @@ export function cacheVerifiedTokens(verify: TokenVerifier, options: TokenCacheOp
   const now = options.now ?? (() => Date.now() / 1000);
   const cache = new Map<string, TokenIdentity>();
   return async (token) => {
-    const key = createHash('sha256').update(token).digest('base64');
+    const key = hash('sha256', token, 'base64');
     const hit = cache.get(key);
     if (hit) {
       cache.delete(key);

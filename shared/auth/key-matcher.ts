@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Builds a matcher over a set of keys. Keys are compared as SHA-256 digests with `timingSafeEqual`
@@ -17,5 +17,5 @@ export function createKeyMatcher(keys: readonly string[]): (presented: string | 
 }
 
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  return hash('sha256', value, 'buffer');
 }

