@@ -1,3 +1,4 @@
+import { unreachable } from '../shared/util/unreachable.js';
 import { filterMembers } from '../shared/filters/filter-members.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
 import type { ApiModel } from './api-model.js';
@@ -17,9 +18,16 @@ export function filterBodySchema(model: ApiModel, resource: ResourceDefinition, 
   // A From without its To (or the reverse) is 400 DATE_RANGE_INCOMPLETE: said in the schema too.
   const dependentRequired: JsonObject = {};
   for (const filter of resource.filters) {
-    if (filter.kind !== 'dayRange') continue;
-    dependentRequired[filter.from] = [filter.to];
-    dependentRequired[filter.to] = [filter.from];
+    switch (filter.kind) {
+      case 'dayRange':
+        dependentRequired[filter.from] = [filter.to];
+        dependentRequired[filter.to] = [filter.from];
+        break;
+      case 'equals':
+        break;
+      default:
+        unreachable(filter, 'filter kind');
+    }
   }
   return {
     type: 'object',

@@ -1,3 +1,4 @@
+import { unreachable } from '../shared/util/unreachable.js';
 import { formatDay, oneMonthAfter, parseCalendarDate } from '../shared/filters/calendar-date.js';
 import { filterMembers, PAGINATION_MEMBERS } from '../shared/filters/filter-members.js';
 import type { Source } from '../shared/model/member-rules.js';
@@ -22,9 +23,19 @@ export function filterMemberSchema(model: ApiModel, resource: ResourceDefinition
   const setDefault = (value: string | number) => { schema.default = source === 'query' ? String(value) : value; };
   const notes = [`Must be ${rule.expected}; otherwise 400 \`${rule.code}\`.`];
 
-  if (filter?.kind === 'dayRange') {
-    schema.format = 'date';
-    notes.push(dateRangeNote(filter));
+  // What each kind of filter adds; the control members (order, pages) have none.
+  if (filter) {
+    switch (filter.kind) {
+      case 'dayRange':
+        schema.format = 'date';
+        notes.push(dateRangeNote(filter));
+        break;
+      case 'equals':
+        if (resource.drafts?.field === filter.field) notes.push(`\`${resource.drafts.value}\` matches nothing for callers without ${draftRoles(model.datapoints).map((role) => `\`${role}\``).join(' or ')}.`);
+        break;
+      default:
+        unreachable(filter, 'filter kind');
+    }
   }
   if (name === 'orderBy') {
     schema.enum = [...resource.sortable];
@@ -45,10 +56,6 @@ export function filterMemberSchema(model: ApiModel, resource: ResourceDefinition
   const gatedBy = filter ? gatingRoles(model.datapoints, resource.name, filter.field) : undefined;
   if (gatedBy !== undefined) {
     notes.push(`Filters on a field that only ${gatedBy} shows: without that role it is 400 \`INVALID_FILTER\` (filtering would reveal the field).`);
-  }
-  const { drafts } = resource;
-  if (filter?.kind === 'equals' && drafts?.field === filter.field) {
-    notes.push(`\`${drafts.value}\` matches nothing for callers without ${draftRoles(model.datapoints).map((role) => `\`${role}\``).join(' or ')}.`);
   }
   schema.description = notes.join(' ');
   return schema;

@@ -1,6 +1,6 @@
 import { ApiError, echo, type FieldError } from '../errors/api-error.js';
 import type { Source } from '../model/member-rules.js';
-import { fieldSpec, membersOf } from '../model/resource-definition.js';
+import { fieldSpec, membersOf, type ResourceDefinition } from '../model/resource-definition.js';
 import type { FilterValue, SummaryQuery } from '../model/summary-query.js';
 import type { View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
@@ -83,8 +83,7 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
     }
   }
   const { drafts } = resource;
-  const matchesNothing = drafts !== undefined && !view.drafts
-    && filters.some((filter) => filter.kind === 'equals' && filter.field.name === drafts.field && filter.value === drafts.value);
+  const matchesNothing = drafts !== undefined && !view.drafts && filters.some((filter) => asksForDrafts(filter, drafts));
   return {
     resource,
     filters,
@@ -95,6 +94,18 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
     pageSize: (given.pageSize as number | undefined) ?? 25,
     given,
   };
+}
+
+/** Whether a filter asks for the drafts status alone (which a caller without the Drafts grant never sees). */
+function asksForDrafts(filter: FilterValue, drafts: NonNullable<ResourceDefinition['drafts']>): boolean {
+  switch (filter.kind) {
+    case 'equals':
+      return filter.field.name === drafts.field && filter.value === drafts.value;
+    case 'dayRange':
+      return false;
+    default:
+      return unreachable(filter, 'filter kind');
+  }
 }
 
 /** Problems listed at most; a 64 KiB body of junk members must not become a 2 MB answer. */

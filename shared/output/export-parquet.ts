@@ -51,8 +51,8 @@ export async function exportParquet(records: AsyncIterable<readonly StoredRecord
       return { body: Buffer.concat(await file.finish()), records: count };
     }
     case 'zip': {
-      if (!resource.lines) throw new TypeError(`resource ${resource.name}: a zip export needs lines`);
-      return exportZip(records, view, resource.lines, shape, table, options);
+      // defineResource refuses a zip export without lines (and lines without a zip).
+      return exportZip(records, view, resource.lines!, shape, table, options);
     }
     default:
       return unreachable(shape, 'export shape');
