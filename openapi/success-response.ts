@@ -21,6 +21,8 @@ function exportContent(resource: ResourceDefinition): JsonObject {
     case 'zip':
       return {
         [mediaType]: {
+          // Machine-readable for clients (the pull client's datasets.ts is generated from it).
+          'x-zip-entries': [shape.records, shape.lines],
           schema: {
             type: 'string',
             format: 'binary',

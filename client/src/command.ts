@@ -19,8 +19,12 @@ import { summaryApi, TokenError } from './summary-api.js';
 import { explainTokenFailure } from './token-failure.js';
 import { isSettled, monthWindows, parseDay, windowLabel } from './windows.js';
 
-export const USAGE = `usage: summary-client pull <contracts|invoices> --from YYYY-MM-DD --to YYYY-MM-DD --out DIR
-         [--by created|updated|invoiceDate] [--format parquet|jsonl] [--filter name=value ...]
+// The datasets and their dates come from the generated datasets.ts: the usage never restates them.
+const DATASET_NAMES = Object.keys(DATASETS).join('|');
+const DATE_BY = [...new Set(Object.values(DATASETS).flatMap((dataset) => dataset.dateBy))].join('|');
+
+export const USAGE = `usage: summary-client pull <${DATASET_NAMES}> --from YYYY-MM-DD --to YYYY-MM-DD --out DIR
+         [--by ${DATE_BY}] [--format parquet|jsonl] [--filter name=value ...]
          [--settle DAYS] [--page-size N (jsonl)] [--max-retry-wait SECONDS] [--dry-run]
        summary-client --help | --version
 
@@ -83,7 +87,7 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'versio
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   if (values.version) return 'version';
-  if (positionals.length === 0) throw new UsageError('what to do? summary-client pull <contracts|invoices> …');
+  if (positionals.length === 0) throw new UsageError(`what to do? summary-client pull <${DATASET_NAMES}> …`);
   const [command, dataset, ...extra] = positionals;
   if (command !== 'pull') throw new UsageError(`unknown command ${command}: the command is pull`);
   if (!dataset || !isDatasetName(dataset)) throw new UsageError(`pull what? ${Object.keys(DATASETS).join(' or ')}`);

@@ -7,6 +7,8 @@ import { RESOURCES } from '../../../shared/model/resources.js';
 import { projectRoot } from '../../../dev/project-root.js';
 import { runChild } from '../../support/run-child.js';
 import { committedDocument } from '../openapi/document-validator.js';
+import { CLIENT_DATASETS_FILE, clientDatasetsSource } from '../../../openapi/client-datasets.js';
+import type { OpenAPIV3_1 } from 'openapi-types';
 
 // The client is a package of its own (it could be published without the service), so what it
 // knows of the service is generated from, or checked against, openapi/openapi.json.
@@ -23,6 +25,12 @@ describe('the pull client against the API document', () => {
       if (committed !== readFileSync(out, 'utf8')) throw new Error('client/src/api.ts is out of date with openapi/openapi.json: run `npm run openapi` and commit it');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('has the datasets npm run openapi writes from the committed document (client/src/datasets.ts)', () => {
+    if (readFileSync(join(root, CLIENT_DATASETS_FILE), 'utf8') !== clientDatasetsSource(committedDocument() as OpenAPIV3_1.Document)) {
+      throw new Error(`${CLIENT_DATASETS_FILE} is out of date with openapi/openapi.json: run \`npm run openapi\` and commit it`);
     }
   });
 
