@@ -2,7 +2,7 @@ import type { ExportCaseResult, ExportSummary } from './export-case.js';
 import type { HttpCaseFigures } from './http-load.js';
 import type { JsonPageFigures } from './json-path.js';
 import { resourceNamed } from '../shared/model/resources.js';
-import { exportFile } from '../shared/output/export-file.js';
+import { exportFile } from '../shared/model/operation-contract.js';
 import { median } from './median.js';
 import { count, duration, size, times, type Standing, type TableRow } from './table.js';
 

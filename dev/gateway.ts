@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../shared/errors/api-error.js';
 import { createKeyMatcher } from '../shared/auth/key-matcher.js';
 import { errorResponse } from '../shared/http/error-response.js';
-import { CLIENT_REQUEST_ID_HEADER, pickRequestId, validClientRequestId } from '../shared/http/request-id.js';
+import { CLIENT_REQUEST_ID_HEADER } from '../shared/model/operation-contract.js';
+import { pickRequestId, validClientRequestId } from '../shared/http/request-id.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import type { HostListener } from './functions-host.js';
 

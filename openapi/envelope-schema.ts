@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/http/request-id.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/model/operation-contract.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
 import type { ApiModel } from './api-model.js';
 import type { JsonObject } from './json-schema.js';

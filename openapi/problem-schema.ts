@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
-import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/http/request-id.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/model/operation-contract.js';
 import { PROBLEM_TYPE_BASE } from '../shared/errors/problem-response.js';
 import type { JsonObject } from './json-schema.js';
 import { toJsonSchema } from './json-schema.js';

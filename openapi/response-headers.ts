@@ -1,5 +1,5 @@
-import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/http/request-id.js';
-import { exportFile } from '../shared/output/export-file.js';
+import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/model/operation-contract.js';
+import { exportFile } from '../shared/model/operation-contract.js';
 import type { ApiModel } from './api-model.js';
 import type { JsonObject } from './json-schema.js';
 

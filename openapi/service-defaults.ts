@@ -1,8 +1,6 @@
-import { buildAllowlist } from '../shared/access/allowlist.js';
-import { loadConfig } from '../shared/config/load-config.js';
-import { parseFilters } from '../shared/filters/parse-filters.js';
+import { SETTING_DEFAULTS } from '../shared/config/load-config.js';
+import { PAGE_DEFAULTS } from '../shared/model/operation-contract.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
-import type { ApiModel } from './api-model.js';
 
 /** The settings defaults the document states, as `loadConfig` applies them. */
 export interface SettingDefaults {
@@ -21,34 +19,21 @@ export interface ServiceDefaults extends SettingDefaults {
   readonly order: 'asc' | 'desc';
 }
 
-/** Only the settings without a default, with obviously fake values: every other setting takes its default. */
-const REQUIRED_ONLY = {
-  AUTH_TENANT_ID: '00000000-0000-4000-8000-000000000000',
-  AUTH_APP_ID: '00000000-0000-4000-8000-000000000001',
-  API_KEYS: 'placeholder-key-for-defaults',
-  CLIENT_REGISTRY: '{}',
-  COSMOS_ENDPOINT: 'https://cosmos.invalid',
-};
-
-/** What `loadConfig` produces when only the required settings are given. */
+/** The settings' defaults, read where `loadConfig` has them (SETTING_DEFAULTS, from its schema). */
 export function settingDefaults(): SettingDefaults {
-  const config = loadConfig(REQUIRED_ONLY);
   return {
-    maxPageSize: config.maxPageSize,
-    maxResultWindow: config.maxResultWindow,
-    parquetMaxBytes: config.parquetMaxBytes,
-    authorityHost: new URL(config.auth.issuer).origin,
+    maxPageSize: SETTING_DEFAULTS.MAX_PAGE_SIZE as number,
+    maxResultWindow: SETTING_DEFAULTS.MAX_RESULT_WINDOW as number,
+    parquetMaxBytes: SETTING_DEFAULTS.PARQUET_MAX_BYTES as number,
+    authorityHost: new URL(SETTING_DEFAULTS.AUTH_AUTHORITY_HOST as string).origin,
   };
 }
 
 /**
- * Asks the code itself for its defaults rather than restating them: the settings defaults are what
- * `loadConfig` produces when a setting is absent, the filter defaults what `parseFilters` produces
- * for an empty request. So the document cannot drift from a changed default.
+ * An operation's defaults, read where the service reads them: the settings' defaults, the page
+ * defaults `parseFilters` applies (PAGE_DEFAULTS) and the resource's default order. So the
+ * document cannot drift from a changed default.
  */
-export function serviceDefaults(model: ApiModel, resource: ResourceDefinition): ServiceDefaults {
-  const settings = settingDefaults();
-  const view = buildAllowlist(model.datapoints, model.resources).view(resource, Object.keys(model.datapoints));
-  const empty = parseFilters({ body: undefined, query: new URLSearchParams(), view, maxPageSize: settings.maxPageSize });
-  return { page: empty.page, pageSize: empty.pageSize, orderBy: empty.orderBy, order: empty.order, ...settings };
+export function serviceDefaults(resource: ResourceDefinition): ServiceDefaults {
+  return { ...PAGE_DEFAULTS, ...resource.defaultOrder, ...settingDefaults() };
 }

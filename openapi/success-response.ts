@@ -1,6 +1,5 @@
-import { mediaTypeOf } from '../shared/http/negotiate.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
-import { exportFile, PARQUET_MEDIA_TYPE } from '../shared/output/export-file.js';
+import { exportFile, mediaTypeOf, PARQUET_MEDIA_TYPE } from '../shared/model/operation-contract.js';
 import { unreachable } from '../shared/util/unreachable.js';
 import { componentRef, schemaRef } from './component-ref.js';
 import type { JsonObject } from './json-schema.js';

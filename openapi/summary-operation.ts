@@ -1,7 +1,5 @@
-import { mediaTypeOf } from '../shared/http/negotiate.js';
-import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/http/request-id.js';
 import { operationId, type ResourceDefinition } from '../shared/model/resource-definition.js';
-import { exportFile, PARQUET_MEDIA_TYPE } from '../shared/output/export-file.js';
+import { exportFile, mediaTypeOf, PARQUET_MEDIA_TYPE, REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/model/operation-contract.js';
 import type { ApiModel } from './api-model.js';
 import { operationErrorCodes, problemResponseName } from './error-responses.js';
 import { filterParameters } from './filter-parameters.js';

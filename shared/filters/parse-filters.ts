@@ -1,6 +1,7 @@
 import { ApiError, echo, type FieldError } from '../errors/api-error.js';
 import type { Source } from '../model/member-rules.js';
 import { fieldSpec, membersOf, type ResourceDefinition } from '../model/resource-definition.js';
+import { PAGE_DEFAULTS } from '../model/operation-contract.js';
 import type { FilterValue, SummaryQuery } from '../model/summary-query.js';
 import type { View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
@@ -90,8 +91,8 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
     matchesNothing,
     orderBy: (given.orderBy as string | undefined) ?? resource.defaultOrder.orderBy,
     order: (given.order as 'asc' | 'desc' | undefined) ?? resource.defaultOrder.order,
-    page: (given.page as number | undefined) ?? 1,
-    pageSize: (given.pageSize as number | undefined) ?? 25,
+    page: (given.page as number | undefined) ?? PAGE_DEFAULTS.page,
+    pageSize: (given.pageSize as number | undefined) ?? PAGE_DEFAULTS.pageSize,
     given,
   };
 }

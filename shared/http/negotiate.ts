@@ -1,12 +1,4 @@
-import { PARQUET_MEDIA_TYPE } from '../output/export-file.js';
-
-/** The response formats the service can produce. */
-export type Format = 'json' | 'parquet';
-
-const MEDIA_TYPES: Readonly<Record<Format, string>> = {
-  json: 'application/json',
-  parquet: PARQUET_MEDIA_TYPE,
-};
+import { mediaTypeOf, type Format } from '../model/operation-contract.js';
 
 interface Range {
   readonly type: string;
@@ -22,7 +14,7 @@ export interface Offer {
 
 /** The offers of a set of formats, under their own media types (plus any `also` offers). */
 export function offersOf(formats: readonly Format[], also: readonly Offer[] = []): Offer[] {
-  return [...formats.map((format) => ({ format, mediaType: MEDIA_TYPES[format] })), ...also];
+  return [...formats.map((format) => ({ format, mediaType: mediaTypeOf(format) })), ...also];
 }
 
 /**
@@ -33,7 +25,7 @@ export function offersOf(formats: readonly Format[], also: readonly Offer[] = []
  * acceptable is offered.
  */
 export function negotiate(accept: string | null, offers: readonly (Offer | Format)[]): Format | undefined {
-  const available = offers.map((offer) => (typeof offer === 'string' ? { format: offer, mediaType: MEDIA_TYPES[offer] } : offer));
+  const available = offers.map((offer) => (typeof offer === 'string' ? { format: offer, mediaType: mediaTypeOf(offer) } : offer));
   if (accept === null || accept.trim() === '') return (available.find((offer) => offer.format === 'json') ?? available[0])?.format;
   const ranges = accept.split(',').map(parseRange).filter((range): range is Range => range !== undefined);
   let best: { format: Format; q: number } | undefined;
@@ -72,9 +64,4 @@ function qualityOf(mediaType: string, ranges: readonly Range[]): number {
     }
   }
   return q;
-}
-
-/** The media type of a format. */
-export function mediaTypeOf(format: Format): string {
-  return MEDIA_TYPES[format];
 }

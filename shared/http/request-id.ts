@@ -1,10 +1,5 @@
 import { randomUUID } from 'node:crypto';
-
-/** What a request id may look like to be kept: 1–128 of `[A-Za-z0-9._:-]`. */
-export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The header in which the gateway passes on (and echoes) the caller's own request id. */
-export const CLIENT_REQUEST_ID_HEADER = 'X-Client-Request-ID';
+import { REQUEST_ID_PATTERN } from '../model/operation-contract.js';
 
 /**
  * The request's id: the gateway's own (API Management's request id, or the local gateway's), which

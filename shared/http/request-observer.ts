@@ -2,10 +2,10 @@ import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Principal } from '../auth/authenticate.js';
 import { ApiError } from '../errors/api-error.js';
 import { recordRequest } from '../telemetry/telemetry.js';
-import type { Format } from './negotiate.js';
+import { CLIENT_REQUEST_ID_HEADER, type Format } from '../model/operation-contract.js';
 import type { HttpResult } from './output-stage.js';
 import type { RequestLogEntry, RequestLogger } from './request-log-entry.js';
-import { CLIENT_REQUEST_ID_HEADER, pickRequestId, validClientRequestId } from './request-id.js';
+import { pickRequestId, validClientRequestId } from './request-id.js';
 
 /**
  * What the pipeline tells about one request, at its edges: who called, in which format, how it

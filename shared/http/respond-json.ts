@@ -5,7 +5,7 @@ import { pageCursorKey, type PageCursor, type PageCursors } from '../store/page-
 import type { StorePage } from '../store/record-store.js';
 import type { OutputStage } from './output-stage.js';
 import { baseHeaders } from './response-headers.js';
-import { mediaTypeOf } from './negotiate.js';
+import { mediaTypeOf } from '../model/operation-contract.js';
 
 /** How long a cursor read or write may take before the page goes on without it. */
 const CURSOR_DEADLINE_MS = 1000;

@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
-import { exportFile, OutputLimitExceeded } from '../output/export-file.js';
+import { exportFile } from '../model/operation-contract.js';
+import { OutputLimitExceeded } from '../output/output-limit-exceeded.js';
 import type { OutputStage } from './output-stage.js';
 import { baseHeaders } from './response-headers.js';
 

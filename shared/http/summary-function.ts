@@ -1,12 +1,8 @@
 import type { HttpFunctionOptions, HttpRequest, HttpResponseInit } from '@azure/functions';
+import { summaryRoute } from '../model/operation-contract.js';
 import { operationId, type ResourceDefinition } from '../model/resource-definition.js';
 import { handleSummary } from './handle-summary.js';
 import type { SummaryDeps } from './create-summary-deps.js';
-
-/** The route of a resource's summary operation, under the host's `api` prefix. */
-export function summaryRoute(resource: ResourceDefinition): string {
-  return `v1/${resource.name}/summary`;
-}
 
 /**
  * The Azure Functions registration of one summary operation: POST only, function-key auth level

@@ -3,7 +3,7 @@ import type { FieldSpec } from '../model/fields.js';
 import { fieldSpec, type ExportShape, type LineTable } from '../model/resource-definition.js';
 import type { StoredRecord, View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
-import { OutputLimitExceeded } from './export-file.js';
+import { OutputLimitExceeded } from './output-limit-exceeded.js';
 import { ParquetTableWriter } from './parquet/parquet-table-writer.js';
 import { zipOverhead, zipStored } from './zip-stored.js';
 

@@ -1,5 +1,5 @@
 import { ByteWriter } from 'hyparquet-writer';
-import { OutputLimitExceeded } from '../export-file.js';
+import { OutputLimitExceeded } from '../output-limit-exceeded.js';
 
 /** Appends from this size on are kept as chunks of their own. */
 const LARGE_APPEND = 64 * 1024;

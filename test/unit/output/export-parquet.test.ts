@@ -4,7 +4,7 @@ import { CONTRACTS } from '../../../shared/model/contracts.js';
 import { INVOICES } from '../../../shared/model/invoices.js';
 import { DATAPOINTS } from '../../../shared/access/datapoints.js';
 import { exportParquet } from '../../../shared/output/export-parquet.js';
-import { OutputLimitExceeded } from '../../../shared/output/export-file.js';
+import { OutputLimitExceeded } from '../../../shared/output/output-limit-exceeded.js';
 import { readParquet, unzip } from '../../support/parquet.js';
 
 const allowlist = buildAllowlist(DATAPOINTS);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { OutputLimitExceeded } from '../../../../shared/output/export-file.js';
+import { OutputLimitExceeded } from '../../../../shared/output/output-limit-exceeded.js';
 import { LimitedByteWriter } from '../../../../shared/output/parquet/limited-byte-writer.js';
 
 describe('LimitedByteWriter', () => {

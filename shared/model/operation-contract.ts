@@ -1,0 +1,55 @@
+/**
+ * The facts of the summary operations' wire contract that both the request pipeline and the
+ * OpenAPI document read: where an operation is, which media types it answers, what a request id
+ * may be, and the page defaults. Said here once.
+ */
+import type { ExportShape, ResourceDefinition } from './resource-definition.js';
+import { unreachable } from '../util/unreachable.js';
+
+/** The route of a resource's summary operation, under the host's `api` prefix. */
+export function summaryRoute(resource: ResourceDefinition): string {
+  return `v1/${resource.name}/summary`;
+}
+
+/** The response formats the service can produce. */
+export type Format = 'json' | 'parquet';
+
+/** The Parquet media type (as registered with IANA by the Parquet project). */
+export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
+
+const MEDIA_TYPES: Readonly<Record<Format, string>> = {
+  json: 'application/json',
+  parquet: PARQUET_MEDIA_TYPE,
+};
+
+/** The media type of a format. */
+export function mediaTypeOf(format: Format): string {
+  return MEDIA_TYPES[format];
+}
+
+/** How an export's body is labelled: its media type and its file name's extension. */
+export interface ExportFile {
+  readonly mediaType: string;
+  readonly extension: string;
+}
+
+/** The media type and extension of an export of this shape. */
+export function exportFile(shape: ExportShape): ExportFile {
+  switch (shape.kind) {
+    case 'file':
+      return { mediaType: PARQUET_MEDIA_TYPE, extension: 'parquet' };
+    case 'zip':
+      return { mediaType: 'application/zip', extension: 'zip' };
+    default:
+      return unreachable(shape, 'export shape');
+  }
+}
+
+/** What a request id may look like to be kept: 1–128 of `[A-Za-z0-9._:-]`. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The header in which the gateway passes on (and echoes) the caller's own request id. */
+export const CLIENT_REQUEST_ID_HEADER = 'X-Client-Request-ID';
+
+/** The page a JSON request gets without `page`, and its size without `pageSize` (the spec's defaults). */
+export const PAGE_DEFAULTS = { page: 1, pageSize: 25 } as const;
