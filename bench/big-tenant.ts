@@ -5,7 +5,8 @@ import { createSummaryDeps, type SummaryDeps } from '../shared/http/create-summa
 import { handleSummary } from '../shared/http/handle-summary.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import { CONTRACTS } from '../shared/model/contracts.js';
-import { BENCH_CLIENT, devAccessToken } from './dev-token.js';
+import { requestTokens } from '../dev/request-tokens.js';
+import { BENCH_CLIENT } from './full-view.js';
 import { median } from './median.js';
 import { serveWorker } from './run-worker.js';
 
@@ -59,7 +60,7 @@ const URL_PATH = 'http://127.0.0.1/api/v1/contracts/summary';
 async function measure(input: BigTenantInput): Promise<BigTenantFigures> {
   const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, seedRecords: input.records, settings: { LOG_REQUESTS: 'false', MAX_RESULT_WINDOW: String(input.records) }, logRequest: () => {} });
   try {
-    const token = await devAccessToken(stack.authUrl, stack.identities, BENCH_CLIENT);
+    const token = (await requestTokens(stack.authUrl, stack.identities, BENCH_CLIENT)).access_token;
     const lines: RequestLogEntry[] = [];
     const config = loadConfig({ ...stack.settings, LOG_REQUESTS: 'true' });
     const log = { request: (entry: RequestLogEntry) => lines.push(entry), fault: () => {} };

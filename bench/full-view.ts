@@ -10,3 +10,6 @@ export const ALL_ROLES: readonly string[] = Object.keys(DATAPOINTS);
 export function fullView(resource: string): View {
   return buildAllowlist(DATAPOINTS).view(resourceNamed(resource), ALL_ROLES);
 }
+
+/** The dev client every benchmark call is made as: all roles, so every field is projected. */
+export const BENCH_CLIENT = 'contoso-full';

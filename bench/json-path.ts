@@ -9,9 +9,10 @@ import { handleSummary } from '../shared/http/handle-summary.js';
 import type { SummaryDeps } from '../shared/http/create-summary-deps.js';
 import type { StoredRecord } from '../shared/model/view.js';
 import { CONTRACTS } from '../shared/model/contracts.js';
-import { memoryCursors, memoryStore } from '../test/support/memory-store.js';
+import { memoryCursors, memoryStore } from './memory-store.js';
 import { BENCH_TENANT } from './document-pool.js';
-import { BENCH_CLIENT, devAccessToken } from './dev-token.js';
+import { requestTokens } from '../dev/request-tokens.js';
+import { BENCH_CLIENT } from './full-view.js';
 import { fullView } from './full-view.js';
 import { percentile } from './median.js';
 import { serveWorker } from './run-worker.js';
@@ -48,7 +49,7 @@ async function measure(input: JsonInput): Promise<JsonPageFigures[]> {
   const identities = loadDevIdentities();
   const provider = await startIdentityProvider({ identities, certificate: await throwawayServerCertificate(), port: 0 });
   try {
-    const token = await devAccessToken(provider.url, identities, BENCH_CLIENT);
+    const token = (await requestTokens(provider.url, identities, BENCH_CLIENT)).access_token;
     const config = loadConfig({
       AUTH_AUTHORITY_HOST: provider.url,
       AUTH_TENANT_ID: identities.tenantId,

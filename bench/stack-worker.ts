@@ -1,5 +1,6 @@
 import { startLocalStack } from '../dev/local-stack.js';
-import { BENCH_CLIENT, devAccessToken } from './dev-token.js';
+import { requestTokens } from '../dev/request-tokens.js';
+import { BENCH_CLIENT } from './full-view.js';
 
 /** What the load generator needs to call the stack with all three credentials. */
 export interface StackTarget {
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
   process.on('disconnect', () => void stop());
   const target: StackTarget = {
     baseUrl: stack.baseUrl,
-    token: await devAccessToken(stack.authUrl, stack.identities, BENCH_CLIENT),
+    token: (await requestTokens(stack.authUrl, stack.identities, BENCH_CLIENT)).access_token,
     subscriptionKey: stack.identities.subscriptionKeys[0]!,
     apiKey: stack.identities.apiKeys[0]!,
   };

@@ -6,7 +6,7 @@ import { MAX_BODY_BYTES } from '../shared/http/read-json-body.js';
 import type { FunctionRegistration } from '../shared/http/summary-function.js';
 import { validClientRequestId } from '../shared/http/request-id.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
-import { unmatchedRequestLog } from './gateway.js';
+import { unmatchedRequestLog } from './unmatched-request-log.js';
 
 export type { FunctionRegistration };
 

@@ -7,14 +7,7 @@ import { CLIENT_REQUEST_ID_HEADER } from '../shared/model/operation-contract.js'
 import { pickRequestId, validClientRequestId } from '../shared/http/request-id.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import type { HostListener } from './functions-host.js';
-
-/** A log line for a request nothing else logs (a gateway refusal, a 404 or 405 of the host). */
-export function unmatchedRequestLog(requestId: string, clientRequestId: string | null, status: number, code: string, bytes: number, started: number): RequestLogEntry {
-  return {
-    requestId, clientRequestId, operation: null, clientId: null, dataTenant: null, status, code, reason: null,
-    durationMs: Math.round((performance.now() - started) * 10) / 10, records: 0, bytes, storeDocuments: null, requestCharge: null,
-  };
-}
+import { unmatchedRequestLog } from './unmatched-request-log.js';
 
 /**
  * What API Management does in front of the functions in Azure, locally: gives every request an

@@ -10,7 +10,8 @@ import { lazyStores } from '../store/lazy-stores.js';
 import type { PageCursors } from '../store/page-cursors.js';
 import type { RecordStore } from '../store/record-store.js';
 import { createExportSlots, EXPORT_SLOTS, type ExportSlots } from '../output/export-slots.js';
-import { createJsonLogger, type RequestLogger } from './request-log-entry.js';
+import { createJsonLogger } from './json-logger.js';
+import type { RequestLogger } from './request-log-entry.js';
 
 /** Everything a summary handler works with; built once per process, swapped freely in tests. */
 export interface SummaryDeps {

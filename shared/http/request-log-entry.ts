@@ -28,16 +28,3 @@ export interface RequestLogger {
   request(entry: RequestLogEntry): void;
   fault(requestId: string, error: unknown): void;
 }
-
-/** A logger writing JSON lines through the given sinks (console locally, the invocation context in Azure). */
-export function createJsonLogger(info: (line: string) => void, error: (line: string) => void): RequestLogger {
-  return {
-    request: (entry) => info(JSON.stringify({ level: 'info', ...entry })),
-    fault: (requestId, fault) => {
-      // The error's type and stack frames only: the message of an unexpected error may quote input.
-      const name = fault instanceof Error ? fault.name : typeof fault;
-      const frames = fault instanceof Error ? fault.stack?.split('\n').slice(1, 8).map((frame) => frame.trim()) : undefined;
-      error(JSON.stringify({ level: 'error', requestId, error: name, frames }));
-    },
-  };
-}

@@ -1,6 +1,7 @@
 import { loadConfig } from '../config/load-config.js';
 import { createSummaryDeps, type SummaryDeps } from './create-summary-deps.js';
-import { startTelemetry } from './start-telemetry.js';
+import { lazyManagedIdentity } from '../auth/managed-identity.js';
+import { startTelemetry } from '../telemetry/start-telemetry.js';
 
 let deps: SummaryDeps | undefined;
 
@@ -13,7 +14,7 @@ export function runtimeDeps(): SummaryDeps {
     const config = loadConfig();
     deps = createSummaryDeps(config);
     // Exporters load in the background; spans before they are ready are not exported.
-    void startTelemetry(config.telemetryConnectionString).catch((error: unknown) => deps!.log.fault('telemetry', error));
+    void startTelemetry(config.telemetryConnectionString, lazyManagedIdentity()).catch((error: unknown) => deps!.log.fault('telemetry', error));
   }
   return deps;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { call, type CallOptions } from '../support/stack.js';
-import { committedDocument, createDocumentValidator } from '../unit/openapi/document-validator.js';
-import { checkResponse } from '../unit/openapi/response-checker.js';
+import { committedDocument, createDocumentValidator } from '../support/document-validator.js';
+import { checkResponse } from '../support/response-checker.js';
 
 // Live answers of the local stack, checked against the committed document (the one API
 // Management imports): the status is listed for the operation, required headers are present, and

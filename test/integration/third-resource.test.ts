@@ -7,7 +7,7 @@ import { defineResource, partitionKeyOf } from '../../shared/model/resource-defi
 import { DATABASE_ID, RESOURCES } from '../../shared/model/resources.js';
 import { ensureContainers } from '../../shared/store/ensure-containers.js';
 import { buildOpenApi } from '../../openapi/build-openapi.js';
-import { createDocumentValidator } from '../unit/openapi/document-validator.js';
+import { createDocumentValidator } from '../support/document-validator.js';
 import { withParquetFile } from '../support/duckdb.js';
 import { unzip } from '../support/parquet.js';
 import { directStore, type Envelope, type Problem } from '../support/stack.js';

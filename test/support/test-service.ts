@@ -6,7 +6,7 @@ import type { RoleDatapoints } from '../../shared/access/datapoints.js';
 import type { ResourceDefinition } from '../../shared/model/resource-definition.js';
 import { createTokenVerifier, type TokenVerifierOptions } from '../../shared/auth/token-verifier.js';
 import { cacheVerifiedTokens } from '../../shared/auth/cache-verified-tokens.js';
-import { createJsonLogger } from '../../shared/http/request-log-entry.js';
+import { createJsonLogger } from '../../shared/http/json-logger.js';
 import { RESOURCES } from '../../shared/model/resources.js';
 import type { RecordStore } from '../../shared/store/record-store.js';
 import type { PageCursors } from '../../shared/store/page-cursors.js';

@@ -6,7 +6,7 @@ import { DATASETS, MAX_PAGE_SIZE } from '../../../client/src/datasets.js';
 import { RESOURCES } from '../../../shared/model/resources.js';
 import { projectRoot } from '../../../dev/project-root.js';
 import { runChild } from '../../support/run-child.js';
-import { committedDocument } from '../openapi/document-validator.js';
+import { committedDocument } from '../../support/document-validator.js';
 import { CLIENT_DATASETS_FILE, clientDatasetsSource } from '../../../openapi/client-datasets.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 

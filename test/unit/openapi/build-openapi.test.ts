@@ -8,7 +8,7 @@ import { INVOICES } from '../../../shared/model/invoices.js';
 import { RESOURCES } from '../../../shared/model/resources.js';
 import { buildOpenApi } from '../../../openapi/build-openapi.js';
 import { NOT_OPERATION_CODES } from '../../../openapi/error-responses.js';
-import { at, pointerSegment } from './document-validator.js';
+import { at, pointerSegment } from '../../support/document-validator.js';
 
 const document = buildOpenApi() as Record<string, unknown>;
 const operation = (resource: string | { name: string }) => `/paths/${pointerSegment(`/v1/${typeof resource === 'string' ? resource : resource.name}/summary`)}/post`;

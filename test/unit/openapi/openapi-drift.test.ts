@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
 import { buildOpenApi, OPENAPI_FILE } from '../../../openapi/build-openapi.js';
-import { committedDocument, pointerSegment } from './document-validator.js';
+import { committedDocument, pointerSegment } from '../../support/document-validator.js';
 
 /** JSON Pointers where two JSON values differ (the first few). */
 function differences(a: unknown, b: unknown, pointer = '', found: string[] = []): string[] {

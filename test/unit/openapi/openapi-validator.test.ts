@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPI } from 'openapi-types';
 import { buildOpenApi } from '../../../openapi/build-openapi.js';
-import { at, createDocumentValidator, pointerSegment } from './document-validator.js';
+import { at, createDocumentValidator, pointerSegment } from '../../support/document-validator.js';
 
 /** The parts of the document the breaking tests reach into. */
 interface Broken {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { buildOpenApi } from '../../../openapi/build-openapi.js';
-import { createDocumentValidator } from './document-validator.js';
-import { checkResponse, type ObservedResponse } from './response-checker.js';
+import { createDocumentValidator } from '../../support/document-validator.js';
+import { checkResponse, type ObservedResponse } from '../../support/response-checker.js';
 
 const document = buildOpenApi() as Record<string, unknown>;
 const validator = createDocumentValidator(document);

@@ -15,7 +15,7 @@ import { MetaSchema, PaginationSchema } from '../../../openapi/envelope-schema.j
 import { NOT_OPERATION_CODES } from '../../../openapi/error-responses.js';
 import { ProblemSchema } from '../../../openapi/problem-schema.js';
 import { generateContracts, generateInvoices } from '../../../dev/seed-data.js';
-import { createDocumentValidator } from './document-validator.js';
+import { createDocumentValidator } from '../../support/document-validator.js';
 
 // Compile-time agreement between the zod schemas the document is built from and the types the
 // service serializes: `npm test` type-checks before jest runs, so a drift stops the build.

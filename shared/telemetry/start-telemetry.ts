@@ -1,5 +1,5 @@
+import type { TokenCredential } from '@azure/identity';
 import { trace } from '@opentelemetry/api';
-import { lazyManagedIdentity } from '../auth/managed-identity.js';
 
 /**
  * Sends the service's traces and metrics to Application Insights, as Azure Functions on Node
@@ -9,7 +9,7 @@ import { lazyManagedIdentity } from '../auth/managed-identity.js';
  * (host.json `telemetryMode: OpenTelemetry`). Loaded only when a connection string is set: the
  * local stack and the tests never load the exporters. Resolves to whether telemetry was started.
  */
-export async function startTelemetry(connectionString: string | undefined): Promise<boolean> {
+export async function startTelemetry(connectionString: string | undefined, credential: TokenCredential): Promise<boolean> {
   if (connectionString === undefined) return false;
   const [{ useAzureMonitor }, functionsModule] = await Promise.all([
     import('@azure/monitor-opentelemetry'),
@@ -18,7 +18,7 @@ export async function startTelemetry(connectionString: string | undefined): Prom
   // A CommonJS package: under Node's ES module loader its exports are on `default`.
   const { AzureFunctionsInstrumentation } = ('default' in functionsModule ? functionsModule.default : functionsModule) as typeof functionsModule;
   useAzureMonitor({
-    azureMonitorExporterOptions: { connectionString, credential: lazyManagedIdentity() },
+    azureMonitorExporterOptions: { connectionString, credential },
     // Every request's trace: support looks a request up by its id. (The distro's default samples
     // at most 5 traces a second, which drops most of a busy minute.)
     samplingRatio: 1,

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
-import { OPENAPI_FILE } from '../../../openapi/build-openapi.js';
+import { OPENAPI_FILE } from '../../openapi/build-openapi.js';
 
 /** The committed document, as APIM imports it. */
 export function committedDocument(): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL(`../../../${OPENAPI_FILE}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+  return JSON.parse(readFileSync(new URL(`../../${OPENAPI_FILE}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 }
 
 /** Escapes one JSON Pointer segment (RFC 6901). */

@@ -1,6 +1,6 @@
-import type { StoredRecord } from '../../shared/model/view.js';
-import type { PageCursor, PageCursors } from '../../shared/store/page-cursors.js';
-import { STREAM_PAGE_SIZE, type RecordStore } from '../../shared/store/record-store.js';
+import type { StoredRecord } from '../shared/model/view.js';
+import type { PageCursor, PageCursors } from '../shared/store/page-cursors.js';
+import { STREAM_PAGE_SIZE, type RecordStore } from '../shared/store/record-store.js';
 
 /**
  * A `RecordStore` over pre-built records, shaped as the Cosmos store returns them (visible fields
