@@ -1,7 +1,6 @@
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import type { StackTarget } from './stack-worker.js';
+import { startStackChild } from '../dev/stack-child.js';
+import { BENCH_CLIENT } from './full-view.js';
 
 /** How the end-to-end load is applied. */
 export interface HttpLoadInput {
@@ -33,24 +32,9 @@ export interface HttpCaseFigures {
  * this process: JSON calls with all three credentials (subscription key, x-api-key, bearer token).
  */
 export async function httpLoad(input: HttpLoadInput): Promise<HttpCaseFigures[]> {
-  // The stack's output (the Functions library's test-mode warnings) is shown only if it fails.
-  const child = fork(fileURLToPath(new URL('./stack-worker.js', import.meta.url)), [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    if (stderr.length < 20_000) stderr += chunk.toString('utf8');
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stack = await startStackChild({ clients: [BENCH_CLIENT] });
+  const target = { ...stack.target, token: stack.target.tokens[BENCH_CLIENT]! };
   try {
-    const target = await new Promise<StackTarget>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the local stack did not start within 180 s')), 180_000);
-      child.once('message', (message) => {
-        clearTimeout(timer);
-        const answer = message as { ok: true; result: StackTarget } | { ok: false; error: string };
-        if (answer.ok) resolve(answer.result);
-        else reject(new Error(`the local stack failed to start: ${answer.error}\n${stderr}`));
-      });
-      child.once('exit', (code) => reject(new Error(`the local stack exited (${code}) before it was ready\n${stderr}`)));
-    });
     const figures: HttpCaseFigures[] = [];
     for (const { resource, pageSize } of input.cases) {
       const options: autocannon.Options = {
@@ -82,9 +66,6 @@ export async function httpLoad(input: HttpLoadInput): Promise<HttpCaseFigures[]>
     }
     return figures;
   } finally {
-    if (child.connected) child.send('stop');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(killer);
+    await stack.stop();
   }
 }

@@ -1,9 +1,8 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import type { LoadTarget } from './stack-process.js';
+import { startStackChild, type StackMemory as Memory, type StackTarget } from '../dev/stack-child.js';
 import { workload, type RequestKind } from './workload.js';
 
 // npm run load: a mixed workload against the local stack (in its own process) over loopback,
@@ -12,6 +11,8 @@ import { workload, type RequestKind } from './workload.js';
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
 const WARMUP_SECONDS = Number(process.env.LOAD_WARMUP_SECONDS ?? 10);
 const CONNECTIONS = 32;
+/** The dev clients the workload calls as (workload.ts). */
+const CLIENTS = ['contoso-full', 'contoso-basic', 'fabrikam-full', 'contoso-norole'];
 const SAMPLE_EVERY = 10;
 
 interface Tally {
@@ -21,22 +22,23 @@ interface Tally {
 }
 
 async function main(): Promise<void> {
-  const child = fork(fileURLToPath(new URL('./stack-process.js', import.meta.url)), [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  // A smaller seed than npm start's: the embedded store's query engine, not the service, bounds throughput.
+  const stack = await startStackChild({ clients: CLIENTS, seedRecords: Number(process.env.LOAD_SEED_RECORDS ?? 500) });
   try {
-    const target = await ready(child);
+    const { target } = stack;
     const kinds = workload(target);
     await drive(target, kinds, WARMUP_SECONDS, newTally());
-    const afterWarmup = await memory(child);
+    const afterWarmup = await stack.memory();
     const tally = newTally();
     const result = await drive(target, kinds, SECONDS, tally);
-    const atEnd = await memory(child);
+    const atEnd = await stack.memory();
     const fiveXX = [...tally.statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
     const report = render(result, tally, { afterWarmup, atEnd, fiveXX });
     console.log(report);
     writeReport(report);
     if (fiveXX > 0 || tally.wrong.length > 0 || result.errors > 0) process.exitCode = 1;
   } finally {
-    child.send('stop');
+    await stack.stop();
   }
 }
 
@@ -44,7 +46,7 @@ function newTally(): Tally {
   return { statuses: new Map(), perKind: new Map(), wrong: [] };
 }
 
-function drive(target: LoadTarget, kinds: readonly RequestKind[], seconds: number, tally: Tally): Promise<autocannon.Result> {
+function drive(target: StackTarget, kinds: readonly RequestKind[], seconds: number, tally: Tally): Promise<autocannon.Result> {
   return autocannon({
     url: target.baseUrl,
     connections: CONNECTIONS,
@@ -88,29 +90,6 @@ function wrongRecords(kind: RequestKind, body: string): string | undefined {
 function wrongProblem(body: string, status: number): string | undefined {
   const problem = JSON.parse(body) as { status?: number; code?: string };
   return problem.status === status && typeof problem.code === 'string' ? undefined : 'not a problem document';
-}
-
-function ready(child: ChildProcess): Promise<LoadTarget> {
-  return new Promise((resolve, reject) => {
-    child.once('message', (message) => {
-      const answer = message as { ready?: LoadTarget; failed?: string };
-      if (answer.ready) resolve(answer.ready);
-      else reject(new Error(`the local stack failed to start: ${answer.failed}`));
-    });
-    child.once('exit', (code) => reject(new Error(`the local stack exited (${code})`)));
-  });
-}
-
-interface Memory {
-  readonly rss: number;
-  readonly heapUsed: number;
-}
-
-function memory(child: ChildProcess): Promise<Memory> {
-  return new Promise((resolve) => {
-    child.once('message', (message) => resolve(message as Memory));
-    child.send('rss');
-  });
 }
 
 function render(result: autocannon.Result, tally: Tally, memory: { afterWarmup: Memory; atEnd: Memory; fiveXX: number }): string {

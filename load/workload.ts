@@ -1,4 +1,4 @@
-import type { LoadTarget } from './stack-process.js';
+import type { StackTarget } from '../dev/stack-child.js';
 
 /** One kind of request of the mixed workload, with the answer it must get. */
 export interface RequestKind {
@@ -16,7 +16,7 @@ export interface RequestKind {
  * The mixed workload: valid JSON calls of three callers and two tenants, bad requests and
  * unauthorized calls, each with the one answer it must get.
  */
-export function workload(target: LoadTarget): RequestKind[] {
+export function workload(target: StackTarget): RequestKind[] {
   const headers = (token: string, extra: Record<string, string> = {}) => ({
     authorization: `Bearer ${token}`,
     'ocp-apim-subscription-key': target.subscriptionKey,
