@@ -17,9 +17,9 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, cli
     { key: 'summary.resource', value: query.resource.name },
     { key: 'summary.filters', value: JSON.stringify(query.given) },
   ];
-  const release = await deps.exportSlots.acquire(clientId);
+  const release = await deps.exportSlots.acquire({ clientId, tenant: scope.tenant });
   if (!release) {
-    throw new ApiError('EXPORTS_BUSY', 'Too many exports are running: one at a time per client application, and a few per instance. Wait for your running export to finish, then retry.', { headers: { 'Retry-After': '10' } });
+    throw new ApiError('EXPORTS_BUSY', 'Too many exports are running: one at a time per client application and per data tenant, and a few per instance. Wait for your running export to finish, then retry.', { headers: { 'Retry-After': '10' } });
   }
   const meter = { documents: 0, requestCharge: 0 };
   let result;

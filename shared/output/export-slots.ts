@@ -1,15 +1,23 @@
 /**
  * Bounds the exports running at once in one instance, fairly: each may hold up to
- * PARQUET_MAX_BYTES plus a row group in memory, so the instance holds at most `total` of them, and
- * one client at most `perClient`, so a client running exports in a loop cannot take the slots other
- * clients' exports need.
+ * PARQUET_MAX_BYTES plus a row group in memory, so the instance holds at most `total` of them; one
+ * client at most `perClient`, and one data tenant at most `perTenant` (one less than the
+ * instance's slots), so that neither a client exporting in a loop nor a tenant with several
+ * clients doing so can take the slots another tenant's exports need. Callers that wait are served
+ * in turn across tenants, not first come.
  */
 export interface ExportSlots {
   /**
-   * A release function once a slot is free for this client, waiting at most the configured time
+   * A release function once a slot is free for this caller, waiting at most the configured time
    * for one; undefined when none came free (answer 503 EXPORTS_BUSY).
    */
-  acquire(clientId: string): Promise<(() => void) | undefined>;
+  acquire(caller: SlotCaller): Promise<(() => void) | undefined>;
+}
+
+/** Who asks for a slot: the client application and the data tenant it reads. */
+export interface SlotCaller {
+  readonly clientId: string;
+  readonly tenant: string;
 }
 
 /** Sizes of the slot pool. */
@@ -18,65 +26,95 @@ export interface ExportSlotOptions {
   readonly total: number;
   /** Exports at once per client. */
   readonly perClient: number;
+  /** Exports at once per data tenant (default: one less than `total`, at least one). */
+  readonly perTenant?: number;
   /** How long a request waits for a slot before it is refused. */
   readonly waitMs: number;
 }
 
 /**
  * Parquet exports one instance runs at once: two at the 100 MiB default stay well inside an EP1's
- * memory; one per client, so a client exporting in a loop leaves the other slot to other clients;
- * a client asking for a second waits briefly for its own slot before 503 EXPORTS_BUSY.
+ * memory; one per client and one per tenant, so a client or a tenant exporting in a loop leaves
+ * the other slot to other tenants; a caller asking for a slot it cannot have yet waits briefly
+ * before 503 EXPORTS_BUSY.
  */
 export const EXPORT_SLOTS = { total: 2, perClient: 1, waitMs: 2000 } as const;
 
-interface Waiter {
-  readonly clientId: string;
+interface Waiter extends SlotCaller {
   readonly grant: (release: () => void) => void;
 }
 
-/** Creates the slot pool. Waiters are served in arrival order, skipping those whose client is at its cap. */
+/** Creates the slot pool. */
 export function createExportSlots(options: ExportSlotOptions): ExportSlots {
+  const perTenant = options.perTenant ?? Math.max(1, options.total - 1);
   let running = 0;
   const perClient = new Map<string, number>();
-  const waiters: Waiter[] = [];
+  const ofTenant = new Map<string, number>();
+  // The waiters of each tenant in arrival order; the tenants in the order they are served in
+  // turn (a tenant just served goes last).
+  const queues = new Map<string, Waiter[]>();
 
-  const fits = (clientId: string) => running < options.total && (perClient.get(clientId) ?? 0) < options.perClient;
-  const take = (clientId: string): (() => void) => {
+  const fits = ({ clientId, tenant }: SlotCaller) =>
+    running < options.total && (perClient.get(clientId) ?? 0) < options.perClient && (ofTenant.get(tenant) ?? 0) < perTenant;
+  const count = (counts: Map<string, number>, key: string, by: number) => {
+    const value = (counts.get(key) ?? 0) + by;
+    if (value === 0) counts.delete(key);
+    else counts.set(key, value);
+  };
+  const take = (caller: SlotCaller): (() => void) => {
     running++;
-    perClient.set(clientId, (perClient.get(clientId) ?? 0) + 1);
+    count(perClient, caller.clientId, 1);
+    count(ofTenant, caller.tenant, 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       running--;
-      const left = perClient.get(clientId)! - 1;
-      if (left === 0) perClient.delete(clientId);
-      else perClient.set(clientId, left);
-      const next = waiters.findIndex((waiter) => fits(waiter.clientId));
-      if (next >= 0) {
-        const [waiter] = waiters.splice(next, 1);
-        waiter!.grant(take(waiter!.clientId));
-      }
+      count(perClient, caller.clientId, -1);
+      count(ofTenant, caller.tenant, -1);
+      serveNext();
     };
+  };
+  /** Gives a freed slot to the first waiter that may take it, tenant by tenant in turn. */
+  const serveNext = () => {
+    for (const [tenant, queue] of queues) {
+      const index = queue.findIndex(fits);
+      if (index < 0) continue;
+      const [waiter] = queue.splice(index, 1);
+      queues.delete(tenant);
+      if (queue.length > 0) queues.set(tenant, queue);
+      waiter!.grant(take(waiter!));
+      return;
+    }
+  };
+  const leave = (waiter: Waiter) => {
+    const queue = queues.get(waiter.tenant);
+    if (!queue) return;
+    queue.splice(queue.indexOf(waiter), 1);
+    if (queue.length === 0) queues.delete(waiter.tenant);
   };
 
   return {
-    acquire(clientId) {
-      if (fits(clientId)) return Promise.resolve(take(clientId));
+    acquire(caller) {
+      // No waiter can take a slot a caller fits (each release hands its slot on at once), so a
+      // caller that fits overtakes no one.
+      if (fits(caller)) return Promise.resolve(take(caller));
       if (options.waitMs <= 0) return Promise.resolve(undefined);
       return new Promise((resolve) => {
         const waiter: Waiter = {
-          clientId,
+          ...caller,
           grant: (release) => {
             clearTimeout(timer);
             resolve(release);
           },
         };
         const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(waiter), 1);
+          leave(waiter);
           resolve(undefined);
         }, options.waitMs);
-        waiters.push(waiter);
+        const queue = queues.get(caller.tenant);
+        if (queue) queue.push(waiter);
+        else queues.set(caller.tenant, [waiter]);
       });
     },
   };
