@@ -1,6 +1,7 @@
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope } from '../model/view.js';
 import type { StoreMeter } from '../store/record-store.js';
+import type { CleaningReport } from '../output/record-cleaner.js';
 import type { SummaryDeps } from './create-summary-deps.js';
 
 /** What a handler answers: status, headers, a complete body, and the record count for the log. */
@@ -11,6 +12,8 @@ export interface HttpResult {
   readonly records: number;
   /** What the store reads cost, when the store was read. */
   readonly store?: StoreMeter;
+  /** Stored values that did not match their fields (record-cleaner.ts), for the log line. */
+  readonly cleaning?: CleaningReport;
 }
 
 /** What an output stage (JSON page or Parquet export) works from. */

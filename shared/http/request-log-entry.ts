@@ -21,6 +21,16 @@ export interface RequestLogEntry {
   readonly storeDocuments: number | null;
   /** Request charge the store reported (Cosmos RUs), null when the store was not read. */
   readonly requestCharge: number | null;
+  /**
+   * Present only when stored data did not match its fields: how many records and lines were left
+   * out and values answered as null, and the first few by record id and field (never the value).
+   */
+  readonly malformed?: {
+    readonly recordsLeftOut: number;
+    readonly linesLeftOut: number;
+    readonly nulled: number;
+    readonly where: readonly { readonly record: string; readonly field: string }[];
+  };
 }
 
 /** Where the pipeline writes: one line per request, and unexpected faults (type and stack only). */

@@ -65,6 +65,7 @@ export function observeRequest(operation: string, header: (name: string) => stri
         storeDocuments: answer.store?.documents ?? null,
         requestCharge: answer.store ? Math.round(answer.store.requestCharge * 100) / 100 : null,
         bytes: typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.byteLength,
+        ...(answer.cleaning ? { malformed: { recordsLeftOut: answer.cleaning.recordsLeftOut, linesLeftOut: answer.cleaning.linesLeftOut, nulled: answer.cleaning.nulled, where: answer.cleaning.problems } } : {}),
       };
       log.request(entry);
       // Without a telemetry provider (the local stack, tests) the span records nothing: nothing to build for it.

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import type { StoredRecord } from '../model/view.js';
 import { buildJsonEnvelope } from '../output/json-envelope.js';
+import { cleaningWarning, createRecordCleaner } from '../output/record-cleaner.js';
 import { pageCursorKey, type PageCursor, type PageCursors } from '../store/page-cursors.js';
 import type { StorePage } from '../store/record-store.js';
 import type { OutputStage } from './output-stage.js';
@@ -45,8 +46,15 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
       nextReachable = await saved(deps.cursors, scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords });
     }
   }
-  const records: readonly StoredRecord[] = read?.records ?? [];
-  const envelope = buildJsonEnvelope(records, scope.view, { page, pageSize, totalRecords, resultWindow: deps.config.maxResultWindow, nextReachable }, { requestId, generatedAt: deps.clock() });
+  // Every value checked against its field on the way out (record-cleaner.ts).
+  const cleaner = createRecordCleaner(scope.view);
+  const records: StoredRecord[] = [];
+  for (const record of read?.records ?? []) {
+    const clean = cleaner.clean(record);
+    if (clean !== undefined) records.push(clean);
+  }
+  const warning = cleaningWarning(cleaner.report);
+  const envelope = buildJsonEnvelope(records, scope.view, { page, pageSize, totalRecords, resultWindow: deps.config.maxResultWindow, nextReachable }, { requestId, generatedAt: deps.clock(), ...(warning ? { warning } : {}) });
   return {
     status: 200,
     headers: baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId),
@@ -55,6 +63,7 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
     body: utf8(JSON.stringify(envelope)),
     records: records.length,
     store: meter,
+    ...(warning ? { cleaning: cleaner.report } : {}),
   };
 };
 

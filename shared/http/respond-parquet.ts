@@ -46,6 +46,7 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, cli
     body: result.body,
     records: result.records,
     store: meter,
+    ...(result.cleaning.problems.length > 0 ? { cleaning: result.cleaning } : {}),
   };
 };
 

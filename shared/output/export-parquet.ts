@@ -4,6 +4,7 @@ import { fieldSpec, type ExportShape, type LineTable } from '../model/resource-d
 import type { StoredRecord, View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
 import { OutputLimitExceeded } from './output-limit-exceeded.js';
+import { cleaningWarning, createRecordCleaner, type CleaningReport, type RecordCleaner } from './record-cleaner.js';
 import { ParquetTableWriter } from './parquet/parquet-table-writer.js';
 import { zipOverhead, zipStored } from './zip-stored.js';
 
@@ -16,10 +17,11 @@ export interface ExportOptions {
   readonly rowGroupSize?: number;
 }
 
-/** An export's body and how many records it holds. */
+/** An export's body, how many records it holds, and what of the stored data it could not hold as it was. */
 export interface ExportResult {
   readonly body: Uint8Array;
   readonly records: number;
+  readonly cleaning: CleaningReport;
 }
 
 /**
@@ -37,22 +39,27 @@ export async function exportParquet(records: AsyncIterable<readonly StoredRecord
   });
   const { resource } = view;
   const shape = resource.export;
+  // Every value checked against its field on the way out, as for JSON (record-cleaner.ts): one
+  // malformed stored value never fails the export.
+  const cleaner = createRecordCleaner(view);
   switch (shape.kind) {
     case 'file': {
       const file = table(view.fields, resource.name);
       let count = 0;
       for await (const page of records) {
-        for (const record of page) {
+        for (const stored of page) {
+          const record = cleaner.clean(stored);
+          if (record === undefined) continue;
+          count++;
           const appending = file.add(record);
           if (appending) await appending;
         }
-        count += page.length;
       }
-      return { body: Buffer.concat(await file.finish()), records: count };
+      return { body: Buffer.concat(await file.finish(cleaningMetadata(cleaner.report))), records: count, cleaning: cleaner.report };
     }
     case 'zip': {
       // defineResource refuses a zip export without lines (and lines without a zip).
-      return exportZip(records, view, resource.lines!, shape, table, options);
+      return exportZip(records, view, resource.lines!, shape, table, options, cleaner);
     }
     default:
       return unreachable(shape, 'export shape');
@@ -66,6 +73,7 @@ async function exportZip(
   entries: Extract<ExportShape, { kind: 'zip' }>,
   table: (fields: readonly FieldSpec[], name: string) => ParquetTableWriter,
   options: ExportOptions,
+  cleaner: RecordCleaner,
 ): Promise<ExportResult> {
   const id = fieldSpec(view.resource, view.resource.idField);
   const main = table(view.fields, tableName(entries.records));
@@ -78,23 +86,37 @@ async function exportZip(
   // A line's row starts with its record's id (one array, refilled per record).
   const leading: unknown[] = [undefined];
   for await (const page of records) {
-    for (const record of page) {
+    for (const stored of page) {
+      const record = cleaner.clean(stored);
+      if (record === undefined) continue;
+      count++;
       const appending = main.add(record);
       if (appending) await appending;
       leading[0] = record[id.name];
-      for (const line of (record[lineTable.member] as readonly StoredRecord[] | undefined) ?? []) {
+      // Cleaned: an array of objects whose required values are all there.
+      for (const line of record[lineTable.member] as readonly StoredRecord[]) {
         const appendingLines = lines.add(line, leading);
         if (appendingLines) await appendingLines;
       }
       checkTotal();
     }
-    count += page.length;
   }
-  const files = { [entries.records]: await main.finish(), [entries.lines]: await lines.finish() };
+  const footer = cleaningMetadata(cleaner.report);
+  const files = { [entries.records]: await main.finish(footer), [entries.lines]: await lines.finish(footer) };
   checkTotal();
   const body = zipStored(files, options.generatedAt);
   if (body.byteLength > options.maxBytes) throw new OutputLimitExceeded('zip passed the limit');
-  return { body, records: count };
+  return { body, records: count, cleaning: cleaner.report };
+}
+
+/**
+ * The footer entry that tells a reader the stored data did not all fit its fields:
+ * `summary.malformedData`, the counts as JSON (none when all fit, so the footer is as before).
+ */
+function cleaningMetadata(report: CleaningReport): KeyValue[] {
+  if (cleaningWarning(report) === undefined) return [];
+  const { nulled, recordsLeftOut, linesLeftOut } = report;
+  return [{ key: 'summary.malformedData', value: JSON.stringify({ recordsLeftOut, linesLeftOut, nulled }) }];
 }
 
 /** A zip entry's table name (the `summary.table` metadata): its file name without `.parquet`. */

@@ -24,7 +24,7 @@ export function buildJsonEnvelope(
   records: readonly StoredRecord[],
   view: View,
   { page, pageSize, totalRecords, resultWindow, nextReachable = false }: PageInfo,
-  meta: { requestId: string; generatedAt: Date },
+  meta: { requestId: string; generatedAt: Date; warning?: string },
 ): JsonEnvelope {
   const totalPages = Math.ceil(totalRecords / pageSize);
   // The next page must be reachable, not merely exist: a client following hasNext never hits
@@ -35,10 +35,14 @@ export function buildJsonEnvelope(
     pagination: { page, pageSize, totalRecords, totalPages, hasNext: page < totalPages && !windowEnds },
     meta: { requestId: meta.requestId, generatedAt: meta.generatedAt.toISOString() },
   };
+  let warning: string | undefined;
   if (page > 1 && page > totalPages) {
-    envelope.meta.warning = `Page ${page} is past the last page (${totalPages}); there are no records on it.`;
+    warning = `Page ${page} is past the last page (${totalPages}); there are no records on it.`;
   } else if (windowEnds) {
-    envelope.meta.warning = `Pages reach the first ${resultWindow} of ${totalRecords} records only; narrow the filters (for example a shorter date range) or export the whole result as Parquet.`;
+    warning = `Pages reach the first ${resultWindow} of ${totalRecords} records only; narrow the filters (for example a shorter date range) or export the whole result as Parquet.`;
   }
+  // Joined with what the caller adds (malformed stored data), each a sentence of its own.
+  const warnings = [warning, meta.warning].filter((text): text is string => text !== undefined);
+  if (warnings.length > 0) envelope.meta.warning = warnings.join(' ');
   return envelope;
 }

@@ -88,11 +88,15 @@ export class ParquetTableWriter {
     return this.inFlight.length > this.encoder.parallel ? this.appendOldest() : undefined;
   }
 
-  /** Writes the row groups still to come and the footer; returns the whole file, as the parts it was written in. */
-  async finish(): Promise<readonly Uint8Array[]> {
+  /**
+   * Writes the row groups still to come and the footer, with `metadata` known only now added to
+   * the footer's key-value list; returns the whole file, as the parts it was written in.
+   */
+  async finish(metadata: readonly KeyValue[] = []): Promise<readonly Uint8Array[]> {
     const last = this.rows > 0 ? encodeRowGroup(this.chunkColumns(), this.seal(false), this.scratch) : undefined;
     while (this.inFlight.length > 0) await this.appendOldest();
     if (last) this.append(last);
+    if (metadata.length > 0) this.writer.kvMetadata = [...(this.writer.kvMetadata ?? []), ...metadata];
     void this.writer.finish();
     return this.sink.parts();
   }

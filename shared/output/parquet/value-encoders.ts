@@ -9,6 +9,21 @@ const DAY_MS = 86_400_000;
 const DASH = 45;
 const COLON = 58;
 
+/** Whether `value` is a `YYYY-MM-DD` real calendar day (what epochDay takes). */
+export function isCalendarDay(value: string): boolean {
+  return value.length === 10 && !Number.isNaN(civilDay(value, 0));
+}
+
+/** Whether `value` is an instant timestampMillis takes. */
+export function isTimestamp(value: string): boolean {
+  try {
+    timestampMillis(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A `YYYY-MM-DD` date as days since the epoch, checked to be a real calendar day. */
 export function epochDay(value: string): number {
   const day = value.length === 10 ? civilDay(value, 0) : Number.NaN;

@@ -1,0 +1,55 @@
+/**
+ * Whether a stored value is one its field may hold, the same for the JSON pages and the Parquet
+ * export: the service reads documents another system writes, and one malformed value must cost
+ * that value (or that record), never the whole answer.
+ */
+import { valuesOf, type FieldSpec } from '../model/fields.js';
+import { unreachable } from '../util/unreachable.js';
+import { isCalendarDay, isTimestamp } from './parquet/value-encoders.js';
+
+/** Whether a present value (neither null nor undefined) is of a field's type, within its declared values or bounds. */
+export type ValueCheck = (value: unknown) => boolean;
+
+const checks = new WeakMap<FieldSpec, ValueCheck>();
+
+/** The check of a field's values, made once per field: every value of every answer goes through one. */
+export function checkOf(field: FieldSpec): ValueCheck {
+  let check = checks.get(field);
+  if (check === undefined) checks.set(field, (check = makeCheck(field)));
+  return check;
+}
+
+/** Whether `value` (present) is one `field` may hold. */
+export function holds(field: FieldSpec, value: unknown): boolean {
+  return checkOf(field)(value);
+}
+
+function makeCheck(field: FieldSpec): ValueCheck {
+  switch (field.kind) {
+    case 'string': {
+      const values = valuesOf(field);
+      if (values === undefined) return (value) => typeof value === 'string';
+      const allowed: ReadonlySet<unknown> = new Set(values);
+      return (value) => allowed.has(value);
+    }
+    case 'date':
+      return (value) => typeof value === 'string' && isCalendarDay(value);
+    case 'timestamp':
+      return (value) => typeof value === 'string' && isTimestamp(value);
+    case 'decimal': {
+      // DECIMAL(precision, scale): an exact unscaled integer (the Parquet encoder's own test,
+      // decimalEncoder) of at most `precision` digits.
+      const limit = 10 ** (field.precision - field.scale);
+      const factor = 10 ** field.scale;
+      return (value) => typeof value === 'number' && value < limit && value > -limit && Number.isSafeInteger(Math.round(value * factor));
+    }
+    case 'int32':
+      return (value) => typeof value === 'number' && (value | 0) === value;
+    case 'double':
+      return (value) => typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return (value) => typeof value === 'boolean';
+    default:
+      return unreachable(field, 'field kind');
+  }
+}
