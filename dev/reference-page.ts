@@ -39,6 +39,13 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
+/**
+ * What the page may load and run: its own files only (the page has no inline script; Swagger UI
+ * sets inline styles), never framed, nothing sent elsewhere.
+ */
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+  + "connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 interface Asset { type: string; body: () => string | Buffer }
 
 const ASSETS: Record<string, Asset> = {
@@ -62,7 +69,10 @@ export function serveReference(request: IncomingMessage, response: ServerRespons
   const asset = ASSETS[path.slice(REFERENCE_PATH.length)];
   if (!asset || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
   const body = asset.body();
-  response.writeHead(200, { 'content-type': asset.type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+  response.writeHead(200, {
+    'content-type': asset.type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff',
+    'content-security-policy': CONTENT_SECURITY_POLICY, 'referrer-policy': 'no-referrer',
+  });
   response.end(request.method === 'HEAD' ? undefined : body);
   return true;
 }

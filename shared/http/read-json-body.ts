@@ -14,14 +14,20 @@ export interface BodySource {
 
 /**
  * Reads and parses the JSON body: `undefined` for an empty body (no filters). A non-empty body
- * needs a JSON Content-Type (415); a body over 64 KiB is refused (413) as soon as that is known,
- * from Content-Length or while streaming, before it is parsed.
+ * needs a JSON Content-Type and no Content-Encoding (415); a body over 64 KiB is refused (413) as
+ * soon as that is known, from Content-Length or while streaming, before it is parsed.
  */
 export async function readJsonBody(request: BodySource): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? 'NaN');
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
   const bytes = await readCapped(request.body);
   if (bytes.length === 0) return undefined;
+  // A coded body (gzip, br, …) is not decoded: read as it is, it would be refused as bad JSON, or
+  // worse, read wrong.
+  const coding = request.headers.get('content-encoding')?.trim().toLowerCase();
+  if (coding && coding !== 'identity') {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'A request body with Content-Encoding is not decoded: send the JSON filters uncompressed (they are at most 64 KiB).');
+  }
   if (!isJsonContentType(request.headers.get('content-type'))) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the filters as JSON with Content-Type: application/json.');
   }

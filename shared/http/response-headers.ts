@@ -1,6 +1,6 @@
 /**
  * The headers every answer carries, success or problem: its media type, the request id, and never
- * cached or sniffed (answers carry tenant data).
+ * cached, sniffed or named in a referrer (answers carry tenant data).
  */
 export function baseHeaders(contentType: string, requestId: string): Record<string, string> {
   return {
@@ -8,5 +8,6 @@ export function baseHeaders(contentType: string, requestId: string): Record<stri
     'X-Request-ID': requestId,
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
   };
 }

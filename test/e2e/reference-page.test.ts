@@ -21,6 +21,11 @@ afterAll(async () => {
 describe('the API reference at /docs', () => {
   it('shows both operations, the three credentials and the error table, with no request leaving loopback', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    // The page renders under its Content-Security-Policy: nothing it needs is refused.
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
     const requested: string[] = [];
     await page.route('**/*', async (route) => {
       const url = new URL(route.request().url());
@@ -39,10 +44,18 @@ describe('the API reference at /docs', () => {
     expect(await page.locator('table td', { hasText: 'RESULT_TOO_LARGE' }).count()).toBeGreaterThan(0);
     expect(requested.some((url) => url.endsWith('/docs/openapi.json'))).toBe(true);
     expect(requested.filter((url) => !/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url) && !url.startsWith('data:'))).toEqual([]);
+    expect(refused).toEqual([]);
     // `REFERENCE_SCREENSHOT=docs/api-reference.png` refreshes the README's picture.
     if (process.env.REFERENCE_SCREENSHOT) writeFileSync(process.env.REFERENCE_SCREENSHOT, await page.screenshot({ fullPage: true }));
     await page.close();
   }, 60_000);
+
+  it('is served with a Content-Security-Policy (own files only, never framed) and no referrer', async () => {
+    const response = await fetch(reference);
+    expect(response.headers.get('content-security-policy')).toMatch(/script-src 'self';.*frame-ancestors 'none'/);
+    expect(response.headers.get('content-security-policy')).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+  });
 
   it('is served only for GET and HEAD; anything else under /docs goes to the gateway (401 without a key)', async () => {
     expect((await fetch(reference, { method: 'HEAD' })).status).toBe(200);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { call, stack, type Problem } from '../support/stack.js';
+import { accessToken, call, identities, stack, type Problem } from '../support/stack.js';
 
 async function problem(response: Response, status: number, code: string): Promise<Problem> {
   expect(response.status).toBe(status);
@@ -10,6 +10,17 @@ async function problem(response: Response, status: number, code: string): Promis
   expect(body.title).toBeTruthy();
   expect(body.detail).toBeTruthy();
   return body;
+}
+
+/** The three credentials of contoso-full and a JSON Content-Type, for a request built by hand. */
+async function headersOf(): Promise<Record<string, string>> {
+  return {
+    authorization: `Bearer ${await accessToken('contoso-full')}`,
+    'ocp-apim-subscription-key': identities.subscriptionKeys[0]!,
+    'x-api-key': identities.apiKeys[0]!,
+    'content-type': 'application/json',
+    accept: 'application/json',
+  };
 }
 
 describe('request errors over HTTP', () => {
@@ -27,6 +38,21 @@ describe('request errors over HTTP', () => {
 
   it('answers a non-JSON Content-Type on a body with 415', async () => {
     await problem(await call('contracts', { rawBody: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers a body with a Content-Encoding (any: it is never decoded) with 415, and takes identity', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const body = JSON.stringify({ createdFrom: '2025-03-01', createdTo: '2025-03-31' });
+    const gzipped = await fetch(`${stack.baseUrl}/v1/contracts/summary`, { method: 'POST', headers: { ...(await headersOf()), 'content-encoding': 'gzip' }, body: gzipSync(body) });
+    const refused = await problem(gzipped, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expect(refused.detail).toMatch(/Content-Encoding is not decoded/);
+    await problem(await call('contracts', { rawBody: body, headers: { 'content-encoding': 'br' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expect((await call('contracts', { rawBody: body, headers: { 'content-encoding': 'identity' } })).status).toBe(200);
+  });
+
+  it('sends no referrer from any answer, success or problem (Referrer-Policy)', async () => {
+    expect((await call('contracts', { body: { pageSize: 1 } })).headers.get('referrer-policy')).toBe('no-referrer');
+    expect((await call('contracts', { rawBody: '[' })).headers.get('referrer-policy')).toBe('no-referrer');
   });
 
   it('answers a body over 64 KiB with 413 REQUEST_TOO_LARGE', async () => {
