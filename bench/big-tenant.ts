@@ -63,7 +63,7 @@ async function measure(input: BigTenantInput): Promise<BigTenantFigures> {
     const token = (await requestTokens(stack.authUrl, stack.identities, BENCH_CLIENT)).access_token;
     const lines: RequestLogEntry[] = [];
     const config = loadConfig({ ...stack.settings, LOG_REQUESTS: 'true' });
-    const log = { request: (entry: RequestLogEntry) => lines.push(entry), fault: () => {} };
+    const log = { request: (entry: RequestLogEntry) => lines.push(entry), fault: () => {}, warning: () => {} };
     const withCursors = createSummaryDeps(config, { log });
     const withoutCursors = { ...withCursors, cursors: { get: async () => undefined, put: async () => {} } };
     let serial = 0;

@@ -4,6 +4,7 @@ import type { RequestLogger } from './request-log-entry.js';
 export function createJsonLogger(info: (line: string) => void, error: (line: string) => void): RequestLogger {
   return {
     request: (entry) => info(JSON.stringify({ level: 'info', ...entry })),
+    warning: (requestId, message) => error(JSON.stringify({ level: 'warn', requestId, warning: message })),
     fault: (requestId, fault) => {
       // The error's type and stack frames only: the message of an unexpected error may quote input.
       const name = fault instanceof Error ? fault.name : typeof fault;

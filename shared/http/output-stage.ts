@@ -23,7 +23,7 @@ export interface OutputStageInput {
   readonly requestId: string;
   /** The calling client application: page cursors and export slots are per client. */
   readonly clientId: string;
-  readonly deps: Pick<SummaryDeps, 'store' | 'cursors' | 'clock' | 'config' | 'exportSlots'>;
+  readonly deps: Pick<SummaryDeps, 'store' | 'cursors' | 'clock' | 'config' | 'exportSlots' | 'log'>;
 }
 
 /** An output stage: reads the store for a validated query and answers it in one format. */

@@ -37,4 +37,6 @@ export interface RequestLogEntry {
 export interface RequestLogger {
   request(entry: RequestLogEntry): void;
   fault(requestId: string, error: unknown): void;
+  /** Something that degraded an answer without failing it (a cursor store down); never a value, key or secret. */
+  warning(requestId: string, message: string): void;
 }

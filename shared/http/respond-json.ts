@@ -2,14 +2,13 @@ import { ApiError } from '../errors/api-error.js';
 import type { StoredRecord } from '../model/view.js';
 import { buildJsonEnvelope } from '../output/json-envelope.js';
 import { cleaningWarning, createRecordCleaner } from '../output/record-cleaner.js';
-import { pageCursorKey, type PageCursor, type PageCursors } from '../store/page-cursors.js';
+import { guardedCursors, type CursorFailureReport } from '../store/guarded-cursors.js';
+import { pageCursorKey } from '../store/page-cursors.js';
+import { recordCursorFailure } from '../telemetry/telemetry.js';
 import type { StorePage } from '../store/record-store.js';
 import type { OutputStage } from './output-stage.js';
 import { baseHeaders } from './response-headers.js';
 import { mediaTypeOf } from '../model/operation-contract.js';
-
-/** How long a cursor read or write may take before the page goes on without it. */
-const CURSOR_DEADLINE_MS = 1000;
 
 /**
  * The JSON output stage, one page at the cost of one page when the caller walks in order:
@@ -25,11 +24,17 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
   const meter = { documents: 0, requestCharge: 0 };
   const { page, pageSize } = query;
   const keyOf = (target: number) => pageCursorKey(scope, clientId, query, target);
+  // A failing cursor store only costs the walk its shortcut; each failure is logged and counted.
+  const cursors = guardedCursors(deps.cursors);
+  const report: CursorFailureReport = (call, reason, error) => {
+    deps.log.warning(requestId, `page cursor ${call} failed (${reason})${error instanceof Error ? `: ${error.name}` : ''}; the page is read without it`);
+    recordCursorFailure(call, reason);
+  };
   let totalRecords = 0;
   let read: StorePage | undefined;
   let nextReachable = false;
   if (!query.matchesNothing) {
-    const cursor = page > 1 ? await bounded(deps.cursors.get(scope.tenant, keyOf(page))) : undefined;
+    const cursor = page > 1 ? await cursors.get(scope.tenant, keyOf(page), report) : undefined;
     if (cursor) {
       totalRecords = cursor.totalRecords;
       read = await deps.store.page(scope, query, { skip: 0, take: pageSize, continuation: cursor.continuation }, meter);
@@ -43,7 +48,7 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
       }
     }
     if (read?.continuation && page * pageSize < totalRecords) {
-      nextReachable = await saved(deps.cursors, scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords });
+      nextReachable = await cursors.put(scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords }, report);
     }
   }
   // Every value checked against its field on the way out (record-cleaner.ts).
@@ -71,24 +76,6 @@ function windowExceeded(window: number): ApiError {
   return new ApiError('RESULT_WINDOW_EXCEEDED', `Pages can reach the first ${window} records of a result only, unless you walk to them page by page; narrow the filters (for example a shorter date range), walk from page 1, or export the whole result as Parquet.`, {
     errors: [{ member: 'page', code: 'RESULT_WINDOW_EXCEEDED', message: `page × pageSize may reach at most record ${window} when jumping to a page.` }],
   });
-}
-
-/** The cursor, or undefined when the cursor store fails or is slow: the page is then read the long way. */
-async function bounded(lookup: Promise<PageCursor | undefined>): Promise<PageCursor | undefined> {
-  return withDeadline(lookup.catch(() => undefined), undefined);
-}
-
-/** Whether the cursor was stored in time; a failing cursor store costs the next page its shortcut only. */
-async function saved(cursors: PageCursors, tenant: string, key: string, cursor: PageCursor): Promise<boolean> {
-  return withDeadline(cursors.put(tenant, key, cursor).then(() => true, () => false), false);
-}
-
-function withDeadline<T>(work: Promise<T>, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(fallback), CURSOR_DEADLINE_MS);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** Scratch memory JSON text is encoded into (made on first use, one per process). */

@@ -17,10 +17,13 @@ export interface PageCursor {
   readonly totalRecords: number;
 }
 
-/** The cursor store. Both calls may fail or hang: callers bound them and degrade. */
+/**
+ * The cursor store. Both calls may fail or hang: callers bound them and degrade
+ * (guarded-cursors.ts), and cancel a call they no longer wait for through its signal.
+ */
 export interface PageCursors {
-  get(tenant: string, key: string): Promise<PageCursor | undefined>;
-  put(tenant: string, key: string, cursor: PageCursor): Promise<void>;
+  get(tenant: string, key: string, signal?: AbortSignal): Promise<PageCursor | undefined>;
+  put(tenant: string, key: string, cursor: PageCursor, signal?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -56,14 +59,14 @@ interface CursorDocument extends PageCursor {
 export function createCosmosPageCursors(client: CosmosClient): PageCursors {
   const container: Container = client.database(DATABASE_ID).container(PAGE_CURSORS_CONTAINER.id);
   return {
-    async get(tenant, key) {
-      const { resource } = await container.item(key, tenant).read<CursorDocument>();
+    async get(tenant, key, signal) {
+      const { resource } = await container.item(key, tenant).read<CursorDocument>(signal ? { abortSignal: signal } : {});
       if (!resource || resource.tenantId !== tenant || typeof resource.continuation !== 'string' || typeof resource.totalRecords !== 'number') return undefined;
       return { continuation: resource.continuation, totalRecords: resource.totalRecords };
     },
-    async put(tenant, key, cursor) {
+    async put(tenant, key, cursor, signal) {
       const document: CursorDocument = { id: key, tenantId: tenant, continuation: cursor.continuation, totalRecords: cursor.totalRecords };
-      await container.items.upsert(document);
+      await container.items.upsert(document, signal ? { abortSignal: signal } : {});
     },
   };
 }

@@ -5,7 +5,7 @@
  * in Azure). Attributes are identifiers and figures only: never a token, key, secret, header or
  * body.
  */
-import { context, metrics, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Histogram, type Meter, type Span } from '@opentelemetry/api';
+import { context, metrics, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Counter, type Histogram, type Meter, type Span } from '@opentelemetry/api';
 
 const SCOPE = 'summary-data-service';
 
@@ -36,6 +36,7 @@ export async function inRequestSpan<T>(name: string, header: (name: string) => s
 }
 
 interface Instruments {
+  readonly cursorFailures: Counter;
   readonly duration: Histogram;
   readonly exportBytes: Histogram;
   readonly requestCharge: Histogram;
@@ -49,6 +50,7 @@ function instruments(): Instruments {
   let found = made.get(meter);
   if (!found) {
     found = {
+      cursorFailures: meter.createCounter('summary.page_cursors.failures', { description: 'Page cursor reads and writes that failed, timed out or were skipped by the breaker: the page was read without them.' }),
       duration: meter.createHistogram('summary.request.duration', { unit: 'ms', description: 'Duration of a summary request, by operation, format and status.' }),
       exportBytes: meter.createHistogram('summary.export.bytes', { unit: 'By', description: 'Bytes of a Parquet or zip export.' }),
       requestCharge: meter.createHistogram('summary.store.request_charge', { unit: '{RU}', description: 'Request charge the store reported for a request, by operation and data tenant.' }),
@@ -76,4 +78,9 @@ export function recordRequest(figures: RequestFigures): void {
   duration.record(figures.durationMs, dimensions);
   if (figures.exportBytes !== null) exportBytes.record(figures.exportBytes, { 'summary.operation': figures.operation });
   if (figures.requestCharge !== null) requestCharge.record(figures.requestCharge, { 'summary.operation': figures.operation, 'summary.data_tenant': figures.dataTenant ?? 'none' });
+}
+
+/** Counts a page cursor call that did not help: which call, and why. */
+export function recordCursorFailure(call: 'get' | 'put', reason: string): void {
+  instruments().cursorFailures.add(1, { 'summary.cursor_call': call, 'summary.cursor_failure': reason });
 }

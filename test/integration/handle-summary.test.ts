@@ -15,6 +15,7 @@ function depsWith(settings: Record<string, string>, lines: string[] = []) {
     log: {
       request: (entry: RequestLogEntry) => lines.push(JSON.stringify(entry)),
       fault: (requestId, error) => lines.push(JSON.stringify({ requestId, fault: String(error) })),
+      warning: (requestId, message) => lines.push(JSON.stringify({ requestId, warning: message })),
     },
   });
 }

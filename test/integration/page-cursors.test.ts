@@ -79,18 +79,38 @@ describe('walking a result page by page', () => {
 });
 
 describe('a failing cursor store', () => {
-  it('costs the walk its shortcut only: the same pages, never a 5xx', async () => {
+  it('costs the walk its shortcut only: the same pages, never a 5xx; hung writes are cancelled, and after three failures it is not asked for a while', async () => {
+    const writes: AbortSignal[] = [];
+    let reads = 0;
     const failing = await startTestService({
       settings: WINDOW,
       cursors: () => ({
-        get: async () => { throw new Error('cursor store down'); },
-        put: () => new Promise(() => {}),
+        get: async () => {
+          reads++;
+          throw new Error('cursor store down');
+        },
+        put: (_tenant, _key, _cursor, signal) => new Promise(() => void writes.push(signal!)),
       }),
     });
     try {
       const body = { pageSize: 30, createdFrom: '2025-03-01', createdTo: '2025-03-31' };
+      const started = Date.now();
       const degraded = await walk(failing, 'contoso-full', body);
+      const elapsed = Date.now() - started;
       const healthy = await walk(service, 'contoso-full', body);
+      expect(degraded.envelopes.length).toBeGreaterThanOrEqual(3);
+      // Page 1's write hangs (1 s, cancelled), page 2's read fails and its write hangs: three
+      // failures, then the store is skipped: no page waits a deadline any more.
+      expect(writes.length).toBe(2);
+      expect(writes.every((signal) => signal.aborted)).toBe(true);
+      expect(reads).toBe(1);
+      expect(elapsed).toBeLessThan(2000 + 1500);
+      const warnings = failing.logs.filter((line) => line.includes('"level":"warn"'));
+      expect(warnings.map((line) => (JSON.parse(line) as { warning: string }).warning)).toEqual(expect.arrayContaining([
+        'page cursor put failed (timeout); the page is read without it',
+        'page cursor get failed (error): Error; the page is read without it',
+        'page cursor get failed (breaker open); the page is read without it',
+      ]));
       expect(degraded.envelopes.map((envelope) => envelope.data)).toEqual(healthy.envelopes.map((envelope) => envelope.data));
       // Without cursors, page p reads p × pageSize documents (the TOP path), bounded by the window.
       expect(degraded.logs.map((line) => line.storeDocuments)).toEqual(degraded.envelopes.map((envelope, index) => index * 30 + envelope.data.length));

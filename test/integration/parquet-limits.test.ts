@@ -15,7 +15,7 @@ type Resource = 'contracts' | 'invoices';
 // The export's size limit and faults, in-process against the real local stack, with a fixed
 // clock and request id so that the same export has the same size every time.
 const FIXED = new Date('2026-11-01T00:00:00.000Z');
-const silent = { request: () => {}, fault: () => {} };
+const silent = { request: () => {}, fault: () => {}, warning: () => {} };
 
 function depsWith(settings: Record<string, string>, store?: (real: RecordStore) => RecordStore) {
   const deps = createSummaryDeps(loadConfig({ ...process.env, ...settings }), { clock: () => FIXED, log: silent });

@@ -28,7 +28,7 @@ const tracerProvider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanP
 const reader = new PullReader();
 const meterProvider = new MeterProvider({ readers: [reader] });
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
-const silent = { request: () => {}, fault: () => {} };
+const silent = { request: () => {}, fault: () => {}, warning: () => {} };
 
 beforeAll(() => {
   tracerProvider.register();

@@ -1,0 +1,93 @@
+/**
+ * The page cursors as the JSON output stage uses them: a cursor is only a shortcut, so a cursor
+ * store that fails or hangs must cost a walk its shortcut and nothing else. Each read or write has
+ * a deadline, after which it is cancelled (its AbortSignal fires: the Cosmos SDK drops the request);
+ * after a few failures in a row the store is not asked at all for a while (a breaker), so pages
+ * cost what they cost without cursors instead of a deadline each; and every failure is reported.
+ */
+import type { PageCursor, PageCursors } from './page-cursors.js';
+
+/** Why a cursor call did not help. */
+export type CursorFailure = 'error' | 'timeout' | 'breaker open';
+
+/** What the guard reports of a failed call: which call, why, and the error where there was one. */
+export type CursorFailureReport = (call: 'get' | 'put', reason: CursorFailure, error?: unknown) => void;
+
+/** The cursors of one store, guarded. Neither call ever throws. */
+export interface GuardedCursors {
+  /** The cursor, or undefined when there is none, or the store failed, was slow, or is skipped. */
+  get(tenant: string, key: string, report: CursorFailureReport): Promise<PageCursor | undefined>;
+  /** Whether the cursor was stored in time. */
+  put(tenant: string, key: string, cursor: PageCursor, report: CursorFailureReport): Promise<boolean>;
+}
+
+export interface CursorGuardOptions {
+  /** How long one read or write may take before it is cancelled. */
+  readonly deadlineMs: number;
+  /** Failures in a row after which the store is skipped. */
+  readonly failuresToOpen: number;
+  /** How long it is skipped; then one call tries it again. */
+  readonly openMs: number;
+  readonly now?: () => number;
+}
+
+export const CURSOR_GUARD: CursorGuardOptions = { deadlineMs: 1000, failuresToOpen: 3, openMs: 30_000 };
+
+const guards = new WeakMap<PageCursors, GuardedCursors>();
+
+/** The guard of a cursor store: one per store, so the breaker sees every request's calls. */
+export function guardedCursors(cursors: PageCursors, options: CursorGuardOptions = CURSOR_GUARD): GuardedCursors {
+  let guard = guards.get(cursors);
+  if (guard === undefined) guards.set(cursors, (guard = createGuard(cursors, options)));
+  return guard;
+}
+
+function createGuard(cursors: PageCursors, options: CursorGuardOptions): GuardedCursors {
+  const now = options.now ?? Date.now;
+  let failures = 0;
+  let openUntil = 0;
+  const succeeded = () => {
+    failures = 0;
+  };
+  const failed = () => {
+    if (++failures >= options.failuresToOpen) openUntil = now() + options.openMs;
+  };
+  /** Runs one call under its deadline; undefined when it failed (reported). */
+  async function attempt<T>(call: 'get' | 'put', work: (signal: AbortSignal) => Promise<T>, report: CursorFailureReport): Promise<{ value: T } | undefined> {
+    if (now() < openUntil) {
+      report(call, 'breaker open');
+      return undefined;
+    }
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), options.deadlineMs);
+    });
+    try {
+      const outcome = await Promise.race([work(controller.signal).then((value) => ({ value })), deadline]);
+      if (outcome === 'timeout') {
+        // Cancelled, not abandoned: the store drops the request.
+        controller.abort(new Error(`page cursor ${call} passed its ${options.deadlineMs} ms deadline`));
+        failed();
+        report(call, 'timeout');
+        return undefined;
+      }
+      succeeded();
+      return outcome;
+    } catch (error) {
+      failed();
+      report(call, 'error', error);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return {
+    async get(tenant, key, report) {
+      return (await attempt('get', (signal) => cursors.get(tenant, key, signal), report))?.value;
+    },
+    async put(tenant, key, cursor, report) {
+      return (await attempt('put', (signal) => cursors.put(tenant, key, cursor, signal), report)) !== undefined;
+    },
+  };
+}
