@@ -5,6 +5,7 @@ import { errorResponse } from '../shared/http/error-response.js';
 import { MAX_BODY_BYTES } from '../shared/http/read-json-body.js';
 import type { FunctionRegistration } from '../shared/http/summary-function.js';
 import { validClientRequestId } from '../shared/http/request-id.js';
+import { tellCallerGone } from '../shared/http/caller-gone.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import { unmatchedRequestLog } from './unmatched-request-log.js';
 
@@ -45,6 +46,12 @@ export function createFunctionsHost(registrations: readonly FunctionRegistration
       headers: flattenHeaders(request),
       body: { bytes: body },
     });
+    // The caller left before its answer was written: say so to the handler (the Functions host in Azure cannot).
+    const gone = new AbortController();
+    response.once('close', () => {
+      if (!response.writableFinished) gone.abort();
+    });
+    tellCallerGone(httpRequest, gone.signal);
     const context = new azureFunctions.InvocationContext({ functionName: registration.name, logHandler: () => {} });
     const result = await registration.options.handler(httpRequest, context);
     const headers = new Headers(result.headers as Record<string, string> | undefined);

@@ -6,7 +6,9 @@ import type { ResourceDefinition } from '../model/resource-definition.js';
 import { inRequestSpan } from '../telemetry/telemetry.js';
 import { exportFile, PARQUET_MEDIA_TYPE, type Format } from '../model/operation-contract.js';
 import { negotiate, offersOf, type Offer } from './negotiate.js';
+import { CallerGone, callerGone } from './caller-gone.js';
 import { observeRequest } from './request-observer.js';
+import { baseHeaders } from './response-headers.js';
 import { readJsonBody } from './read-json-body.js';
 import { respondJson } from './respond-json.js';
 import { respondParquet } from './respond-parquet.js';
@@ -73,9 +75,13 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
       const body = await readJsonBody(request);
       const view = deps.allowlist.view(resource, principal.roles);
       const query = parseFilters({ body, query: request.url.includes('?') ? new URL(request.url).searchParams : NO_QUERY, view, maxPageSize: deps.config.maxPageSize, pagination: format === 'json' });
-      answer = await OUTPUT_STAGES[format]({ scope: { tenant: principal.dataTenant, view }, query, requestId, clientId: principal.clientId, deps });
+      const gone = callerGone(request);
+      answer = await OUTPUT_STAGES[format]({ scope: { tenant: principal.dataTenant, view }, query, requestId, clientId: principal.clientId, deps, ...(gone ? { callerGone: gone } : {}) });
     } catch (error) {
-      answer = observer.failed(errorResponse(error, requestId, (unexpected) => deps.log.fault(requestId, unexpected)), error);
+      // Nobody is there to read an answer: 499 goes to the log line only.
+      answer = error instanceof CallerGone
+        ? { status: 499, headers: baseHeaders('text/plain', requestId), body: '', records: 0 }
+        : observer.failed(errorResponse(error, requestId, (unexpected) => deps.log.fault(requestId, unexpected)), error);
     }
     return observer.finished(await compressResponse(answer, header('accept-encoding')));
   });

@@ -23,6 +23,8 @@ export interface OutputStageInput {
   readonly requestId: string;
   /** The calling client application: page cursors and export slots are per client. */
   readonly clientId: string;
+  /** Fires when the caller has gone (where the host says so: caller-gone.ts). */
+  readonly callerGone?: AbortSignal;
   readonly deps: Pick<SummaryDeps, 'store' | 'cursors' | 'clock' | 'config' | 'exportSlots' | 'log'>;
 }
 

@@ -2,6 +2,7 @@ import { ApiError } from '../errors/api-error.js';
 import { exportFile } from '../model/operation-contract.js';
 import { OutputLimitExceeded } from '../output/output-limit-exceeded.js';
 import type { OutputStage } from './output-stage.js';
+import { CallerGone, EXPORT_DEADLINE_MS } from './caller-gone.js';
 import { baseHeaders } from './response-headers.js';
 
 /**
@@ -9,7 +10,7 @@ import { baseHeaders } from './response-headers.js';
  * export shape (one Parquet file, or a zip of two). The body is complete before a byte is sent, so a
  * store fault is a clean 503 and a result over PARQUET_MAX_BYTES a 413, never a truncated file.
  */
-export const respondParquet: OutputStage = async ({ scope, query, requestId, clientId, deps }) => {
+export const respondParquet: OutputStage = async ({ scope, query, requestId, clientId, deps, callerGone }) => {
   const generatedAt = deps.clock();
   const metadata = [
     { key: 'summary.requestId', value: requestId },
@@ -22,13 +23,20 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, cli
     throw new ApiError('EXPORTS_BUSY', 'Too many exports are running: one at a time per client application and per data tenant, and a few per instance. Wait for your running export to finish, then retry.', { headers: { 'Retry-After': '10' } });
   }
   const meter = { documents: 0, requestCharge: 0 };
+  // The export stops reading the store when its caller has gone, or at its deadline (every host).
+  const deadline = AbortSignal.timeout(EXPORT_DEADLINE_MS);
+  const stop = callerGone ? AbortSignal.any([callerGone, deadline]) : deadline;
   let result;
   try {
     // Loaded on the first export: the writer stays off the cold start of instances serving JSON.
     const { exportParquet } = await import('../output/export-parquet.js');
     const records = query.matchesNothing ? noRecords() : deps.store.stream(scope, query, meter);
-    result = await exportParquet(records, scope.view, { maxBytes: deps.config.parquetMaxBytes, metadata, generatedAt });
+    result = await exportParquet(records, scope.view, { maxBytes: deps.config.parquetMaxBytes, metadata, generatedAt, signal: stop });
   } catch (error) {
+    if (stop.aborted && callerGone?.aborted) throw new CallerGone('the caller went away during the export');
+    if (stop.aborted) {
+      throw new ApiError('STORE_UNAVAILABLE', `The export did not finish within ${EXPORT_DEADLINE_MS / 1000} s: the store is too slow for this range now. Retry later, or export a shorter range.`, { headers: { 'Retry-After': '60' } });
+    }
     if (error instanceof OutputLimitExceeded) {
       throw new ApiError('RESULT_TOO_LARGE', `The export would exceed ${deps.config.parquetMaxBytes} bytes; narrow the filters (a shorter date range, one workspace or one status) and export in parts.`);
     }

@@ -15,6 +15,8 @@ export interface ExportOptions {
   readonly metadata: readonly KeyValue[];
   readonly generatedAt: Date;
   readonly rowGroupSize?: number;
+  /** Stops the export (between pages of the store): the store is read no further. */
+  readonly signal?: AbortSignal;
 }
 
 /** An export's body, how many records it holds, and what of the stored data it could not hold as it was. */
@@ -47,6 +49,7 @@ export async function exportParquet(records: AsyncIterable<readonly StoredRecord
       const file = table(view.fields, resource.name);
       let count = 0;
       for await (const page of records) {
+        options.signal?.throwIfAborted();
         for (const stored of page) {
           const record = cleaner.clean(stored);
           if (record === undefined) continue;
@@ -86,6 +89,7 @@ async function exportZip(
   // A line's row starts with its record's id (one array, refilled per record).
   const leading: unknown[] = [undefined];
   for await (const page of records) {
+    options.signal?.throwIfAborted();
     for (const stored of page) {
       const record = cleaner.clean(stored);
       if (record === undefined) continue;

@@ -86,11 +86,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
 }
 
 /** Calls a summary operation of a test service with the given headers (the subscription key added). */
-export async function callService(service: TestService, resource: string, init: { headers?: Record<string, string>; body?: string; method?: string; query?: string } = {}): Promise<Response> {
+export async function callService(service: TestService, resource: string, init: { headers?: Record<string, string>; body?: string; method?: string; query?: string; signal?: AbortSignal } = {}): Promise<Response> {
   return fetch(`${service.baseUrl}/v1/${resource}/summary${init.query ? `?${init.query}` : ''}`, {
     method: init.method ?? 'POST',
     headers: { 'ocp-apim-subscription-key': service.identities.subscriptionKeys[0]!, 'content-type': 'application/json', ...init.headers },
     ...(init.body === undefined ? {} : { body: init.body }),
+    ...(init.signal ? { signal: init.signal } : {}),
   });
 }
 
