@@ -2,12 +2,16 @@
  * The local certificate authority of the dev stack: real OAuth clients (MSAL, `@azure/identity`)
  * insist on an https authority, so the local identity provider serves TLS with a certificate this
  * CA signs. `npm start` creates the CA once under `.local/` (git-ignored); callers trust
- * `.local/ca.pem` as the README says (NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE, curl --cacert).
+ * `.local/ca.pem` as the README says (SUMMARY_CA_FILE, NODE_EXTRA_CA_CERTS for one command,
+ * REQUESTS_CA_BUNDLE, curl --cacert). It may vouch for loopback names only, for 90 days.
  */
-import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { GeneralName, GeneralSubtree, GeneralSubtrees, id_ce_nameConstraints, NameConstraints } from '@peculiar/asn1-x509';
+import * as x509 from '@peculiar/x509';
 import { generate } from 'selfsigned';
 import { projectRoot } from './project-root.js';
 
@@ -35,23 +39,51 @@ const LOOPBACK_NAMES = [
   { type: 7 as const, ip: '::1' },
 ];
 
-/** A new CA in memory: EC P-256, SHA-256, ten years, allowed to sign server certificates only. */
+/** How long a local CA is valid; it is replaced by a new one 30 days before it ends. */
+const CA_LIFETIME_DAYS = 90;
+
+/**
+ * The CA's name constraints: it may vouch for the loopback names its servers answer on and
+ * nothing else, so its key, were it taken, could not make a certificate for any other host.
+ */
+const PERMITTED = [new GeneralName({ dNSName: 'localhost' }), new GeneralName({ iPAddress: '127.0.0.1/32' }), new GeneralName({ iPAddress: '::1/128' })];
+
+/**
+ * A new CA in memory: EC P-256, SHA-256, 90 days, allowed to sign server certificates for the
+ * loopback names only (a critical name constraints extension, which TLS clients enforce).
+ * Written with @peculiar/x509 (already in the tree through selfsigned, which cannot write that
+ * extension).
+ */
 export async function createLocalCa(): Promise<LocalCa> {
   const now = Date.now();
   // A name of its own: TLS finds a certificate's issuer by name, so two local CAs trusted in one
   // process (the stack's and a test's throwaway one) must not share one.
   const name = `summary-data-service local development CA ${randomBytes(4).toString('hex')}`;
-  const pems = await generate([{ name: 'commonName', value: name }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    notBeforeDate: new Date(now - DAY_MS),
-    notAfterDate: new Date(now + 3650 * DAY_MS),
+  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[1]);
+  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  const constraints = new NameConstraints({ permittedSubtrees: new GeneralSubtrees(PERMITTED.map((base) => new GeneralSubtree({ base }))) });
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: `01${randomBytes(15).toString('hex')}`,
+    name: `CN=${name}`,
+    notBefore: new Date(now - DAY_MS),
+    notAfter: new Date(now + CA_LIFETIME_DAYS * DAY_MS),
+    signingAlgorithm: algorithm,
+    keys,
     extensions: [
-      { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      new x509.Extension(id_ce_nameConstraints, true, AsnConvert.serialize(constraints)),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { certPem: pems.cert, keyPem: pems.private };
+  const keyPem = x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
+  return { certPem: cert.toString('pem'), keyPem };
+}
+
+/** Whether a CA certificate carries the name constraints a CA of this project is made with. */
+function isConstrained(certPem: string): boolean {
+  return new x509.X509Certificate(certPem).getExtension(id_ce_nameConstraints)?.critical === true;
 }
 
 /**
@@ -62,7 +94,14 @@ export async function loadOrCreateLocalCa(dir: string = join(projectRoot(), '.lo
   const certFile = join(dir, CA_CERT_FILE);
   const keyFile = join(dir, CA_KEY_FILE);
   const existing = readCa(certFile, keyFile);
-  if (existing) return { ...existing, certFile };
+  if (existing === 'replace') {
+    // Made by an earlier version (no name constraints) or about to end: a new one takes its
+    // place, under the same file name (SUMMARY_CA_FILE and the README's commands stay as they are).
+    rmSync(keyFile, { force: true });
+    rmSync(certFile, { force: true });
+  } else if (existing) {
+    return { ...existing, certFile };
+  }
   mkdirSync(dir, { recursive: true });
   const fresh = await createLocalCa();
   try {
@@ -72,14 +111,15 @@ export async function loadOrCreateLocalCa(dir: string = join(projectRoot(), '.lo
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const written = readCa(certFile, keyFile);
-    if (!written) {
+    if (!written || written === 'replace') {
       throw new Error(`the local CA in ${dir} is incomplete (${keyFile} without ${certFile}: another start writing it now, or one stopped while writing it): start again, and if this repeats delete ${keyFile}`);
     }
     return { ...written, certFile };
   }
 }
 
-function readCa(certFile: string, keyFile: string): LocalCa | undefined {
+/** The CA in the files; undefined when there is none; 'replace' when it is unconstrained or ending. */
+function readCa(certFile: string, keyFile: string): LocalCa | 'replace' | undefined {
   let certPem: string;
   let keyPem: string;
   try {
@@ -100,7 +140,7 @@ function readCa(certFile: string, keyFile: string): LocalCa | undefined {
   if (!cert.ca) throw broken('not a CA certificate');
   // The key signs certificates this machine's clients trust: readable by its owner only.
   if (process.platform !== 'win32' && (statSync(keyFile).mode & 0o077) !== 0) throw broken(`${keyFile} is readable by others than its owner (chmod 600 it)`);
-  if (Date.parse(cert.validTo) < Date.now() + 30 * DAY_MS) throw broken(`it expires on ${cert.validTo}`);
+  if (Date.parse(cert.validTo) < Date.now() + 30 * DAY_MS || !isConstrained(certPem)) return 'replace';
   return { certPem, keyPem };
 }
 

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { describe, expect, it } from '@jest/globals';
+import { generate } from 'selfsigned';
 import { CA_CERT_FILE, createLocalCa, issueServerCertificate, loadOrCreateLocalCa } from '../../../dev/local-ca.js';
 import { tempDirs } from '../../support/temp-dirs.js';
 
@@ -39,7 +40,9 @@ describe('the local CA', () => {
     expect(again.certPem).toBe(first.certPem);
     const cert = new X509Certificate(first.certPem);
     expect(cert.ca).toBe(true);
-    expect(Date.parse(cert.validTo) - Date.now()).toBeGreaterThan(3000 * 86_400_000);
+    // Short-lived: 90 days, replaced 30 days before it ends.
+    expect(Date.parse(cert.validTo) - Date.now()).toBeGreaterThan(85 * 86_400_000);
+    expect(Date.parse(cert.validTo) - Date.now()).toBeLessThan(91 * 86_400_000);
   });
 
   it('gives two processes starting at once the same CA', async () => {
@@ -76,5 +79,32 @@ describe('the local CA', () => {
     expect(await handshake(server, ca.certPem, 'localhost')).toBe('trusted');
     expect(await handshake(server, (await createLocalCa()).certPem, 'localhost')).not.toBe('trusted');
     expect(await handshake(server, ca.certPem, 'example.com')).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+  });
+
+  it('can vouch for loopback names only: a certificate it signs for another host is refused (name constraints)', async () => {
+    const ca = await createLocalCa();
+    const now = Date.now();
+    const elsewhere = await generate([{ name: 'commonName', value: 'example.com' }], {
+      keyType: 'ec', algorithm: 'sha256', notBeforeDate: new Date(now - 86_400_000), notAfterDate: new Date(now + 86_400_000),
+      ca: { cert: ca.certPem, key: ca.keyPem },
+      extensions: [{ name: 'basicConstraints', cA: false, critical: true }, { name: 'extKeyUsage', serverAuth: true }, { name: 'subjectAltName', altNames: [{ type: 2, value: 'example.com' }] }],
+    });
+    // OpenSSL's "permitted subtree violation" (47), which Node reports without a code of its own.
+    expect(await handshake({ cert: elsewhere.cert, key: elsewhere.private }, ca.certPem, 'example.com')).toMatch(/^(UNSPECIFIED|PERMITTED_SUBTREE_VIOLATION)$/);
+  });
+
+  it('replaces a CA of an earlier version (ten years, no name constraints) under the same file name', async () => {
+    const dir = freshDir();
+    const now = Date.now();
+    const old = await generate([{ name: 'commonName', value: 'old local CA' }], {
+      keyType: 'ec', algorithm: 'sha256', notBeforeDate: new Date(now - 86_400_000), notAfterDate: new Date(now + 3650 * 86_400_000),
+      extensions: [{ name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
+    });
+    writeFileSync(join(dir, 'ca-key.pem'), old.private, { mode: 0o600 });
+    writeFileSync(join(dir, CA_CERT_FILE), old.cert);
+    const replaced = await loadOrCreateLocalCa(dir);
+    expect(replaced.certPem).not.toBe(old.cert);
+    expect(readFileSync(join(dir, CA_CERT_FILE), 'utf8')).toBe(replaced.certPem);
+    expect(Date.parse(new X509Certificate(replaced.certPem).validTo) - now).toBeLessThan(91 * 86_400_000);
   });
 });
