@@ -81,8 +81,10 @@ var names = {
   logAnalyticsWorkspace: '${abbreviations.operationalInsightsWorkspaces}${workload}-${resourceToken}'
   applicationInsights: '${abbreviations.insightsComponents}${workload}-${resourceToken}'
   storageAccount: '${abbreviations.storageStorageAccounts}${resourceToken}'
+  uatStorageAccount: '${abbreviations.storageStorageAccounts}uat${resourceToken}'
   keyVault: '${abbreviations.keyVaultVaults}${resourceToken}'
   cosmosDbAccount: '${abbreviations.documentDBDatabaseAccounts}${workload}-${resourceToken}'
+  uatCosmosDbAccount: '${abbreviations.documentDBDatabaseAccounts}${workload}-uat-${resourceToken}'
   appServicePlan: '${abbreviations.webServerFarms}${workload}-${resourceToken}'
   functionApp: '${abbreviations.webSitesFunctions}${workload}-${resourceToken}'
   apiManagement: '${abbreviations.apiManagementService}${workload}-${resourceToken}'
@@ -151,7 +153,12 @@ module storageAccount 'modules/storage-account.bicep' = {
     name: names.storageAccount
     location: location
     tags: allTags
+    // The production slot's host storage (its keys): the uat slot has its own (uatStorageAccount).
     hostPrincipalIds: [
+      functionApp.outputs.principalId
+    ]
+    // Both slots read the packages: a swap moves the package with the code.
+    packageReaderPrincipalIds: [
       functionApp.outputs.principalId
       functionApp.outputs.slotPrincipalId
     ]
@@ -159,6 +166,22 @@ module storageAccount 'modules/storage-account.bicep' = {
     // this template, which the production environment holds).
     packageWriterPrincipalIds: [
       packageUploaderPrincipalId
+    ]
+    allowedIpAddresses: storageAllowedIpAddresses
+    logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
+  }
+}
+
+// The uat slot's own host storage: its keys, leases and diagnostic events, apart from
+// production's (the uat slot could otherwise read production's host keys). No packages here.
+module uatStorageAccount 'modules/storage-account.bicep' = {
+  name: 'storage-account-uat'
+  params: {
+    name: names.uatStorageAccount
+    location: location
+    tags: allTags
+    hostPrincipalIds: [
+      functionApp.outputs.slotPrincipalId
     ]
     allowedIpAddresses: storageAllowedIpAddresses
     logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
@@ -200,6 +223,7 @@ module uatApiKeysSecret 'modules/key-vault-secret.bicep' = {
   }
 }
 
+// The production data: only the production slot's identity may read it.
 module cosmosDbAccount 'modules/cosmos-db-account.bicep' = {
   name: 'cosmos-db-account'
   params: {
@@ -209,6 +233,22 @@ module cosmosDbAccount 'modules/cosmos-db-account.bicep' = {
     serverless: cosmosServerless
     readerPrincipalIds: [
       functionApp.outputs.principalId
+    ]
+    allowedIpAddresses: dataStoreAllowedIpAddresses
+    logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
+  }
+}
+
+// The UAT data, an account of its own (serverless: UAT traffic is light): only the uat slot's
+// identity may read it, and its page cursors are its own. A swap moves code, never data access.
+module uatCosmosDbAccount 'modules/cosmos-db-account.bicep' = {
+  name: 'cosmos-db-account-uat'
+  params: {
+    name: names.uatCosmosDbAccount
+    location: location
+    tags: allTags
+    serverless: true
+    readerPrincipalIds: [
       functionApp.outputs.slotPrincipalId
     ]
     allowedIpAddresses: dataStoreAllowedIpAddresses
@@ -222,8 +262,10 @@ module functionAppSettings 'modules/function-app-settings.bicep' = {
     functionAppName: functionApp.outputs.name
     slotName: functionApp.outputs.slotName
     storageAccountName: storageAccount.outputs.name
+    uatStorageAccountName: uatStorageAccount.outputs.name
     applicationInsightsConnectionString: applicationInsights.outputs.connectionString
     cosmosEndpoint: cosmosDbAccount.outputs.endpoint
+    uatCosmosEndpoint: uatCosmosDbAccount.outputs.endpoint
     authorityHost: authorityHost
     entraTenantId: entraTenantId
     apiAppId: apiAppId
@@ -289,8 +331,11 @@ output functionAppSlotName string = functionApp.outputs.slotName
 @description('URL of the blob container the pipeline uploads packages to (each slot runs one of them).')
 output packageContainerUrl string = storageAccount.outputs.packageContainerUrl
 
-@description('Cosmos DB account endpoint (COSMOS_ENDPOINT of both slots).')
+@description('Cosmos DB account endpoint of the production data (COSMOS_ENDPOINT of the production slot).')
 output cosmosEndpoint string = cosmosDbAccount.outputs.endpoint
+
+@description('Cosmos DB account endpoint of the UAT data (COSMOS_ENDPOINT of the uat slot).')
+output uatCosmosEndpoint string = uatCosmosDbAccount.outputs.endpoint
 
 @description('Name of the Key Vault holding the backend API keys.')
 output keyVaultName string = keyVault.outputs.name

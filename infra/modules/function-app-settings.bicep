@@ -9,14 +9,20 @@ param functionAppName string
 @description('Required. Name of its existing deployment slot.')
 param slotName string
 
-@description('Required. Name of the storage account the Functions host uses (AzureWebJobsStorage__accountName).')
+@description('Required. Name of the storage account the production slot\'s Functions host uses (AzureWebJobsStorage__accountName).')
 param storageAccountName string
+
+@description('Required. Name of the storage account the uat slot\'s Functions host uses, its own.')
+param uatStorageAccountName string
 
 @description('Required. Application Insights connection string.')
 param applicationInsightsConnectionString string
 
-@description('Required. Cosmos DB endpoint (COSMOS_ENDPOINT).')
+@description('Required. Cosmos DB endpoint of the production data (COSMOS_ENDPOINT of the production slot).')
 param cosmosEndpoint string
+
+@description('Required. Cosmos DB endpoint of the UAT data, an account of its own (COSMOS_ENDPOINT of the uat slot).')
+param uatCosmosEndpoint string
 
 @description('Required. Identity provider host, without a trailing slash (AUTH_AUTHORITY_HOST).')
 param authorityHost string
@@ -52,28 +58,31 @@ param serviceLimits serviceLimitsType = {}
 // Renamed: AzureWebJobsStorage is AzureWebJobsStorage__accountName (identity-based, no account key).
 var serviceSettings = {
   FUNCTIONS_WORKER_RUNTIME: 'node'
-  AzureWebJobsStorage__accountName: storageAccountName
   AUTH_AUTHORITY_HOST: authorityHost
   AUTH_TENANT_ID: entraTenantId
   AUTH_APP_ID: apiAppId
   AUTH_CLOCK_TOLERANCE_SECONDS: string(serviceLimits.?clockToleranceSeconds ?? 30)
-  COSMOS_ENDPOINT: cosmosEndpoint
   STORE_TIMEOUT_MS: string(serviceLimits.?storeTimeoutMs ?? 10000)
   MAX_PAGE_SIZE: string(serviceLimits.?maxPageSize ?? 1000)
   MAX_RESULT_WINDOW: string(serviceLimits.?maxResultWindow ?? 10000)
   PARQUET_MAX_BYTES: string(serviceLimits.?parquetMaxBytes ?? 104857600)
 }
 
-// Per slot, and sticky (slotConfigNames below): a swap moves the code, while each slot keeps the
+// Per slot, and sticky (slotConfigNames below): a swap moves the code, never data access. Each
+// slot keeps the data it reads (its own Cosmos account, which only its identity may read) and the
 // callers it admits. UAT callers reach the uat slot (see policies/summary-api.xml).
 var productionSlotSettings = {
   API_KEYS: '@Microsoft.KeyVault(SecretUri=${apiKeysSecretUri})'
   CLIENT_REGISTRY: string(clientRegistry)
+  COSMOS_ENDPOINT: cosmosEndpoint
+  AzureWebJobsStorage__accountName: storageAccountName
 }
 
 var uatSlotSettings = {
   API_KEYS: '@Microsoft.KeyVault(SecretUri=${uatApiKeysSecretUri})'
   CLIENT_REGISTRY: string(uatClientRegistry)
+  COSMOS_ENDPOINT: uatCosmosEndpoint
+  AzureWebJobsStorage__accountName: uatStorageAccountName
 }
 
 // Platform settings with no local counterpart. No WEBSITE_CONTENTAZUREFILECONNECTIONSTRING or
@@ -125,6 +134,8 @@ resource stickySettings 'Microsoft.Web/sites/config@2023-12-01' = {
     appSettingNames: [
       'API_KEYS'
       'CLIENT_REGISTRY'
+      'COSMOS_ENDPOINT'
+      'AzureWebJobsStorage__accountName'
     ]
   }
 }

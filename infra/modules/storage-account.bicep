@@ -12,8 +12,11 @@ param location string = resourceGroup().location
 @description('Optional. Tags of the storage account.')
 param tags object = {}
 
-@description('Required. Principal ids of the function app identities (production and uat slot) that run the Functions host against this account and read the packages.')
+@description('Required. Principal ids of the function app identities that run the Functions host against this account (its keys, leases and diagnostic events): one slot\'s, so no slot reads another\'s host keys.')
 param hostPrincipalIds string[]
+
+@description('Optional. Principal ids of the function app identities that read the deployment packages (both slots: a swap moves the package with the code).')
+param packageReaderPrincipalIds string[] = []
 
 @description('Optional. Principal ids that upload deployment packages (the uat pipeline identity).')
 param packageWriterPrincipalIds string[] = []
@@ -120,7 +123,7 @@ resource packageImmutability 'Microsoft.Storage/storageAccounts/blobServices/con
   }
 }
 
-resource packageReaders 'Microsoft.Authorization/roleAssignments@2022-04-01' = [for principalId in hostPrincipalIds: {
+resource packageReaders 'Microsoft.Authorization/roleAssignments@2022-04-01' = [for principalId in packageReaderPrincipalIds: {
   name: guid(packageContainer.id, principalId, storageBlobDataReaderRoleDefinitionId)
   scope: packageContainer
   properties: {

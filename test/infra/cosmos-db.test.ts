@@ -102,10 +102,12 @@ describe('the Cosmos DB Bicep module', () => {
     expect(resourcesOfType(cosmos, 'Microsoft.Authorization/roleAssignments')).toEqual([]);
   });
 
-  it('is given exactly the function app\'s two identities as readers', () => {
-    const module = deployables(main, 'module_declaration').find((candidate) => candidate.type === 'modules/cosmos-db-account.bicep');
-    const readers = at(module?.body, 'params', 'readerPrincipalIds');
-    expect(readers?.namedChildren.map((node) => node.text)).toEqual(['functionApp.outputs.principalId', 'functionApp.outputs.slotPrincipalId']);
+  it('is deployed twice, production data and UAT data, each read by one slot\'s identity only (a swap moves code, never data access)', () => {
+    const accounts = deployables(main, 'module_declaration').filter((candidate) => candidate.type === 'modules/cosmos-db-account.bicep');
+    const readersOf = Object.fromEntries(accounts.map((account) => [account.symbol, at(account.body, 'params', 'readerPrincipalIds')?.namedChildren.map((node) => node.text)]));
+    expect(readersOf).toEqual({ cosmosDbAccount: ['functionApp.outputs.principalId'], uatCosmosDbAccount: ['functionApp.outputs.slotPrincipalId'] });
+    const names = accounts.map((account) => at(account.body, 'params', 'name')?.text);
+    expect(new Set(names).size).toBe(2);
   });
 
   it('is the only template that touches Cosmos DB roles', async () => {

@@ -151,7 +151,7 @@ describe('the app settings', () => {
     const [sticky] = resourcesOfType(settings, 'Microsoft.Web/sites/config').filter((resource) => literalString(at(resource.body, 'name')) === 'slotConfigNames');
     const names = at(sticky?.body, 'properties', 'appSettingNames')?.namedChildren.map((node) => literalString(node));
     expect(names?.sort()).toEqual(keysOf('productionSlotSettings'));
-    expect(names?.sort()).toEqual(['API_KEYS', 'CLIENT_REGISTRY']);
+    expect(names?.sort()).toEqual(['API_KEYS', 'AzureWebJobsStorage__accountName', 'CLIENT_REGISTRY', 'COSMOS_ENDPOINT']);
   });
 
   it('keep the package each slot runs across infrastructure deployments (the pipeline sets it)', () => {
@@ -162,8 +162,9 @@ describe('the app settings', () => {
   });
 
   it('hold no key: storage is identity-based and the backend API keys are Key Vault references', () => {
-    const shared = assignedValue(declaration(settings, 'variable_declaration', 'serviceSettings'));
-    expect(at(shared, 'AzureWebJobsStorage__accountName')?.text).toBe('storageAccountName');
+    // Each slot's own host storage, by account name (identity-based).
+    expect(at(assignedValue(declaration(settings, 'variable_declaration', 'productionSlotSettings')), 'AzureWebJobsStorage__accountName')?.text).toBe('storageAccountName');
+    expect(at(assignedValue(declaration(settings, 'variable_declaration', 'uatSlotSettings')), 'AzureWebJobsStorage__accountName')?.text).toBe('uatStorageAccountName');
     for (const name of ['productionSlotSettings', 'uatSlotSettings']) {
       const value = at(assignedValue(declaration(settings, 'variable_declaration', name)), 'API_KEYS');
       expect(value?.text).toMatch(/^'@Microsoft\.KeyVault\(SecretUri=\$\{[A-Za-z]+\}\)'$/);

@@ -40,7 +40,7 @@ describe('storage (point 5)', () => {
     const storage = modules['storage-account']!;
     const onPackages = roleAssignments(storage).filter((assignment) => at(assignment.body, 'scope')?.text === 'packageContainer');
     expect(onPackages.map((assignment) => [assignment.loop?.text.match(/in (\w+):/)?.[1], roleIdOf(storage, assignment)])).toEqual([
-      ['hostPrincipalIds', READER],
+      ['packageReaderPrincipalIds', READER],
       ['packageWriterPrincipalIds', CONTRIBUTOR],
     ]);
     const module = deployables(main, 'module_declaration').find((candidate) => candidate.type === 'modules/storage-account.bicep');
