@@ -223,6 +223,33 @@ module uatApiKeysSecret 'modules/key-vault-secret.bicep' = {
   }
 }
 
+// Who may read what (CLIENT_REGISTRY) is a Key Vault secret per slot, as the API keys are: only
+// the identity deploying this template (the production pipeline's) writes it, and a slot's
+// settings only reference it, so nobody who can change a slot's settings changes who reads.
+module clientRegistrySecret 'modules/key-vault-secret.bicep' = {
+  name: 'key-vault-secret-client-registry'
+  params: {
+    keyVaultName: keyVault.outputs.name
+    name: 'client-registry'
+    value: string(clientRegistry)
+    readerPrincipalIds: [
+      functionApp.outputs.principalId
+    ]
+  }
+}
+
+module uatClientRegistrySecret 'modules/key-vault-secret.bicep' = {
+  name: 'key-vault-secret-client-registry-uat'
+  params: {
+    keyVaultName: keyVault.outputs.name
+    name: 'client-registry-uat'
+    value: string(uatClientRegistry)
+    readerPrincipalIds: [
+      functionApp.outputs.slotPrincipalId
+    ]
+  }
+}
+
 // The production data: only the production slot's identity may read it.
 module cosmosDbAccount 'modules/cosmos-db-account.bicep' = {
   name: 'cosmos-db-account'
@@ -271,8 +298,8 @@ module functionAppSettings 'modules/function-app-settings.bicep' = {
     apiAppId: apiAppId
     apiKeysSecretUri: apiKeysSecret.outputs.uri
     uatApiKeysSecretUri: uatApiKeysSecret.outputs.uri
-    clientRegistry: clientRegistry
-    uatClientRegistry: uatClientRegistry
+    clientRegistrySecretUri: clientRegistrySecret.outputs.uri
+    uatClientRegistrySecretUri: uatClientRegistrySecret.outputs.uri
     serviceLimits: serviceLimits
   }
 }

@@ -1,7 +1,7 @@
 metadata name = 'Function app settings'
 metadata description = 'The app settings of the function app and of its uat slot, and which of them stick to their slot on a swap. Applied after the identities received their roles, so that Key Vault references and the identity-based storage connection resolve on first start.'
 
-import { clientRegistryType, serviceLimitsType } from '../types.bicep'
+import { serviceLimitsType } from '../types.bicep'
 
 @description('Required. Name of the existing function app.')
 param functionAppName string
@@ -39,11 +39,11 @@ param apiKeysSecretUri string
 @description('Required. URI (without version) of the secret holding the uat slot\'s backend API keys.')
 param uatApiKeysSecretUri string
 
-@description('Required. Client registry of the production slot (CLIENT_REGISTRY).')
-param clientRegistry clientRegistryType
+@description('Required. URI (without version) of the secret holding the production slot\'s client registry (CLIENT_REGISTRY).')
+param clientRegistrySecretUri string
 
-@description('Required. Client registry of the uat slot (CLIENT_REGISTRY).')
-param uatClientRegistry clientRegistryType
+@description('Required. URI (without version) of the secret holding the uat slot\'s client registry (CLIENT_REGISTRY).')
+param uatClientRegistrySecretUri string
 
 @description('Optional. Service limits; an omitted one keeps the service default.')
 param serviceLimits serviceLimitsType = {}
@@ -73,14 +73,14 @@ var serviceSettings = {
 // callers it admits. UAT callers reach the uat slot (see policies/summary-api.xml).
 var productionSlotSettings = {
   API_KEYS: '@Microsoft.KeyVault(SecretUri=${apiKeysSecretUri})'
-  CLIENT_REGISTRY: string(clientRegistry)
+  CLIENT_REGISTRY: '@Microsoft.KeyVault(SecretUri=${clientRegistrySecretUri})'
   COSMOS_ENDPOINT: cosmosEndpoint
   AzureWebJobsStorage__accountName: storageAccountName
 }
 
 var uatSlotSettings = {
   API_KEYS: '@Microsoft.KeyVault(SecretUri=${uatApiKeysSecretUri})'
-  CLIENT_REGISTRY: string(uatClientRegistry)
+  CLIENT_REGISTRY: '@Microsoft.KeyVault(SecretUri=${uatClientRegistrySecretUri})'
   COSMOS_ENDPOINT: uatCosmosEndpoint
   AzureWebJobsStorage__accountName: uatStorageAccountName
 }

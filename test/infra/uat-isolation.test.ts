@@ -33,6 +33,15 @@ describe('UAT apart from production', () => {
     expect(at(assignedValue(declaration(settings, 'variable_declaration', 'productionSlotSettings')), 'AzureWebJobsStorage__accountName')?.text).toBe('storageAccountName');
   });
 
+  it('takes who may read what (CLIENT_REGISTRY) from a Key Vault secret per slot, as the API keys, each read by its slot only', () => {
+    for (const [variable, uri] of [['productionSlotSettings', 'clientRegistrySecretUri'], ['uatSlotSettings', 'uatClientRegistrySecretUri']] as const) {
+      expect(at(assignedValue(declaration(settings, 'variable_declaration', variable)), 'CLIENT_REGISTRY')?.text).toBe(`'@Microsoft.KeyVault(SecretUri=\${${uri}})'`);
+    }
+    const readers = (symbol: string) => at(deployables(main, 'module_declaration').find((candidate) => candidate.symbol === symbol)?.body, 'params', 'readerPrincipalIds')?.namedChildren.map((node) => node.text);
+    expect(readers('clientRegistrySecret')).toEqual(['functionApp.outputs.principalId']);
+    expect(readers('uatClientRegistrySecret')).toEqual(['functionApp.outputs.slotPrincipalId']);
+  });
+
   it('hands the settings the endpoint of the account each slot may read', () => {
     const module = deployables(main, 'module_declaration').find((candidate) => candidate.symbol === 'functionAppSettings');
     expect(at(module?.body, 'params', 'cosmosEndpoint')?.text).toBe('cosmosDbAccount.outputs.endpoint');
