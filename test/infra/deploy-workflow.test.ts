@@ -30,6 +30,13 @@ function documented(heading: string): string[] {
   return [...(section ?? '').matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1]!).sort();
 }
 
+/** Secret name → the environments its docs/deploy.md row names (empty when scoped to the repository). */
+function secretScopes(): Record<string, string[]> {
+  const section = deployDoc.split(/^### /m).find((part) => part.toLowerCase().startsWith('secrets')) ?? '';
+  return Object.fromEntries([...section.matchAll(/^\| `([A-Z0-9_]+)` \| ([^|]*) \|/gm)]
+    .map((match) => [match[1]!, [...match[2]!.matchAll(/`([a-z-]+)`/g)].map((environment) => environment[1]!)]));
+}
+
 describe('the deployment workflow', () => {
   it('chains build → what-if → approved infrastructure → package to uat → smoke test → approved swap', () => {
     expect(Object.keys(jobs)).toEqual(['build', 'validate-infra', 'deploy-infra', 'deploy-app', 'smoke-test', 'promote']);
@@ -118,13 +125,26 @@ describe('the deployment workflow', () => {
   });
 
   it('masks every backend API key and the fetched subscription key before using them', () => {
-    for (const job of ['validate-infra', 'deploy-infra']) {
-      const [first] = jobs[job]!.steps.filter((step) => step.run !== undefined);
-      expect(first?.run).toMatch(/::add-mask::\$key/);
-    }
+    const [first] = jobs['deploy-infra']!.steps.filter((step) => step.run !== undefined);
+    expect(first?.run).toMatch(/::add-mask::\$key/);
     const smoke = runOf('smoke-test');
     expect(smoke.indexOf('::add-mask::$SMOKE_SUBSCRIPTION_KEY')).toBeGreaterThan(0);
     expect(smoke.indexOf('::add-mask::$SMOKE_SUBSCRIPTION_KEY')).toBeLessThan(smoke.indexOf('node .github/scripts/smoke-test.mjs'));
+  });
+
+  it('hands each secret only to jobs of the environments docs/deploy.md scopes it to: production keys to production jobs', () => {
+    const scopes = secretScopes();
+    expect(scopes.SUMMARY_BACKEND_API_KEYS).toEqual(['production']);
+    expect(scopes.SUMMARY_UAT_BACKEND_API_KEYS).toEqual(['production']);
+    for (const [name, job] of Object.entries(jobs)) {
+      const text = JSON.stringify(job);
+      for (const [secret, environments] of Object.entries(scopes)) {
+        if (environments.length === 0 || !new RegExp(`secrets\\.${secret}\\b`).test(text)) continue;
+        expect([name, secret, environments.includes(job.environment ?? '')]).toEqual([name, secret, true]);
+      }
+    }
+    // The what-if still reads the parameters, with placeholders that are no key at all.
+    expect(jobs['validate-infra']!.env?.SUMMARY_BACKEND_API_KEYS).toMatch(/placeholder/);
   });
 
   it('uses exactly the secrets and variables docs/deploy.md documents', () => {
