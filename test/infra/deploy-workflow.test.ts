@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
@@ -122,6 +124,38 @@ describe('the deployment workflow', () => {
   it('never expands a secret inside a script: secrets reach steps through env only', () => {
     const scripts = Object.values(jobs).flatMap((job) => job.steps.map((step) => step.run ?? ''));
     expect(scripts.filter((script) => /\$\{\{\s*secrets\./.test(script))).toEqual([]);
+  });
+
+  it('swaps only after checking the uat slot runs the package this run uploaded to the package container', () => {
+    const promote = runOf('promote');
+    const uploaded = runOf('deploy-app').match(/url="(\$PACKAGE_CONTAINER_URL\/summary-\$\{GITHUB_SHA\}-\$\{GITHUB_RUN_ID\}-)/)?.[1];
+    expect(uploaded).toBeDefined();
+    expect(promote).toContain(`expected="${uploaded}"`);
+    expect(promote.indexOf('WEBSITE_RUN_FROM_PACKAGE')).toBeGreaterThan(-1);
+    expect(promote.indexOf('WEBSITE_RUN_FROM_PACKAGE')).toBeLessThan(promote.indexOf('slot swap'));
+    expect(jobs.promote!.env?.PACKAGE_CONTAINER_URL).toBe('${{ needs.deploy-infra.outputs.packageContainerUrl }}');
+  });
+
+  it('runs that check as bash with Azure CLI stood in by a script: it passes this run\'s package and stops any other URL', () => {
+    const check = jobs.promote!.steps.find((step) => step.run?.includes('WEBSITE_RUN_FROM_PACKAGE'))!.run!;
+    const bin = mkdtempSync(join(tmpdir(), 'fake-az-'));
+    // Azure cannot exist here: this stand-in answers the one query the step makes with FAKE_SETTING.
+    writeFileSync(join(bin, 'az'), '#!/bin/sh\nprintf "%s\\n" "$FAKE_SETTING"\n', { mode: 0o755 });
+    const container = 'https://stsummary.blob.core.windows.net/deployments';
+    const run = (setting: string) => spawnSync('bash', ['-e', '-c', check], {
+      encoding: 'utf8',
+      env: { PATH: `${bin}:${process.env.PATH}`, FAKE_SETTING: setting, PACKAGE_CONTAINER_URL: container, GITHUB_SHA: 'abc123', GITHUB_RUN_ID: '42', AZURE_RESOURCE_GROUP: 'rg', FUNCTION_APP_NAME: 'func', SLOT_NAME: 'uat' },
+    });
+    try {
+      expect(run(`${container}/summary-abc123-42-2.zip`).status).toBe(0);
+      for (const other of [`${container}/summary-abc123-41-1.zip`, `${container}/summary-def456-42-1.zip`, 'https://attacker.example/summary-abc123-42-1.zip', `${container}/summary-abc123-42-1.zip?sv=x`, `${container}/summary-abc123-42-1/../../other/x.zip`, `${container}/summary-abc123-42-.zip`, '']) {
+        const result = run(other);
+        expect([other, result.status]).toEqual([other, 1]);
+        expect(result.stdout).toContain('not swapping');
+      }
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it('masks every backend API key and the fetched subscription key before using them', () => {
