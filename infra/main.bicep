@@ -3,7 +3,7 @@ metadata description = 'Everything one environment of the service needs in one r
 
 import { apiManagementPublisherType, apiManagementSkuType, clientRegistryType, elasticPremiumSkuType, rateLimitType, serviceLimitsType } from 'types.bicep'
 
-@description('Required. Short name of the environment (for example uat); part of every resource name.')
+@description('Required. Short name of the environment (for example prod); part of every resource name.')
 @minLength(1)
 @maxLength(12)
 param environmentName string

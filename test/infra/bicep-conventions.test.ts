@@ -167,21 +167,56 @@ describe('main.bicep', () => {
   });
 });
 
-describe('uat.bicepparam', () => {
-  it('sets only parameters main.bicep declares, and every one it requires', async () => {
-    const file = await parseBicep(bicepparamAsBicep(readFileSync(join(INFRA, 'uat.bicepparam'), 'utf8')));
-    const set = declarations(file, 'variable_declaration').map(declaredName);
-    const declared = parameters(main);
-    expect(set.filter((name) => !declared.some((parameter) => parameter.name === name))).toEqual([]);
-    expect(declared.filter((parameter) => !parameter.optional && !set.includes(parameter.name)).map((parameter) => parameter.name)).toEqual([]);
+const PARAMETER_FILES = filesUnder(INFRA, ['.bicepparam']);
+
+/** The string-literal union types of types.bicep (`type x = 'a' | 'b'`): type name → its members. */
+function literalUnions(): Map<string, string[]> {
+  const source = readFileSync(join(INFRA, 'types.bicep'), 'utf8');
+  return new Map([...source.matchAll(/^type (\w+) = ('[^'\n]*'(?:\s*\|\s*'[^'\n]*')+)\s*$/gm)]
+    .map((match) => [match[1]!, [...match[2]!.matchAll(/'([^']*)'/g)].map((member) => member[1]!)]));
+}
+
+describe('the environments are parameter files of one typed parameter set', () => {
+  const settings = async (name: string) => {
+    const file = await parseBicep(bicepparamAsBicep(readFileSync(join(INFRA, name), 'utf8')));
+    return new Map(declarations(file, 'variable_declaration').map((node) => [declaredName(node), assignedValue(node)!]));
+  };
+
+  it('are production (with its uat slot) and the azd sandbox; uat is a slot, not a file', () => {
+    expect(PARAMETER_FILES.map(fromRoot)).toEqual(['infra/prod.bicepparam', 'infra/sandbox.bicepparam']);
   });
 
-  it('reads every secret from the environment instead of holding it', async () => {
-    const file = await parseBicep(bicepparamAsBicep(readFileSync(join(INFRA, 'uat.bicepparam'), 'utf8')));
+  it.each(PARAMETER_FILES.map(fromRoot))('%s sets only parameters main.bicep declares, every one it requires, and reads secrets from the environment', async (path) => {
+    const set = await settings(path.replace('infra/', ''));
+    const declared = parameters(main);
+    expect([...set.keys()].filter((name) => !declared.some((parameter) => parameter.name === name))).toEqual([]);
+    expect(declared.filter((parameter) => !parameter.optional && !set.has(parameter.name)).map((parameter) => parameter.name)).toEqual([]);
     const secure = declarations(main, 'parameter_declaration').filter((node) => decoratorsOf(node).has('secure')).map(declaredName);
-    for (const name of secure) {
-      const value = assignedValue(declarations(file, 'variable_declaration').find((node) => declaredName(node) === name)!);
-      expect(value?.text).toMatch(/^readEnvironmentVariable\('[A-Z_]+'\)$/);
+    for (const name of secure) expect([name, set.get(name)?.text]).toEqual([name, expect.stringMatching(/^readEnvironmentVariable\('[A-Z_]+'\)$/)]);
+  });
+
+  it.each(PARAMETER_FILES.map(fromRoot))('%s gives every parameter of a literal type (SKUs) one of that type\'s values', async (path) => {
+    const unions = literalUnions();
+    expect([...unions.keys()]).toEqual(expect.arrayContaining(['apiManagementSkuType', 'elasticPremiumSkuType']));
+    const set = await settings(path.replace('infra/', ''));
+    let checked = 0;
+    for (const node of declarations(main, 'parameter_declaration')) {
+      const type = node.namedChildren[1]?.text ?? '';
+      const value = set.get(declaredName(node));
+      if (!unions.has(type) || value === undefined) continue;
+      expect([declaredName(node), unions.get(type)!.includes(literalString(value) ?? '')]).toEqual([declaredName(node), true]);
+      checked += 1;
     }
+    expect(checked).toBeGreaterThanOrEqual(2);
+  });
+
+  it('puts production behind a gateway tier with an SLA, and the sandbox on the same plan shape (slots) and gateway features', async () => {
+    const production = await settings('prod.bicepparam');
+    const sandbox = await settings('sandbox.bicepparam');
+    expect(['Basic', 'Standard', 'Premium']).toContain(literalString(production.get('apiManagementSku')));
+    expect(literalString(production.get('environmentName'))).toBe('prod');
+    expect(literalString(sandbox.get('apiManagementSku'))).toBe('Developer');
+    expect(literalString(sandbox.get('planSku'))).toMatch(/^EP[123]$/);
+    expect(sandbox.get('environmentName')?.text).toBe("readEnvironmentVariable('AZURE_ENV_NAME', 'sandbox')");
   });
 });

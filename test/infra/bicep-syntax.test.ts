@@ -21,7 +21,7 @@ describe('the Bicep grammar check', () => {
     const names = templates.map(fromRoot);
     expect(names).toEqual(expect.arrayContaining(['infra/main.bicep', 'infra/types.bicep']));
     expect(names.filter((name) => name.startsWith('infra/modules/')).length).toBeGreaterThanOrEqual(10);
-    expect(parameterFiles.map(fromRoot)).toContain('infra/uat.bicepparam');
+    expect(parameterFiles.map(fromRoot)).toContain('infra/prod.bicepparam');
   });
 
   it('reports an unclosed object and a declaration without its value (the check can fail)', async () => {

@@ -94,7 +94,7 @@ describe('the deployment workflow', () => {
   it('builds, lints and what-ifs the Bicep before deploying it', () => {
     const run = runOf('validate-infra');
     expect(run).toContain('az bicep build --file infra/main.bicep');
-    expect(run).toContain('az bicep build-params --file infra/uat.bicepparam');
+    expect(run).toContain('az bicep build-params --file infra/prod.bicepparam');
     expect(run).toContain('az bicep lint');
     expect(run).toContain('az deployment group what-if');
     expect(runOf('deploy-infra')).toContain('az deployment group create');
@@ -187,8 +187,8 @@ describe('the deployment workflow', () => {
     expect(used('vars')).toEqual(documented('variables'));
   });
 
-  it('feeds uat.bicepparam every environment variable it reads', () => {
-    const parameters = readFileSync(join(ROOT, 'infra/uat.bicepparam'), 'utf8');
+  it('feeds prod.bicepparam every environment variable it reads', () => {
+    const parameters = readFileSync(join(ROOT, 'infra/prod.bicepparam'), 'utf8');
     const read = [...parameters.matchAll(/readEnvironmentVariable\('([A-Z0-9_]+)'/g)].map((match) => match[1]!);
     expect(read.length).toBeGreaterThan(3);
     for (const job of ['validate-infra', 'deploy-infra']) {

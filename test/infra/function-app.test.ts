@@ -205,8 +205,8 @@ describe('the service defaults in the templates', () => {
     }
   });
 
-  it('are not repeated in uat.bicepparam: a UAT limit is there only when it differs from the default', async () => {
-    const file = await parseBicep(bicepparamAsBicep(readFileSync(join(INFRA, 'uat.bicepparam'), 'utf8')));
+  it('are not repeated in prod.bicepparam: a UAT limit is there only when it differs from the default', async () => {
+    const file = await parseBicep(bicepparamAsBicep(readFileSync(join(INFRA, 'prod.bicepparam'), 'utf8')));
     const chosen = declarations(file, 'variable_declaration').find((node) => declaredName(node) === 'serviceLimits');
     const settingOf = new Map(limitSettings(settings).map((limit) => [limit.limit, limit.setting]));
     for (const [limit, value] of chosen ? properties(assignedValue(chosen)!) : []) {

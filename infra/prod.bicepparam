@@ -1,9 +1,10 @@
-// UAT values of main.bicep. Identifiers and secrets that differ per tenant come from the
-// environment of the deployment job (GitHub environment "uat": see docs/deploy.md); a missing one
-// stops `az bicep build-params` before anything is deployed.
+// Production: the production app with its uat slot, and UAT data of its own behind that slot
+// (UAT is a slot of this app, not an environment apart). Identifiers and secrets that differ per
+// tenant come from the environment of the deployment job (GitHub environment "production": see
+// docs/deploy.md); a missing one stops `az bicep build-params` before anything is deployed.
 using './main.bicep'
 
-param environmentName = 'uat'
+param environmentName = 'prod'
 
 param apiAppId = readEnvironmentVariable('SUMMARY_API_APP_ID')
 
@@ -22,7 +23,8 @@ param apiManagementPublisher = {
   email: readEnvironmentVariable('SUMMARY_PUBLISHER_EMAIL')
 }
 
-param apiManagementSku = 'Developer'
+// A tier with an SLA in front of production (Developer has none), with the static IP the app admits.
+param apiManagementSku = 'Standard'
 
 param planSku = 'EP1'
 
@@ -34,5 +36,5 @@ param rateLimit = {
 }
 
 param tags = {
-  environment: 'uat'
+  environment: 'production'
 }
