@@ -82,7 +82,14 @@ describe('the deployment workflow', () => {
   it('deploys from main only, whatever triggered the run', () => {
     const signingIn = Object.entries(jobs).filter(([, job]) => job.permissions?.['id-token'] === 'write');
     expect(signingIn.length).toBe(5);
-    for (const [name, job] of signingIn) expect([name, job.if]).toEqual([name, "github.ref == 'refs/heads/main'"]);
+    for (const [name, job] of signingIn) expect([name, job.if]).toEqual([name, expect.stringMatching(/^github\.ref == 'refs\/heads\/main'( && !inputs\.infrastructure_only)?$/)]);
+  });
+
+  it('can deploy the infrastructure only (a new subscription\'s first run): the code jobs stand aside, the infrastructure jobs never do', () => {
+    const dispatch = (workflow.on as { workflow_dispatch: { inputs: Record<string, { type: string; default: unknown }> } }).workflow_dispatch;
+    expect(dispatch.inputs.infrastructure_only).toMatchObject({ type: 'boolean', default: false });
+    const skipped = Object.entries(jobs).filter(([, job]) => job.if?.includes('infrastructure_only')).map(([name]) => name);
+    expect(skipped).toEqual(['deploy-app', 'smoke-test', 'promote']);
   });
 
   it('runs the README test command once, on Node 22', () => {
