@@ -131,9 +131,10 @@ describe('the API policy', () => {
   it('rate-limits per subscription and client application, after the token is validated', () => {
     const inbound = child(apiPolicy, 'inbound');
     const names = inbound.children.map((element) => element.attributes.name ?? element.name);
-    const [limit, ...others] = findAll(apiPolicy, 'rate-limit-by-key');
-    expect(others).toEqual([]);
-    expect(names.indexOf('rate-limit-by-key')).toBeGreaterThan(names.indexOf('validate-jwt'));
+    const limits = findAll(apiPolicy, 'rate-limit-by-key').filter((candidate) => candidate.attributes['increment-condition'] === undefined);
+    expect(limits).toHaveLength(1);
+    const limit = limits[0];
+    expect(inbound.children.indexOf(limit!)).toBeGreaterThan(names.indexOf('validate-jwt'));
     expect(limit!.attributes['counter-key']).toBe('@((string)context.Variables["client"])');
     expect(limit!.attributes.calls).toBe('{{rate-limit-calls}}');
     const client = inbound.children.find((element) => element.attributes.name === 'client')!;
@@ -158,8 +159,8 @@ describe('the API policy', () => {
     expect(variable('clientRequestId')?.attributes.value).toContain('^[A-Za-z0-9._:-]{1,128}$');
     expect(variable('clientRequestId')?.attributes.value).toContain('GetValueOrDefault("X-Request-ID"');
     const headersNamed = (section: string, name: string) => findAll(child(apiPolicy, section), 'set-header').filter((header) => header.attributes.name === name);
-    // One for the forwarded request, and one in each of the two answers given in inbound.
-    expect(headersNamed('inbound', 'X-Request-ID')).toHaveLength(3);
+    // One for the forwarded request, and one in each of the three answers given in inbound.
+    expect(headersNamed('inbound', 'X-Request-ID')).toHaveLength(4);
     expect(headersNamed('inbound', 'X-Client-Request-ID').map((header) => header.attributes['exists-action'])).toEqual(['delete', 'override']);
     expect(headersNamed('outbound', 'X-Request-ID')).toHaveLength(1);
     expect(headersNamed('outbound', 'X-Client-Request-ID')).toHaveLength(1);
@@ -174,9 +175,10 @@ describe('the API policy', () => {
   it('answers its own errors as problem documents with the service\'s codes, statuses, titles and type URIs', () => {
     const responses = findAll(child(apiPolicy, 'on-error'), 'return-response');
     expect(responses.length).toBe(4);
-    // Answered in inbound: the query-string key and a token that is not app-only.
-    expect(findAll(child(apiPolicy, 'inbound'), 'return-response')).toHaveLength(2);
-    const codes = responses.map((response) => {
+    // Answered in inbound: the query-string key, a token that is not app-only, a subscription of another client.
+    const inboundResponses = findAll(child(apiPolicy, 'inbound'), 'return-response');
+    expect(inboundResponses).toHaveLength(3);
+    const codes = [...responses, ...inboundResponses].map((response) => {
       const body = allText(child(response, 'set-body'));
       const field = (name: string) => body.match(new RegExp(`new JProperty\\("${name}", "?([^")]+)"?\\)`))?.[1];
       const code = field('code')!;
@@ -187,7 +189,43 @@ describe('the API policy', () => {
       expect(findAll(response, 'set-header').find((header) => header.attributes.name === 'Content-Type')?.children[0]?.text).toBe('application/problem+json');
       return code;
     });
-    expect(codes).toEqual(['INVALID_SUBSCRIPTION_KEY', 'MISSING_ROLE', 'INVALID_TOKEN', 'RATE_LIMITED']);
+    expect(codes).toEqual(['INVALID_SUBSCRIPTION_KEY', 'MISSING_ROLE', 'INVALID_TOKEN', 'RATE_LIMITED', 'INVALID_SUBSCRIPTION_KEY', 'INVALID_TOKEN', 'INVALID_SUBSCRIPTION_KEY']);
+  });
+
+  it('counts answers 401 (bad or missing tokens) per subscription before the token is read, answered 429 RATE_LIMITED past the limit', () => {
+    const inbound = child(apiPolicy, 'inbound');
+    const [badTokens, ...others] = findAll(inbound, 'rate-limit-by-key').filter((candidate) => candidate.attributes['increment-condition'] !== undefined);
+    expect(others).toEqual([]);
+    expect(badTokens!.attributes['increment-condition']).toBe('@(context.Response.StatusCode == 401)');
+    expect(badTokens!.attributes['counter-key']).toContain('context.Subscription.Id');
+    expect(badTokens!.attributes['counter-key']).not.toContain('jwt');
+    expect(Number(badTokens!.attributes.calls)).toBeGreaterThan(0);
+    const [jwt] = findAll(inbound, 'validate-jwt');
+    expect(inbound.children.indexOf(badTokens!)).toBeLessThan(inbound.children.indexOf(jwt!));
+    // Exceeding it raises RateLimitExceeded, which on-error answers as the service's RATE_LIMITED.
+    expect(findAll(child(apiPolicy, 'on-error'), 'when').some((when) => when.attributes.condition?.includes('RateLimitExceeded') && allText(when).includes('"RATE_LIMITED"'))).toBe(true);
+  });
+
+  it('binds each subscription to its client: a token of another client is refused before anything is counted or forwarded', () => {
+    const inbound = child(apiPolicy, 'inbound');
+    const binding = findAll(inbound, 'when').find((when) => when.attributes.condition?.includes('"client-" + azp'))!;
+    const condition = binding.attributes.condition!;
+    // The names the Bicep gives the subscriptions: client-<client id> and uat-<client id>.
+    const subscriptionNames = [...read(join(INFRA, 'modules/api-management-api.bicep')).matchAll(/name: '(\w+)-\$\{client\.key\}'/g)].map((match) => match[1]!).sort();
+    expect(subscriptionNames).toEqual(['client', 'uat']);
+    for (const prefix of subscriptionNames) expect(condition).toContain(`string.Equals(subscription, "${prefix}-" + azp, StringComparison.OrdinalIgnoreCase)`);
+    expect(condition).toContain('azp == "" ||');
+    expect(allText(child(binding, 'return-response'))).toContain('"INVALID_SUBSCRIPTION_KEY"');
+    const position = (element: Element) => inbound.children.indexOf(element);
+    const chooseOfBinding = inbound.children.find((element) => element.name === 'choose' && findAll(element, 'when').includes(binding))!;
+    const limit = inbound.children.find((element) => element.name === 'rate-limit-by-key' && element.attributes['increment-condition'] === undefined)!;
+    expect(position(chooseOfBinding)).toBeGreaterThan(position(findAll(inbound, 'validate-jwt')[0]!));
+    expect(position(chooseOfBinding)).toBeLessThan(position(limit));
+  });
+
+  it('removes the proxy headers a caller could forge before forwarding', () => {
+    const deleted = findAll(child(apiPolicy, 'inbound'), 'set-header').filter((header) => header.attributes['exists-action'] === 'delete').map((header) => header.attributes.name);
+    expect(deleted).toEqual(expect.arrayContaining(['Forwarded', 'X-Forwarded-For', 'X-Forwarded-Host', 'X-Forwarded-Proto', 'X-Forwarded-Port', 'X-Forwarded-Prefix', 'X-Real-IP', 'X-Original-URL']));
   });
 });
 
