@@ -4,8 +4,8 @@ import { authenticate } from '../auth/authenticate.js';
 import { parseFilters } from '../filters/parse-filters.js';
 import type { ResourceDefinition } from '../model/resource-definition.js';
 import { inRequestSpan } from '../telemetry/telemetry.js';
-import { exportFile, PARQUET_MEDIA_TYPE, type Format } from '../model/operation-contract.js';
-import { negotiate, offersOf, type Offer } from './negotiate.js';
+import type { Format } from '../model/operation-contract.js';
+import { negotiate, resourceOffers } from './negotiate.js';
 import { CallerGone, callerGone } from './caller-gone.js';
 import { observeRequest } from './request-observer.js';
 import { baseHeaders } from './response-headers.js';
@@ -21,20 +21,6 @@ import type { SummaryDeps } from './create-summary-deps.js';
 const OUTPUT_STAGES = { json: respondJson, parquet: respondParquet } as const;
 
 /**
- * What a resource answers: JSON, and its export under the Parquet media type and, when the export
- * is not one Parquet file (a zip), under its own media type too. Made once per resource.
- */
-const offered = new WeakMap<ResourceDefinition, Offer[]>();
-function offers(resource: ResourceDefinition): Offer[] {
-  let found = offered.get(resource);
-  if (found === undefined) {
-    const { mediaType } = exportFile(resource.export);
-    offered.set(resource, (found = offersOf(['json', 'parquet'], mediaType === PARQUET_MEDIA_TYPE ? [] : [{ format: 'parquet', mediaType }])));
-  }
-  return found;
-}
-
-/**
  * The format an Accept header chooses of a resource's offers, worked out once per header text:
  * callers send few distinct ones (bounded all the same).
  */
@@ -44,7 +30,7 @@ function formatFor(resource: ResourceDefinition, accept: string | null): Format 
   if (ofResource === undefined) chosen.set(resource, (ofResource = new Map()));
   if (!ofResource.has(accept)) {
     if (ofResource.size >= 256) ofResource.clear();
-    ofResource.set(accept, negotiate(accept, offers(resource)));
+    ofResource.set(accept, negotiate(accept, resourceOffers(resource)));
   }
   return ofResource.get(accept) ?? notAcceptable(resource);
 }
@@ -88,5 +74,5 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
 }
 
 function notAcceptable(resource: ResourceDefinition): never {
-  throw new ApiError('NOT_ACCEPTABLE', `This endpoint answers ${offers(resource).map((offer) => offer.mediaType).join(', ')}; set Accept to one of them, or leave Accept out for JSON.`);
+  throw new ApiError('NOT_ACCEPTABLE', `This endpoint answers ${resourceOffers(resource).map((offer) => offer.mediaType).join(', ')}; set Accept to one of them, or leave Accept out for JSON.`);
 }

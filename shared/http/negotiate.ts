@@ -1,4 +1,5 @@
-import { mediaTypeOf, type Format } from '../model/operation-contract.js';
+import { exportMediaTypes, mediaTypeOf, type Format } from '../model/operation-contract.js';
+import type { ResourceDefinition } from '../model/resource-definition.js';
 
 interface Range {
   readonly type: string;
@@ -15,6 +16,17 @@ export interface Offer {
 /** The offers of a set of formats, under their own media types (plus any `also` offers). */
 export function offersOf(formats: readonly Format[], also: readonly Offer[] = []): Offer[] {
   return [...formats.map((format) => ({ format, mediaType: mediaTypeOf(format) })), ...also];
+}
+
+/**
+ * What a resource answers: JSON, and its export under the Parquet media type and, when the export
+ * is not one Parquet file (a zip), under its own media type too. Made once per resource.
+ */
+const offered = new WeakMap<ResourceDefinition, Offer[]>();
+export function resourceOffers(resource: ResourceDefinition): Offer[] {
+  let found = offered.get(resource);
+  if (found === undefined) offered.set(resource, (found = offersOf(['json'], exportMediaTypes(resource).map((mediaType) => ({ format: 'parquet', mediaType })))));
+  return found;
 }
 
 /**
@@ -36,15 +48,20 @@ export function negotiate(accept: string | null, offers: readonly (Offer | Forma
   return best?.format;
 }
 
+/** A media range: type and subtype tokens (matched case-insensitively). */
+export const MEDIA_RANGE_PATTERN = /^([a-z0-9!#$%&'*+.^_`|~-]+)\/([a-z0-9!#$%&'*+.^_`|~-]+)$/i;
+/** A q value the negotiation takes (any other counts as 0). */
+export const QUALITY_PATTERN = /^(0(\.[0-9]{0,3})?|1(\.0{0,3})?)$/;
+
 function parseRange(text: string): Range | undefined {
   const [mediaRange, ...params] = text.split(';').map((part) => part.trim());
-  const match = /^([a-z0-9!#$%&'*+.^_`|~-]+)\/([a-z0-9!#$%&'*+.^_`|~-]+)$/i.exec(mediaRange ?? '');
+  const match = MEDIA_RANGE_PATTERN.exec(mediaRange ?? '');
   if (!match) return undefined;
   let q = 1;
   for (const param of params) {
     const [name, value] = param.split('=').map((part) => part.trim());
     if (name?.toLowerCase() === 'q') {
-      q = /^(0(\.[0-9]{0,3})?|1(\.0{0,3})?)$/.test(value ?? '') ? Number(value) : 0;
+      q = QUALITY_PATTERN.test(value ?? '') ? Number(value) : 0;
     }
   }
   return { type: match[1]!.toLowerCase(), subtype: match[2]!.toLowerCase(), q };

@@ -45,6 +45,16 @@ export function exportFile(shape: ExportShape): ExportFile {
   }
 }
 
+/**
+ * The media types a resource's export answers to, in the order they are offered after JSON:
+ * Parquet's, and the export file's own when it is not one Parquet file (the invoices' zip). Read by
+ * the negotiation and by the gateway's export rule (infra/scripts/render-export-rule.ts).
+ */
+export function exportMediaTypes(resource: ResourceDefinition): string[] {
+  const { mediaType } = exportFile(resource.export);
+  return mediaType === PARQUET_MEDIA_TYPE ? [PARQUET_MEDIA_TYPE] : [PARQUET_MEDIA_TYPE, mediaType];
+}
+
 /** What a request id may look like to be kept: 1–128 of `[A-Za-z0-9._:-]`. */
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
