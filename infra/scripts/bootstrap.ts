@@ -165,10 +165,15 @@ function customRole(cli: Cli, name: string, actions: readonly string[], scope: s
     ['az', 'role', 'definition', 'create', '--role-definition', definition, '--query', 'name', ...tsv], `${name} id`);
 }
 
-function setSecret(cli: Cli, inputs: Inputs, name: string, environment: Environment | undefined, value: string, onlyIfMissing: boolean): void {
+/** Whether GitHub holds the secret (its name only: values cannot be read back). */
+function secretExists(cli: Cli, inputs: Inputs, name: string, environment: Environment | undefined): boolean {
   const scope = environment === undefined ? [] : ['--env', environment];
-  if (onlyIfMissing && cli.read(['gh', 'secret', 'list', '--repo', inputs.repo, ...scope, '--json', 'name', '--jq', `.[] | select(.name == "${name}") | .name`]) !== '') return;
-  cli.change(['gh', 'secret', 'set', name, '--repo', inputs.repo, ...scope], { input: value, secret: true });
+  return cli.read(['gh', 'secret', 'list', '--repo', inputs.repo, ...scope, '--json', 'name', '--jq', `.[] | select(.name == "${name}") | .name`]) !== '';
+}
+
+function setSecret(cli: Cli, inputs: Inputs, name: string, environment: Environment | undefined, value: string, onlyIfMissing: boolean): void {
+  if (onlyIfMissing && secretExists(cli, inputs, name, environment)) return;
+  cli.change(['gh', 'secret', 'set', name, '--repo', inputs.repo, ...(environment === undefined ? [] : ['--env', environment])], { input: value, secret: true });
 }
 
 function setVariable(cli: Cli, inputs: Inputs, name: string, environments: readonly (Environment | undefined)[], value: string, onlyIfMissing = false): void {
@@ -250,7 +255,7 @@ export function beforeInfra(cli: Cli, inputs: Inputs): void {
   if (cli.read(['az', 'rest', '--method', 'GET', '--uri', assignments, '--query', `value[?principalId=='${smokeServicePrincipal}' && appRoleId=='${dataRead}'].id | [0]`, ...tsv]) === '') {
     cli.change(['az', 'rest', '--method', 'POST', '--uri', assignments, '--body', JSON.stringify({ principalId: smokeServicePrincipal, resourceId: apiServicePrincipal, appRoleId: dataRead }), '--output', 'none']);
   }
-  if (cli.read(['gh', 'secret', 'list', '--repo', inputs.repo, '--env', 'uat', '--json', 'name', '--jq', '.[] | select(.name == "SMOKE_CLIENT_SECRET") | .name']) === '') {
+  if (!secretExists(cli, inputs, 'SMOKE_CLIENT_SECRET', 'uat')) {
     // The new secret goes from the reset's output straight on to gh's stdin, never printed.
     const password = cli.change(['az', 'ad', 'app', 'credential', 'reset', '--id', smokeAppId, '--append', '--display-name', 'github-smoke-test', '--years', '1', '--query', 'password', ...tsv], { name: 'smoke client secret' });
     setSecret(cli, inputs, 'SMOKE_CLIENT_SECRET', 'uat', password, false);
@@ -259,7 +264,7 @@ export function beforeInfra(cli: Cli, inputs: Inputs): void {
   // Secrets and variables of the workflow (docs/deploy.md, "Secrets", "Variables").
   setSecret(cli, inputs, 'AZURE_TENANT_ID', undefined, tenantId, false);
   setSecret(cli, inputs, 'AZURE_SUBSCRIPTION_ID', undefined, inputs.subscriptionId, false);
-  if (cli.read(['gh', 'secret', 'list', '--repo', inputs.repo, '--env', 'production', '--json', 'name', '--jq', '.[] | select(.name == "SUMMARY_UAT_BACKEND_API_KEYS") | .name']) === '') {
+  if (!secretExists(cli, inputs, 'SUMMARY_UAT_BACKEND_API_KEYS', 'production')) {
     const uatKey = newApiKey();
     setSecret(cli, inputs, 'SUMMARY_UAT_BACKEND_API_KEYS', 'production', uatKey, false);
     setSecret(cli, inputs, 'SMOKE_API_KEY', 'uat', uatKey, false);
