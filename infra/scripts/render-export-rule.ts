@@ -1,6 +1,7 @@
 /**
  * The gateway's rule for "this answer is a file", generated from the service's own negotiation
- * (`shared/http/negotiate.ts`): a request is an export unless its `Accept` selects JSON. The policy
+ * (`shared/http/negotiate.ts`): a request is an export unless its `Accept` selects JSON (a header
+ * with anything but tab and printable ASCII counts as an export: never under-counted). The policy
  * expression (C#, run by API Management only) repeats the negotiation step by step — the same
  * media-range and q-value patterns, the most specific range deciding each offer's q, JSON first
  * and winning ties, the offers of each operation — and answers the export key (the subscription
@@ -16,6 +17,9 @@ import { RESOURCES } from '../../shared/model/resources.js';
 /** The policy file and the variable whose value the rule is. */
 export const POLICY_PATH = 'infra/policies/summary-api.xml';
 export const EXPORT_KEY_VARIABLE = 'exportKey';
+
+/** A character outside tab and printable ASCII: the rule counts such a header as an export. */
+export const NOT_PRINTABLE_ASCII = /[^\t\x20-\x7E]/;
 
 /** A C# string literal. */
 const csharp = (text: string) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
@@ -36,22 +40,26 @@ export function renderExportRule(resources: readonly ResourceDefinition[] = RESO
     '@{',
     'string accept = context.Request.Headers.GetValueOrDefault("Accept", "");',
     `string[] offers = ${choice};`,
-    'if (accept.Trim() == "") { return ""; }',
-    'double[] q = new double[offers.Length];',
+    // Outside printable ASCII the two languages' case folding and trimming differ: count it as an export.
+    `if (System.Text.RegularExpressions.Regex.IsMatch(accept, ${csharp(NOT_PRINTABLE_ASCII.source)})) { return (string)context.Variables["client"]; }`,
+    'if (accept.Trim(\' \', \'\\t\') == "") { return ""; }',
+    'int[] q = new int[offers.Length];',
     'int[] rank = new int[offers.Length];',
     'for (int i = 0; i < offers.Length; i++) { rank[i] = -1; }',
     'foreach (string part in accept.Split(\',\')) {',
     'string[] pieces = part.Split(\';\');',
-    `System.Text.RegularExpressions.Match range = System.Text.RegularExpressions.Regex.Match(pieces[0].Trim(), ${csharp(MEDIA_RANGE_PATTERN.source)}, System.Text.RegularExpressions.RegexOptions.IgnoreCase);`,
+    `System.Text.RegularExpressions.Match range = System.Text.RegularExpressions.Regex.Match(pieces[0].Trim(\' \', \'\\t\'), ${csharp(MEDIA_RANGE_PATTERN.source)}, System.Text.RegularExpressions.RegexOptions.IgnoreCase | System.Text.RegularExpressions.RegexOptions.CultureInvariant);`,
     'if (!range.Success) { continue; }',
     'string type = range.Groups[1].Value.ToLowerInvariant();',
     'string subtype = range.Groups[2].Value.ToLowerInvariant();',
-    'double rangeQ = 1;',
+    // q in thousandths: the pattern allows only 0, 0., 0.d, 0.dd, 0.ddd, 1, 1., 1.0, 1.00, 1.000
+    // (CultureInfo, which double.Parse would need, is not allowed in policy expressions).
+    'int rangeQ = 1000;',
     'for (int p = 1; p < pieces.Length; p++) {',
     'string[] pair = pieces[p].Split(\'=\');',
-    'if (pair[0].Trim().ToLowerInvariant() == "q") {',
-    'string value = pair.Length > 1 ? pair[1].Trim() : "";',
-    `rangeQ = System.Text.RegularExpressions.Regex.IsMatch(value, ${csharp(QUALITY_PATTERN.source)}) ? double.Parse(value, System.Globalization.CultureInfo.InvariantCulture) : 0;`,
+    'if (pair[0].Trim(\' \', \'\\t\').ToLowerInvariant() == "q") {',
+    'string value = pair.Length > 1 ? pair[1].Trim(\' \', \'\\t\') : "";',
+    `rangeQ = !System.Text.RegularExpressions.Regex.IsMatch(value, ${csharp(QUALITY_PATTERN.source)}) ? 0 : (value[0] == '1' ? 1000 : (value.Length > 2 ? int.Parse(value.Substring(2).PadRight(3, '0')) : 0));`,
     '}',
     '}',
     'int specificity = type == "*" ? 0 : (subtype == "*" ? 1 : 2);',

@@ -38,7 +38,7 @@ export function resourceOffers(resource: ResourceDefinition): Offer[] {
  */
 export function negotiate(accept: string | null, offers: readonly (Offer | Format)[]): Format | undefined {
   const available = offers.map((offer) => (typeof offer === 'string' ? { format: offer, mediaType: mediaTypeOf(offer) } : offer));
-  if (accept === null || accept.trim() === '') return (available.find((offer) => offer.format === 'json') ?? available[0])?.format;
+  if (accept === null || trimOws(accept) === '') return (available.find((offer) => offer.format === 'json') ?? available[0])?.format;
   const ranges = accept.split(',').map(parseRange).filter((range): range is Range => range !== undefined);
   let best: { format: Format; q: number } | undefined;
   for (const offer of available) {
@@ -53,13 +53,18 @@ export const MEDIA_RANGE_PATTERN = /^([a-z0-9!#$%&'*+.^_`|~-]+)\/([a-z0-9!#$%&'*
 /** A q value the negotiation takes (any other counts as 0). */
 export const QUALITY_PATTERN = /^(0(\.[0-9]{0,3})?|1(\.0{0,3})?)$/;
 
+/** Removes HTTP's optional white space (space and tab, RFC 9110 §5.6.3) from both ends, nothing else. */
+function trimOws(text: string): string {
+  return text.replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
 function parseRange(text: string): Range | undefined {
-  const [mediaRange, ...params] = text.split(';').map((part) => part.trim());
+  const [mediaRange, ...params] = text.split(';').map(trimOws);
   const match = MEDIA_RANGE_PATTERN.exec(mediaRange ?? '');
   if (!match) return undefined;
   let q = 1;
   for (const param of params) {
-    const [name, value] = param.split('=').map((part) => part.trim());
+    const [name, value] = param.split('=').map(trimOws);
     if (name?.toLowerCase() === 'q') {
       q = QUALITY_PATTERN.test(value ?? '') ? Number(value) : 0;
     }

@@ -1,8 +1,9 @@
 /**
  * The gateway's export rule (infra/scripts/render-export-rule.ts) against the service's negotiation.
  * The policy's C# runs only in API Management, so `gatewayRule` below repeats it statement by
- * statement in TypeScript (Split, Trim, Regex.Match, ToLowerInvariant, double.Parse as .NET has
- * them for ASCII text), and that mirror is held to `negotiate` on every Accept header given.
+ * statement in TypeScript (Split, Trim(' ', '\t'), Regex.Match, ToLowerInvariant, int.Parse as .NET
+ * has them for ASCII text), and that mirror is held to `negotiate` on every Accept header given:
+ * equal on printable ASCII, and never calling JSON what the service answers as a file otherwise.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,15 +12,16 @@ import fc from 'fast-check';
 import { MEDIA_RANGE_PATTERN, QUALITY_PATTERN, negotiate, resourceOffers } from '../../shared/http/negotiate.js';
 import { summaryRoute } from '../../shared/model/operation-contract.js';
 import { RESOURCES } from '../../shared/model/resources.js';
-import { EXPORT_KEY_VARIABLE, POLICY_PATH, operationOffers, renderExportRule, withExportRule } from '../../infra/scripts/render-export-rule.js';
+import { EXPORT_KEY_VARIABLE, NOT_PRINTABLE_ASCII, POLICY_PATH, operationOffers, renderExportRule, withExportRule } from '../../infra/scripts/render-export-rule.js';
 import { ROOT } from './bicep-tree.js';
 import { findAll, parsePolicy } from './policy-xml.js';
 
-/** .NET's String.Trim for ASCII text: removes leading and trailing white space. */
-const trim = (text: string) => text.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '');
+/** .NET's String.Trim(' ', '\t'). */
+const trim = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, '');
 
 /** The C# of renderExportRule, statement by statement: true when the request is an export. */
 function gatewayRule(accept: string, offers: readonly string[]): boolean {
+  if (NOT_PRINTABLE_ASCII.test(accept)) return true;
   if (trim(accept) === '') return false;
   const q = offers.map(() => 0);
   const rank = offers.map(() => -1);
@@ -29,12 +31,12 @@ function gatewayRule(accept: string, offers: readonly string[]): boolean {
     if (range === null) continue;
     const type = range[1]!.toLowerCase();
     const subtype = range[2]!.toLowerCase();
-    let rangeQ = 1;
+    let rangeQ = 1000;
     for (let p = 1; p < pieces.length; p++) {
       const pair = pieces[p]!.split('=');
       if (trim(pair[0]!).toLowerCase() === 'q') {
         const value = pair.length > 1 ? trim(pair[1]!) : '';
-        rangeQ = new RegExp(QUALITY_PATTERN.source).test(value) ? Number.parseFloat(value) : 0;
+        rangeQ = !new RegExp(QUALITY_PATTERN.source).test(value) ? 0 : value[0] === '1' ? 1000 : value.length > 2 ? Number.parseInt(value.slice(2).padEnd(3, '0'), 10) : 0;
       }
     }
     const specificity = type === '*' ? 0 : subtype === '*' ? 1 : 2;
@@ -101,6 +103,15 @@ describe('the gateway\'s export rule', () => {
         expect([resource.name, accept, gatewayRule(accept, operationOffers().get(`/${summaryRoute(resource)}`)!)]).toEqual([resource.name, accept, serviceExports(accept, resource)]);
       }
     }), { numRuns: 3000 });
+    // Beyond printable ASCII (where .NET and JavaScript trim and fold case differently) the gateway counts an export.
+    const odd = fc.tuple(header, fc.constantFrom('\u0085', '\u00a0', '\u0130', '\u212a', '\ufeff', '\n', '\u00e9'), fc.nat(40))
+      .map(([text, character, at]) => text.slice(0, at) + character + text.slice(at));
+    fc.assert(fc.property(odd, (accept) => {
+      for (const resource of RESOURCES) expect(gatewayRule(accept, operationOffers().get(`/${summaryRoute(resource)}`)!)).toBe(true);
+    }), { numRuns: 500 });
+    const invoices = RESOURCES.find((resource) => resource.name === 'invoices')!;
+    expect(serviceExports('\u0085application/json, application/zip', invoices)).toBe(true);
+    expect(renderExportRule()).toContain('Regex.IsMatch(accept, "[^\\\\t\\\\x20-\\\\x7E]")) { return (string)context.Variables["client"]; }');
   });
 
   it('can fail: the old rule (a case-sensitive Contains of the Parquet type) disagrees with the service', () => {
