@@ -126,6 +126,17 @@ export function dryRunCli(print: (line: string) => void = console.log): Cli {
 
 const tsv = ['--output', 'tsv'];
 
+/**
+ * The app id of the app registration with exactly this display name ('' when none). `az ad app
+ * list --display-name` matches by prefix, so the filter is an exact one, and two matches stop.
+ */
+function appIdNamed(cli: Cli, displayName: string): string {
+  const found = cli.read(['az', 'ad', 'app', 'list', '--filter', `displayName eq '${displayName.replaceAll("'", "''")}'`, '--query', '[].appId', ...tsv]);
+  const ids = found.split(/\s+/).filter(Boolean);
+  if (ids.length > 1) throw new Error(`${ids.length} app registrations are named ${displayName}: rename or remove all but one, or pass another name`);
+  return ids[0] ?? '';
+}
+
 /** Looks something up and creates it when missing; answers what was found or created. */
 function ensure(cli: Cli, lookup: readonly string[], create: readonly string[], name: string): string {
   return cli.read(lookup) || cli.change(create, { name });
@@ -195,8 +206,8 @@ export function beforeInfra(cli: Cli, inputs: Inputs): void {
   cli.change(['az', 'group', 'create', '--name', inputs.resourceGroup, '--location', inputs.location, '--output', 'none']);
 
   // The API's app registration: v2 app-only tokens with idtyp, the app roles, api://<appId>.
-  const apiAppId = ensure(cli, ['az', 'ad', 'app', 'list', '--display-name', inputs.apiAppName, '--query', '[0].appId', ...tsv],
-    ['az', 'ad', 'app', 'create', '--display-name', inputs.apiAppName, '--sign-in-audience', 'AzureADMyOrg', '--query', 'appId', ...tsv], 'apiAppId');
+  const apiAppId = appIdNamed(cli, inputs.apiAppName)
+    || cli.change(['az', 'ad', 'app', 'create', '--display-name', inputs.apiAppName, '--sign-in-audience', 'AzureADMyOrg', '--query', 'appId', ...tsv], { name: 'apiAppId' });
   const roleIds = new Map<string, string>(Object.entries(JSON.parse(
     cli.read(['az', 'ad', 'app', 'show', '--id', apiAppId, '--query', '{roles: appRoles}', '--output', 'json']) || '{"roles":[]}',
   ).roles.reduce((ids: Record<string, string>, role: { value: string; id: string }) => ({ ...ids, [role.value]: role.id }), {})));
@@ -226,7 +237,11 @@ export function beforeInfra(cli: Cli, inputs: Inputs): void {
 
   // infra-preview reads and validates; production deploys and hands out only the templates' roles.
   assignRole(cli, identities['infra-preview'].principalId, 'Reader', group);
-  const whatIf = customRole(cli, 'Summary deployment what-if', ['Microsoft.Resources/deployments/validate/action', 'Microsoft.Resources/deployments/whatIf/action'], group);
+  // The templates read the slots' current package setting (list on config/appsettings): the what-if does too.
+  const whatIf = customRole(cli, 'Summary deployment what-if', [
+    'Microsoft.Resources/deployments/validate/action', 'Microsoft.Resources/deployments/whatIf/action',
+    'Microsoft.Web/sites/config/list/action', 'Microsoft.Web/sites/slots/config/list/action',
+  ], group);
   assignRole(cli, identities['infra-preview'].principalId, whatIf, group);
   assignRole(cli, identities.production.principalId, 'Contributor', group);
   assignRole(cli, identities.production.principalId, 'Role Based Access Control Administrator', group,
@@ -246,8 +261,8 @@ export function beforeInfra(cli: Cli, inputs: Inputs): void {
   }
 
   // The smoke-test client: Data.Read on the API, a secret straight into the uat environment.
-  const smokeAppId = ensure(cli, ['az', 'ad', 'app', 'list', '--display-name', inputs.smokeAppName, '--query', '[0].appId', ...tsv],
-    ['az', 'ad', 'app', 'create', '--display-name', inputs.smokeAppName, '--sign-in-audience', 'AzureADMyOrg', '--query', 'appId', ...tsv], 'smokeAppId');
+  const smokeAppId = appIdNamed(cli, inputs.smokeAppName)
+    || cli.change(['az', 'ad', 'app', 'create', '--display-name', inputs.smokeAppName, '--sign-in-audience', 'AzureADMyOrg', '--query', 'appId', ...tsv], { name: 'smokeAppId' });
   const smokeServicePrincipal = ensure(cli, ['az', 'ad', 'sp', 'show', '--id', smokeAppId, '--query', 'id', ...tsv],
     ['az', 'ad', 'sp', 'create', '--id', smokeAppId, '--query', 'id', ...tsv], 'smokeServicePrincipalId');
   const dataRead = cli.read(['az', 'ad', 'app', 'show', '--id', apiAppId, '--query', `appRoles[?value=='${BASE_ROLE}'].id | [0]`, ...tsv]) || `<${BASE_ROLE} role id>`;
@@ -291,10 +306,13 @@ export function afterInfra(cli: Cli, inputs: Inputs): void {
     '--query', 'properties.outputs', '--output', 'json']) || 'null') as Record<string, { value: unknown }> | null;
   const output = (name: (typeof OUTPUTS_READ)[number]) => outputs?.[name]?.value ?? `<output ${name}>`;
   const uatPrincipal = cli.read(['az', 'identity', 'show', '--resource-group', inputs.resourceGroup, '--name', identityName('uat'), '--query', 'principalId', ...tsv]) || '<uat principalId>';
-  const smokeAppId = cli.read(['az', 'ad', 'app', 'list', '--display-name', inputs.smokeAppName, '--query', '[0].appId', ...tsv]) || '<smokeAppId>';
+  const smokeAppId = appIdNamed(cli, inputs.smokeAppName) || '<smokeAppId>';
 
-  const slot = `${group}/providers/Microsoft.Web/sites/${String(output('functionAppName'))}/slots/${String(output('functionAppSlotName'))}`;
-  assignRole(cli, uatPrincipal, 'Website Contributor', slot);
+  const site = `${group}/providers/Microsoft.Web/sites/${String(output('functionAppName'))}`;
+  // Website Contributor on the slot; Reader on the app itself, which `az functionapp config
+  // appsettings set --slot` reads first (a slot-only right answers that read 403).
+  assignRole(cli, uatPrincipal, 'Website Contributor', `${site}/slots/${String(output('functionAppSlotName'))}`);
+  assignRole(cli, uatPrincipal, 'Reader', site);
   const subscriptions = output('uatSubscriptionNames');
   const smokeSubscription = (typeof subscriptions === 'object' && subscriptions !== null ? (subscriptions as Record<string, string>)[smokeAppId] : undefined) ?? `uat-${smokeAppId}`;
   const keyReader = customRole(cli, 'Summary UAT smoke subscription key reader', ['Microsoft.ApiManagement/service/subscriptions/listSecrets/action'], group);

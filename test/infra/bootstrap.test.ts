@@ -157,7 +157,7 @@ describe('npm run bootstrap -- after-infra', () => {
       if (line.startsWith('az deployment group list')) return 'deployment-7';
       if (line.startsWith('az deployment group show')) return JSON.stringify(outputs);
       if (line.startsWith('az identity show')) return 'uat-principal';
-      if (line.startsWith('az ad app list')) return 'smoke-app';
+      if (line.startsWith("az ad app list --filter displayName eq 'summary-smoke-uat'")) return 'smoke-app';
       if (line.startsWith('az role definition list')) return 'key-reader-role';
       return '';
     });
@@ -167,8 +167,19 @@ describe('npm run bootstrap -- after-infra', () => {
     const group = '/subscriptions/00000000-0000-0000-0000-00000000abcd/resourceGroups/rg-summary';
     expect(grants).toEqual([
       ['uat-principal', 'Website Contributor', `${group}/providers/Microsoft.Web/sites/func-summary-x/slots/uat`],
+      ['uat-principal', 'Reader', `${group}/providers/Microsoft.Web/sites/func-summary-x`],
       ['uat-principal', 'key-reader-role', `${group}/providers/Microsoft.ApiManagement/service/apim-summary-x/subscriptions/uat-smoke-app`],
     ]);
+  });
+});
+
+describe('finding the app registrations', () => {
+  it('matches the display name exactly and stops when two registrations carry it', () => {
+    const cli = standIn((command) => (command.includes('list') && command.includes('app') ? 'app-one\napp-two' : ''));
+    expect(() => beforeInfra(cli, INPUTS)).toThrow(/2 app registrations are named summary-api/);
+    const lookup = cli.printed.find((line) => line.startsWith('? az ad app list'))!;
+    expect(lookup).toContain("--filter 'displayName eq '\\''summary-api'\\'''");
+    expect(lookup).not.toContain('--display-name');
   });
 });
 

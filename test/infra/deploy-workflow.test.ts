@@ -147,14 +147,31 @@ describe('the deployment workflow', () => {
     const check = jobs.promote!.steps.find((step) => step.run?.includes('WEBSITE_RUN_FROM_PACKAGE'))!.run!;
     const bin = mkdtempSync(join(tmpdir(), 'fake-az-'));
     // Azure cannot exist here: this stand-in answers the one query the step makes with FAKE_SETTING.
-    writeFileSync(join(bin, 'az'), '#!/bin/sh\nprintf "%s\\n" "$FAKE_SETTING"\n', { mode: 0o755 });
+    // It answers the package query with FAKE_SETTING, the uat slot's other settings with FAKE_UAT, production's with FAKE_PRODUCTION.
+    writeFileSync(join(bin, 'az'), [
+      '#!/bin/sh',
+      'case "$*" in',
+      `  *"].value | [0]"*) printf '%s\\n' "$FAKE_SETTING" ;;`,
+      `  *--slot*) printf '%s\\n' "$FAKE_UAT" ;;`,
+      `  *) printf '%s\\n' "$FAKE_PRODUCTION" ;;`,
+      'esac',
+      '',
+    ].join('\n'), { mode: 0o755 });
     const container = 'https://stsummary.blob.core.windows.net/deployments';
-    const run = (setting: string) => spawnSync('bash', ['-e', '-c', check], {
+    const same = 'AUTH_APP_ID\tapp\nMAX_PAGE_SIZE\t1000';
+    const run = (setting: string, uat = same, production = same) => spawnSync('bash', ['-e', '-c', check], {
       encoding: 'utf8',
-      env: { PATH: `${bin}:${process.env.PATH}`, FAKE_SETTING: setting, PACKAGE_CONTAINER_URL: container, GITHUB_SHA: 'abc123', GITHUB_RUN_ID: '42', AZURE_RESOURCE_GROUP: 'rg', FUNCTION_APP_NAME: 'func', SLOT_NAME: 'uat' },
+      env: { PATH: `${bin}:${process.env.PATH}`, FAKE_SETTING: setting, FAKE_UAT: uat, FAKE_PRODUCTION: production, PACKAGE_CONTAINER_URL: container, GITHUB_SHA: 'abc123', GITHUB_RUN_ID: '42', AZURE_RESOURCE_GROUP: 'rg', FUNCTION_APP_NAME: 'func', SLOT_NAME: 'uat' },
     });
     try {
       expect(run(`${container}/summary-abc123-42-2.zip`).status).toBe(0);
+      // A setting that would move into production with the swap, or a changed one: refused, named, its value not printed.
+      const added = run(`${container}/summary-abc123-42-2.zip`, `${same}\nNODE_OPTIONS\t--import=data:text/javascript,evil`);
+      expect([added.status, added.stdout.includes('NODE_OPTIONS'), added.stdout.includes('evil')]).toEqual([1, true, false]);
+      const changed = run(`${container}/summary-abc123-42-2.zip`, 'AUTH_APP_ID\tother\nMAX_PAGE_SIZE\t1000');
+      expect([changed.status, changed.stdout.includes('AUTH_APP_ID'), changed.stdout.includes('other')]).toEqual([1, true, false]);
+      const sas = run('https://attacker.example/p.zip?sv=2024&sig=SECRETSIG');
+      expect([sas.status, sas.stdout.includes('SECRETSIG')]).toEqual([1, false]);
       for (const other of [`${container}/summary-abc123-41-1.zip`, `${container}/summary-def456-42-1.zip`, 'https://attacker.example/summary-abc123-42-1.zip', `${container}/summary-abc123-42-1.zip?sv=x`, `${container}/summary-abc123-42-1/../../other/x.zip`, `${container}/summary-abc123-42-.zip`, '']) {
         const result = run(other);
         expect([other, result.status]).toEqual([other, 1]);
