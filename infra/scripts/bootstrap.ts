@@ -15,11 +15,11 @@
  * argument. `--dry-run` prints the commands instead of running them (lookups find nothing there,
  * so every creating command is shown); it is the mode `npm test` runs, as no az or gh is here.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BASE_ROLE, DATAPOINTS } from '../../shared/access/datapoints.js';
+import { dryRunCli, realCli, type Cli } from './cli-edge.js';
 
 /** The GitHub environments of `.github/workflows/deploy-uat.yml`, each with its own identity. */
 export const ENVIRONMENTS = ['infra-preview', 'production', 'uat'] as const;
@@ -57,71 +57,6 @@ export interface Inputs {
   readonly smokeTenant: string;
   readonly apiAppName: string;
   readonly smokeAppName: string;
-}
-
-/**
- * The Azure CLI and GitHub CLI: the edge of this script (Azure and GitHub cannot exist here).
- * `read` answers a lookup ('' when there is nothing); `change` changes something and answers its
- * output, `name` naming that output (the dry run answers `<name>`); `input` goes to its stdin and
- * is shown only when it is no secret.
- */
-export interface Cli {
-  read(command: readonly string[]): string;
-  change(command: readonly string[], options?: ChangeOptions): string;
-}
-
-/** How a change is run. */
-export interface ChangeOptions {
-  readonly name?: string;
-  readonly input?: string;
-  readonly secret?: boolean;
-}
-
-/** The printed form of a change: a copyable command line, its stdin shown unless secret. */
-export function describeChange(command: readonly string[], options: ChangeOptions = {}): string {
-  const line = command.map(shellQuote).join(' ');
-  if (options.input === undefined) return line;
-  return options.secret === true ? `${line} < (secret, not shown)` : `${line} <<< ${shellQuote(options.input)}`;
-}
-
-/** Quotes an argument for a POSIX shell when it needs it. */
-export function shellQuote(argument: string): string {
-  return /^[\w@%+=:,./-]+$/.test(argument) ? argument : `'${argument.replaceAll("'", `'\\''`)}'`;
-}
-
-/** Runs the commands: lookups that fail (not found) answer ''. */
-export function realCli(): Cli {
-  return {
-    read(command) {
-      try {
-        return execFileSync(command[0]!, command.slice(1), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-      } catch {
-        return '';
-      }
-    },
-    change(command, options = {}) {
-      console.log(`+ ${describeChange(command, options)}`);
-      return execFileSync(command[0]!, command.slice(1), {
-        encoding: 'utf8',
-        input: options.input,
-        stdio: ['pipe', 'pipe', 'inherit'],
-      }).trim();
-    },
-  };
-}
-
-/** Prints every command instead of running it; lookups find nothing, so every change is shown. */
-export function dryRunCli(print: (line: string) => void = console.log): Cli {
-  return {
-    read(command) {
-      print(`? ${command.map(shellQuote).join(' ')}`);
-      return '';
-    },
-    change(command, options = {}) {
-      print(`+ ${describeChange(command, options)}`);
-      return `<${options.name ?? 'output'}>`;
-    },
-  };
 }
 
 const tsv = ['--output', 'tsv'];

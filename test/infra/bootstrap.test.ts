@@ -16,12 +16,10 @@ import {
   appRoles,
   assignableRolesCondition,
   beforeInfra,
-  dryRunCli,
   parseCommandLine,
-  type ChangeOptions,
-  type Cli,
   type Inputs,
 } from '../../infra/scripts/bootstrap.js';
+import { dryRunCli, type ChangeOptions, type Cli } from '../../infra/scripts/cli-edge.js';
 import { INFRA, ROOT } from './bicep-tree.js';
 
 const INPUTS: Inputs = {
