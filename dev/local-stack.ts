@@ -1,6 +1,6 @@
 import { createCosmosClient } from '../shared/store/create-cosmos-client.js';
 import { startCosmosServer } from './cosmos-server.js';
-import { seedStore } from './seed-store.js';
+import { DEV_DATA_SET, seedStore } from './seed-store.js';
 import { startIdentityProvider, type IdentityProvider } from './identity-provider.js';
 import { issueServerCertificate, loadOrCreateLocalCa, trustInThisProcess } from './local-ca.js';
 import { clientRegistry, loadDevIdentities, type DevIdentities } from './identities.js';
@@ -54,7 +54,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const stops: (() => Promise<void>)[] = [cosmos.stop];
   try {
     const client = createCosmosClient({ endpoint: cosmos.endpoint, key: cosmos.key, allowSelfSignedTls: true });
-    await seedStore(client, { tenants: ['contoso', 'fabrikam'], recordsPerTenant: options.seedRecords ?? 1500 });
+    await seedStore(client, { tenants: DEV_DATA_SET.tenants, recordsPerTenant: options.seedRecords ?? DEV_DATA_SET.recordsPerTenant });
     client.dispose();
 
     const ca = await loadOrCreateLocalCa(options.caDir);

@@ -7,6 +7,12 @@ import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
 import { ensureContainers } from '../shared/store/ensure-containers.js';
 import { generateTenantDocuments, type ContractDocument, type InvoiceDocument } from './seed-data.js';
 
+/**
+ * The dev data set: what the local stack serves and what `azd up` loads into a sandbox. Records
+ * per tenant are contracts, and as many invoices.
+ */
+export const DEV_DATA_SET = { tenants: ['contoso', 'fabrikam'], recordsPerTenant: 1500 } as const;
+
 /** What to seed. */
 export interface SeedStoreOptions {
   /** Data tenants, e.g. `['contoso', 'fabrikam']`. */
@@ -15,6 +21,12 @@ export interface SeedStoreOptions {
   readonly recordsPerTenant: number;
   /** PRNG seed; the same seed gives the same documents. */
   readonly seed?: number;
+  /**
+   * Create the database and containers first (the default: the embedded server starts empty).
+   * False in Azure, where Bicep creates them and an Entra identity may not (data-plane roles
+   * cannot create containers).
+   */
+  readonly createContainers?: boolean;
 }
 
 /** How many documents were written, by resource name. */
@@ -45,12 +57,12 @@ async function upsertAll(container: Container, documents: readonly (ContractDocu
 }
 
 /**
- * Creates the database and containers if needed, then upserts every tenant's seed documents into
+ * Creates the database and containers if needed (and asked), then upserts every tenant's seed documents into
  * the container of every resource. A resource without seed documents stops the seeding: the local
  * stack serves every resource it defines.
  */
 export async function seedStore(client: CosmosClient, options: SeedStoreOptions): Promise<SeedStoreResult> {
-  await ensureContainers(client);
+  if (options.createContainers ?? true) await ensureContainers(client);
   const perTenant = options.tenants.map((tenant) => generateTenantDocuments(tenant, options.recordsPerTenant, options.seed));
   const database = client.database(DATABASE_ID);
   const counts = await Promise.all(RESOURCES.map(async (resource) => {

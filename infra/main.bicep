@@ -43,6 +43,9 @@ param additionalAllowedIpAddresses string[] = []
 @description('Optional. IP addresses or CIDR ranges allowed to the storage account; empty leaves it reachable from anywhere with identity-only access (the pipeline uploads packages from GitHub\'s runners). See docs/deploy.md.')
 param storageAllowedIpAddresses string[] = []
 
+@description('Optional. Principal ids given the built-in Data Contributor on the database of both Cosmos accounts, to load data: the azd sandbox\'s deployer (its postprovision hook seeds the dev data set). Leave empty for production: nothing but the service reads production or UAT data.')
+param dataSeederPrincipalIds string[] = []
+
 @description('Required. Object id of the uat environment\'s deployment identity: the only principal that uploads deployment packages.')
 param packageUploaderPrincipalId string
 
@@ -261,6 +264,7 @@ module cosmosDbAccount 'modules/cosmos-db-account.bicep' = {
     readerPrincipalIds: [
       functionApp.outputs.principalId
     ]
+    writerPrincipalIds: dataSeederPrincipalIds
     allowedIpAddresses: dataStoreAllowedIpAddresses
     logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
   }
@@ -278,6 +282,7 @@ module uatCosmosDbAccount 'modules/cosmos-db-account.bicep' = {
     readerPrincipalIds: [
       functionApp.outputs.slotPrincipalId
     ]
+    writerPrincipalIds: dataSeederPrincipalIds
     allowedIpAddresses: dataStoreAllowedIpAddresses
     logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
   }

@@ -18,6 +18,9 @@ param serverless bool = true
 @description('Required. Principal ids of the function app identities that read the data.')
 param readerPrincipalIds string[]
 
+@description('Optional. Principal ids that may write the data: the azd sandbox\'s deployer, whose hook seeds it. Never set for production or UAT data, which nothing but the service reads.')
+param writerPrincipalIds string[] = []
+
 @description('Required. IP addresses or CIDR ranges allowed through the firewall (the function app\'s outbound addresses, and any the platform engineers add); everything else is denied.')
 param allowedIpAddresses string[]
 
@@ -32,7 +35,7 @@ var definition = loadJsonContent('../generated/cosmos-containers.json')
 // Built-in "Cosmos DB Built-in Data Reader" (data plane): read items, query, read metadata. No write.
 var dataReaderRoleDefinitionId = '00000000-0000-0000-0000-000000000001'
 
-// Built-in "Cosmos DB Built-in Data Contributor": the service writes its page cursors, and nothing else.
+// Built-in "Cosmos DB Built-in Data Contributor": the service writes its page cursors, and nothing else; a sandbox's deployer seeds the data.
 var dataContributorRoleDefinitionId = '00000000-0000-0000-0000-000000000002'
 
 resource account 'Microsoft.DocumentDB/databaseAccounts@2024-05-15' = {
@@ -115,6 +118,16 @@ resource cursorWriters 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments
   ]
 }]
 
+// Writers of the whole database (the sandbox's seeding hook): the built-in Data Contributor.
+resource dataWriters 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-05-15' = [for principalId in writerPrincipalIds: {
+  parent: account
+  name: guid(account.id, definition.databaseId, principalId, dataContributorRoleDefinitionId)
+  properties: {
+    principalId: principalId
+    roleDefinitionId: '${account.id}/sqlRoleDefinitions/${dataContributorRoleDefinitionId}'
+    scope: '${account.id}/dbs/${definition.databaseId}'
+  }
+}]
 
 resource accountDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
   name: 'logs'

@@ -122,8 +122,9 @@ describe('main.bicep', () => {
     expect(modules.filter((path) => !used.includes(path)).map(fromRoot)).toEqual([]);
   });
 
-  it('passes each module only parameters it declares, and every parameter it requires', () => {
-    const problems = deployables(main, 'module_declaration').flatMap((module) => {
+  it.each(['main.bicep', 'sandbox.bicep'])('%s passes each module only parameters it declares, and every parameter it requires', (name) => {
+    const composer = files.get(join(INFRA, name))!;
+    const problems = deployables(composer, 'module_declaration').flatMap((module) => {
       const target = files.get(resolve(INFRA, module.type))!;
       const declared = parameters(target);
       const params = properties(module.body).get('params');
@@ -136,15 +137,16 @@ describe('main.bicep', () => {
     expect(problems).toEqual([]);
   });
 
-  it('reads only outputs its modules declare', () => {
-    const modules = new Map(deployables(main, 'module_declaration').map((module) => [module.symbol, files.get(resolve(INFRA, module.type))!]));
-    const read = main.root.descendantsOfType('member_expression').flatMap((member) => {
+  it.each(['main.bicep', 'sandbox.bicep'])('%s reads only outputs its modules declare', (name) => {
+    const composer = files.get(join(INFRA, name))!;
+    const modules = new Map(deployables(composer, 'module_declaration').map((module) => [module.symbol, files.get(resolve(INFRA, module.type))!]));
+    const read = composer.root.descendantsOfType('member_expression').flatMap((member) => {
       const outputs = member.childForFieldName('object');
       const module = outputs?.childForFieldName('object')?.text;
       if (outputs?.type !== 'member_expression' || outputs.childForFieldName('property')?.text !== 'outputs' || !module || !modules.has(module)) return [];
       return [{ module, output: member.childForFieldName('property')!.text }];
     });
-    expect(read.length).toBeGreaterThan(10);
+    expect(read.length).toBeGreaterThan(5);
     const unknown = read.filter(({ module, output }) => !declarations(modules.get(module)!, 'output_declaration').some((node) => declaredName(node) === output));
     expect(unknown).toEqual([]);
   });
@@ -176,6 +178,13 @@ function literalUnions(): Map<string, string[]> {
     .map((match) => [match[1]!, [...match[2]!.matchAll(/'([^']*)'/g)].map((member) => member[1]!)]));
 }
 
+/** The template a parameter file is for: its `using` path. */
+function templateOf(path: string): BicepFile {
+  const using = /^using '([^']+)'$/m.exec(readFileSync(join(INFRA, path), 'utf8'))?.[1];
+  if (using === undefined) throw new Error(`${path} has no using line`);
+  return files.get(resolve(INFRA, using))!;
+}
+
 describe('the environments are parameter files of one typed parameter set', () => {
   const settings = async (name: string) => {
     const file = await parseBicep(bicepparamAsBicep(readFileSync(join(INFRA, name), 'utf8')));
@@ -184,14 +193,18 @@ describe('the environments are parameter files of one typed parameter set', () =
 
   it('are production (with its uat slot) and the azd sandbox; uat is a slot, not a file', () => {
     expect(PARAMETER_FILES.map(fromRoot)).toEqual(['infra/prod.bicepparam', 'infra/sandbox.bicepparam']);
+    expect(templateOf('prod.bicepparam')).toBe(main);
+    expect(templateOf('sandbox.bicepparam')).toBe(files.get(join(INFRA, 'sandbox.bicep')));
   });
 
-  it.each(PARAMETER_FILES.map(fromRoot))('%s sets only parameters main.bicep declares, every one it requires, and reads secrets from the environment', async (path) => {
+  it.each(PARAMETER_FILES.map(fromRoot))('%s sets only parameters its template declares, every one it requires, and reads secrets from the environment', async (path) => {
     const set = await settings(path.replace('infra/', ''));
-    const declared = parameters(main);
+    const template = templateOf(path.replace('infra/', ''));
+    const declared = parameters(template);
     expect([...set.keys()].filter((name) => !declared.some((parameter) => parameter.name === name))).toEqual([]);
     expect(declared.filter((parameter) => !parameter.optional && !set.has(parameter.name)).map((parameter) => parameter.name)).toEqual([]);
-    const secure = declarations(main, 'parameter_declaration').filter((node) => decoratorsOf(node).has('secure')).map(declaredName);
+    const secure = declarations(template, 'parameter_declaration').filter((node) => decoratorsOf(node).has('secure')).map(declaredName);
+    expect(secure).toEqual(['backendApiKeys', 'uatBackendApiKeys']);
     for (const name of secure) expect([name, set.get(name)?.text]).toEqual([name, expect.stringMatching(/^readEnvironmentVariable\('[A-Z_]+'\)$/)]);
   });
 
@@ -200,7 +213,7 @@ describe('the environments are parameter files of one typed parameter set', () =
     expect([...unions.keys()]).toEqual(expect.arrayContaining(['apiManagementSkuType', 'elasticPremiumSkuType']));
     const set = await settings(path.replace('infra/', ''));
     let checked = 0;
-    for (const node of declarations(main, 'parameter_declaration')) {
+    for (const node of declarations(templateOf(path.replace('infra/', '')), 'parameter_declaration')) {
       const type = node.namedChildren[1]?.text ?? '';
       const value = set.get(declaredName(node));
       if (!unions.has(type) || value === undefined) continue;
@@ -218,5 +231,37 @@ describe('the environments are parameter files of one typed parameter set', () =
     expect(literalString(sandbox.get('apiManagementSku'))).toBe('Developer');
     expect(literalString(sandbox.get('planSku'))).toMatch(/^EP[123]$/);
     expect(sandbox.get('environmentName')?.text).toBe("readEnvironmentVariable('AZURE_ENV_NAME', 'sandbox')");
+    expect(sandbox.get('location')?.text).toBe("readEnvironmentVariable('AZURE_LOCATION')");
+    expect(sandbox.get('principalId')?.text).toBe("readEnvironmentVariable('AZURE_PRINCIPAL_ID')");
+  });
+});
+
+describe('the azd sandbox entry point (infra/sandbox.bicep)', () => {
+  let sandbox: BicepFile;
+  beforeAll(() => {
+    sandbox = files.get(join(INFRA, 'sandbox.bicep'))!;
+  });
+
+  it('is subscription scoped, takes environmentName and location, and deploys main.bicep into a resource group of its own', () => {
+    expect(sandbox.source).toMatch(/^targetScope = 'subscription'$/m);
+    expect(parameters(sandbox).filter((parameter) => !parameter.optional).map((parameter) => parameter.name)).toEqual(expect.arrayContaining(['environmentName', 'location']));
+    const [module] = deployables(sandbox, 'module_declaration');
+    expect(module?.type).toBe('main.bicep');
+    expect(properties(module!.body).get('scope')?.text).toBe('resourceGroup');
+  });
+
+  it('lets its deployer, and only in the sandbox, write the data (seeding) from the address azd runs on', () => {
+    const params = properties(properties(deployables(sandbox, 'module_declaration')[0]!.body).get('params')!);
+    expect(params.get('dataSeederPrincipalIds')?.text.replace(/\s+/g, ' ')).toBe('[ principalId ]');
+    expect(params.get('additionalAllowedIpAddresses')?.text.replace(/\s+/g, ' ')).toBe('[ deployerIpAddress ]');
+    const seeders = parameters(main).find((parameter) => parameter.name === 'dataSeederPrincipalIds');
+    expect(seeders?.node.text).toMatch(/= \[\]$/);
+    expect(readFileSync(join(INFRA, 'prod.bicepparam'), 'utf8')).not.toMatch(/dataSeederPrincipalIds|additionalAllowedIpAddresses/);
+  });
+
+  it('names its outputs as azd environment values (upper case), each read from main.bicep\'s outputs', () => {
+    const outputs = declarations(sandbox, 'output_declaration').map(declaredName);
+    expect(outputs.length).toBeGreaterThanOrEqual(6);
+    for (const name of outputs) expect(name).toMatch(/^[A-Z][A-Z0-9_]*$/);
   });
 });

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import {
   INFRA,
@@ -56,10 +56,11 @@ describe.each(parameterFiles.map((path) => [fromRoot(path), path]))('%s', (_name
     expect(syntaxProblems(await parseBicep(bicepparamAsBicep(source), path))).toEqual([]);
   });
 
-  it('uses main.bicep', async () => {
+  it('uses one template that exists (main.bicep, or the sandbox entry point)', async () => {
     const file = await parseBicep(bicepparamAsBicep(source), path);
     const using = declarations(file, 'using_statement').map((node) => literalString(node.namedChildren[0]));
-    expect(using).toEqual(['./main.bicep']);
+    expect(using).toEqual([expect.stringMatching(/^\.\/(main|sandbox)\.bicep$/)]);
+    expect(existsSync(join(dirname(path), using[0]!))).toBe(true);
   });
 });
 

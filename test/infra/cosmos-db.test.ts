@@ -11,6 +11,8 @@ import {
   assignedValue,
   at,
   declaration,
+  declarations,
+  declaredName,
   deployables,
   filesUnder,
   literalString,
@@ -87,8 +89,13 @@ describe('the Cosmos DB Bicep module', () => {
   });
 
   it('grants the built-in Data Reader role (data plane) on the database, Data Contributor on the page cursors only, and no other role', () => {
-    const [readers, writers, ...others] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
-    expect(others).toEqual([]);
+    const [readers, writers, seeders, ...others] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+    expect(others.length).toBe(0);
+    // The sandbox's deployer (and nobody by default): Data Contributor on the database, to seed it.
+    expect(seeders?.loop?.text).toMatch(/^\[for principalId in writerPrincipalIds:/);
+    expect(at(seeders?.body, 'properties', 'roleDefinitionId')?.text).toBe("'${account.id}/sqlRoleDefinitions/${dataContributorRoleDefinitionId}'");
+    expect(at(seeders?.body, 'properties', 'scope')?.text).toBe("'${account.id}/dbs/${definition.databaseId}'");
+    expect(declarations(cosmos, 'parameter_declaration').find((node) => declaredName(node) === 'writerPrincipalIds')?.text).toMatch(/= \[\]$/);
     expect(writers?.loop?.text).toMatch(/^\[for principalId in readerPrincipalIds:/);
     expect(literalString(assignedValue(declaration(cosmos, 'variable_declaration', 'dataContributorRoleDefinitionId')))).toBe('00000000-0000-0000-0000-000000000002');
     expect(at(writers?.body, 'properties', 'roleDefinitionId')?.text).toBe("'${account.id}/sqlRoleDefinitions/${dataContributorRoleDefinitionId}'");
