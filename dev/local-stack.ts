@@ -76,10 +76,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...options.settings,
     };
     Object.assign(process.env, settings);
-    const registrations = await (options.loadFunctions ?? loadCompiledFunctions)();
 
     const service = await startService({
-      registrations,
+      // Next links point at the gateway the callers use, known once it listens (a setting given
+      // in options.settings, even an empty one, stays as given).
+      registrations: async (baseUrl) => {
+        if (!Object.hasOwn(settings, 'PUBLIC_BASE_URL')) process.env.PUBLIC_BASE_URL = settings.PUBLIC_BASE_URL = baseUrl;
+        return (options.loadFunctions ?? loadCompiledFunctions)();
+      },
       subscriptionKeys: identities.subscriptionKeys,
       host,
       port: options.port ?? 7071,

@@ -8,7 +8,11 @@ import { errorResponse } from '../shared/http/error-response.js';
 
 /** Options of the service part of the local stack: the gateway in front of the functions host. */
 export interface ServiceOptions {
-  readonly registrations: readonly FunctionRegistration[];
+  /**
+   * The functions, or how to load them once the base URL is known (the local stack puts it into
+   * PUBLIC_BASE_URL before the functions read their settings).
+   */
+  readonly registrations: readonly FunctionRegistration[] | ((baseUrl: string) => Promise<readonly FunctionRegistration[]>);
   readonly subscriptionKeys: readonly string[];
   readonly host?: string;
   /** 0 picks a free port. */
@@ -32,9 +36,14 @@ export interface RunningService {
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const host = options.host ?? '127.0.0.1';
   const log = options.logRequest ?? ((entry: RequestLogEntry) => console.log(JSON.stringify({ level: 'info', ...entry })));
-  const gateway = createGateway(options.subscriptionKeys, createFunctionsHost(options.registrations, log), log);
+  let gateway: ReturnType<typeof createGateway> | undefined;
   const server = createServer((request, response) => {
     if (options.reference && serveReference(request, response)) return;
+    if (gateway === undefined) {
+      // Listening, the functions still loading: nobody knows the port yet but a port scanner.
+      response.writeHead(503, { 'Retry-After': '1' }).end();
+      return;
+    }
     gateway(request, response).catch((error: unknown) => {
       // The pipeline answers every fault itself; this is the host failing, so no details.
       const requestId = typeof request.headers['x-request-id'] === 'string' ? request.headers['x-request-id'] : 'unknown';
@@ -46,7 +55,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     });
   });
   const port = await listen(server, options.port ?? 7071, host);
-  return { baseUrl: `http://${host}:${port}/api`, stop: () => close(server) };
+  const baseUrl = `http://${host}:${port}/api`;
+  try {
+    const registrations = typeof options.registrations === 'function' ? await options.registrations(baseUrl) : options.registrations;
+    gateway = createGateway(options.subscriptionKeys, createFunctionsHost(registrations, log), log);
+  } catch (error) {
+    await close(server);
+    throw error;
+  }
+  return { baseUrl, stop: () => close(server) };
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

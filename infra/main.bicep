@@ -288,6 +288,9 @@ module uatCosmosDbAccount 'modules/cosmos-db-account.bicep' = {
   }
 }
 
+// The spec's base_url, as apiManagementApi.outputs.baseUrl says it (that module waits for the settings).
+var publicBaseUrl = '${apiManagementService.outputs.gatewayUrl}/${workload}'
+
 module functionAppSettings 'modules/function-app-settings.bicep' = {
   name: 'function-app-settings'
   params: {
@@ -305,6 +308,10 @@ module functionAppSettings 'modules/function-app-settings.bicep' = {
     uatApiKeysSecretUri: uatApiKeysSecret.outputs.uri
     clientRegistrySecretUri: clientRegistrySecret.outputs.uri
     uatClientRegistrySecretUri: uatClientRegistrySecret.outputs.uri
+    // Both slots are reached through the gateway's one base URL (the subscription decides the
+    // slot: policies/summary-api.xml); never from a request's Host or X-Forwarded-* headers.
+    publicBaseUrl: publicBaseUrl
+    uatPublicBaseUrl: publicBaseUrl
     serviceLimits: serviceLimits
   }
 }

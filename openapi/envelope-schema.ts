@@ -13,6 +13,12 @@ export const PaginationSchema = z.strictObject({
   totalRecords: z.int().min(0).meta({ description: 'Records matching the filters that the caller may see, over all pages.' }),
   totalPages: z.int().min(0).meta({ description: 'ceil(totalRecords / pageSize).' }),
   hasNext: z.boolean().meta({ description: 'Whether a page after this one has records.' }),
+  nextLink: z.url().optional().meta({
+    description: 'The next page as an absolute URL on the public base URL, with page and pageSize in its query; POST it with the same body '
+      + '(without page) to get the next page. Present exactly when hasNext is true and the body carried no page (the body beats the query: '
+      + 'a body with page would answer the same page for ever). The same URL as the Link header\'s rel="next". An extension of the '
+      + 'contract\'s pagination object (docs/decisions.md).',
+  }),
 }).meta({ description: 'Where this page sits in the whole result.' });
 
 /** `meta` of the JSON envelope (kept equal to `JsonEnvelope['meta']` by a type test). */

@@ -20,6 +20,12 @@ export function responseHeaders(model: ApiModel): Record<string, JsonObject> {
       description: 'Your own X-Request-ID, echoed when you sent a valid one: correlate with it in your logs; quote X-Request-ID to support.',
       schema: requestIdSchema,
     },
+    Link: {
+      description: 'On JSON pages whose body carried no page (RFC 8288): `<url>; rel="next"` while there is a next page (the same URL as '
+        + 'pagination.nextLink), `rel="first"`, and `rel="last"` when a jump reaches the last page (the whole result within the result '
+        + 'window). Each URL is absolute on the public base URL with page and pageSize in its query; POST it with the same body.',
+      schema: { type: 'string' },
+    },
     'Cache-Control': {
       description: '`no-store`: answers carry tenant data and are never cached.',
       schema: { type: 'string' },

@@ -46,6 +46,7 @@ export function successResponse(resource: ResourceDefinition): JsonObject {
       'X-Request-ID': componentRef('headers', 'X-Request-ID'),
       'X-Client-Request-ID': componentRef('headers', 'X-Client-Request-ID'),
       'Cache-Control': componentRef('headers', 'Cache-Control'),
+      Link: componentRef('headers', 'Link'),
       'Content-Disposition': componentRef('headers', 'Content-Disposition'),
     },
     content: {

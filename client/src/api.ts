@@ -291,6 +291,11 @@ export interface components {
             totalPages: number;
             /** @description Whether a page after this one has records. */
             hasNext: boolean;
+            /**
+             * Format: uri
+             * @description The next page as an absolute URL on the public base URL, with page and pageSize in its query; POST it with the same body (without page) to get the next page. Present exactly when hasNext is true and the body carried no page (the body beats the query: a body with page would answer the same page for ever). The same URL as the Link header's rel="next". An extension of the contract's pagination object (docs/decisions.md).
+             */
+            nextLink?: string;
         };
         /** @description About this response. */
         Meta: {
@@ -520,6 +525,8 @@ export interface components {
         "X-Request-ID": string;
         /** @description Your own X-Request-ID, echoed when you sent a valid one: correlate with it in your logs; quote X-Request-ID to support. */
         "X-Client-Request-ID": string;
+        /** @description On JSON pages whose body carried no page (RFC 8288): `<url>; rel="next"` while there is a next page (the same URL as pagination.nextLink), `rel="first"`, and `rel="last"` when a jump reaches the last page (the whole result within the result window). Each URL is absolute on the public base URL with page and pageSize in its query; POST it with the same body. */
+        Link: string;
         /** @description `no-store`: answers carry tenant data and are never cached. */
         "Cache-Control": string;
         /** @description With Parquet only: `attachment; filename="contracts-<requestId>.parquet"` (contracts) or `attachment; filename="invoices-<requestId>.zip"` (invoices). */
@@ -575,6 +582,7 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-Client-Request-ID": components["headers"]["X-Client-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
@@ -646,6 +654,7 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-Client-Request-ID": components["headers"]["X-Client-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };

@@ -45,6 +45,12 @@ param clientRegistrySecretUri string
 @description('Required. URI (without version) of the secret holding the uat slot\'s client registry (CLIENT_REGISTRY).')
 param uatClientRegistrySecretUri string
 
+@description('Required. Base URL callers reach the production slot at (the gateway\'s base_url): PUBLIC_BASE_URL, on which JSON pages link to their next page.')
+param publicBaseUrl string
+
+@description('Required. Base URL callers reach the uat slot at (PUBLIC_BASE_URL of the uat slot).')
+param uatPublicBaseUrl string
+
 @description('Optional. Service limits; an omitted one keeps the service default.')
 param serviceLimits serviceLimitsType = {}
 
@@ -76,6 +82,7 @@ var productionSlotSettings = {
   CLIENT_REGISTRY: '@Microsoft.KeyVault(SecretUri=${clientRegistrySecretUri})'
   COSMOS_ENDPOINT: cosmosEndpoint
   AzureWebJobsStorage__accountName: storageAccountName
+  PUBLIC_BASE_URL: publicBaseUrl
 }
 
 var uatSlotSettings = {
@@ -83,6 +90,7 @@ var uatSlotSettings = {
   CLIENT_REGISTRY: '@Microsoft.KeyVault(SecretUri=${uatClientRegistrySecretUri})'
   COSMOS_ENDPOINT: uatCosmosEndpoint
   AzureWebJobsStorage__accountName: uatStorageAccountName
+  PUBLIC_BASE_URL: uatPublicBaseUrl
 }
 
 // Platform settings with no local counterpart. No WEBSITE_CONTENTAZUREFILECONNECTIONSTRING or
@@ -136,6 +144,7 @@ resource stickySettings 'Microsoft.Web/sites/config@2023-12-01' = {
       'CLIENT_REGISTRY'
       'COSMOS_ENDPOINT'
       'AzureWebJobsStorage__accountName'
+      'PUBLIC_BASE_URL'
     ]
   }
 }

@@ -42,6 +42,13 @@ const settingsSchema = z.object({
   MAX_RESULT_WINDOW: positiveInt(10_000, 1_000_000),
   PARQUET_MAX_BYTES: positiveInt(100 * 1024 * 1024, 2 * 1024 * 1024 * 1024),
   LOG_REQUESTS: flag.default(true),
+  // Where callers reach this service (the gateway's base_url): next links are absolute on it.
+  PUBLIC_BASE_URL: serviceUrl
+    .refine((value) => { if (!URL.canParse(value)) return false; const url = new URL(value); return url.search === '' && url.hash === '' && url.username === '' && url.password === ''; }, {
+      message: 'must be a base URL without query, fragment or credentials, e.g. https://gateway.example.com/summary',
+    })
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional(),
   // Set by the platform in Azure: traces and metrics go to Application Insights when present.
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
 }).superRefine((settings, ctx) => {
@@ -76,6 +83,11 @@ export interface Config {
   readonly maxResultWindow: number;
   /** Largest Parquet (or zip) body an export may send; past it the answer is 413 RESULT_TOO_LARGE. */
   readonly parquetMaxBytes: number;
+  /**
+   * The base URL callers reach the service at (the spec's base_url, without a trailing slash):
+   * JSON pages link to their next page on it. Undefined: pages carry no links.
+   */
+  readonly publicBaseUrl: string | undefined;
   /** Whether the one-line-per-request log is written (faults are always logged). */
   readonly logRequests: boolean;
   /** Where traces and metrics go: Application Insights, or nowhere (undefined, the local default). */
@@ -130,6 +142,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     maxPageSize: s.MAX_PAGE_SIZE,
     maxResultWindow: s.MAX_RESULT_WINDOW,
     parquetMaxBytes: s.PARQUET_MAX_BYTES,
+    publicBaseUrl: s.PUBLIC_BASE_URL,
     logRequests: s.LOG_REQUESTS,
     telemetryConnectionString: s.APPLICATIONINSIGHTS_CONNECTION_STRING,
   });

@@ -9,7 +9,7 @@ import { filterMembers, PAGINATION_MEMBERS } from './filter-members.js';
 import { checkDateRanges } from './check-date-ranges.js';
 
 /** Query-string parameters that are not filters: `code` carries an Azure Functions key. */
-const RESERVED_QUERY = new Set(['code']);
+export const RESERVED_QUERY: ReadonlySet<string> = new Set(['code']);
 
 /** Inputs of `parseFilters`. */
 export interface FilterInput {

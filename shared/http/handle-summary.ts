@@ -8,6 +8,7 @@ import type { Format } from '../model/operation-contract.js';
 import { negotiate, resourceOffers } from './negotiate.js';
 import { CallerGone, callerGone } from './caller-gone.js';
 import { observeRequest } from './request-observer.js';
+import { linkBase } from './page-links.js';
 import { baseHeaders } from './response-headers.js';
 import { readJsonBody } from './read-json-body.js';
 import { respondJson } from './respond-json.js';
@@ -60,9 +61,13 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
       const format = observer.negotiated(formatFor(resource, header('accept')));
       const body = await readJsonBody(request);
       const view = deps.allowlist.view(resource, principal.roles);
-      const query = parseFilters({ body, query: request.url.includes('?') ? new URL(request.url).searchParams : NO_QUERY, view, maxPageSize: deps.config.maxPageSize, pagination: format === 'json' });
+      const params = request.url.includes('?') ? new URL(request.url).searchParams : NO_QUERY;
+      const query = parseFilters({ body, query: params, view, maxPageSize: deps.config.maxPageSize, pagination: format === 'json' });
+      const links = format === 'json' ? linkBase(deps.config.publicBaseUrl, resource.name, params, body) : undefined;
       const gone = callerGone(request);
-      answer = await OUTPUT_STAGES[format]({ scope: { tenant: principal.dataTenant, view }, query, requestId, clientId: principal.clientId, deps, ...(gone ? { callerGone: gone } : {}) });
+      answer = await OUTPUT_STAGES[format]({
+        scope: { tenant: principal.dataTenant, view }, query, requestId, clientId: principal.clientId, deps, ...(links ? { links } : {}), ...(gone ? { callerGone: gone } : {}),
+      });
     } catch (error) {
       // Nobody is there to read an answer: 499 goes to the log line only.
       answer = error instanceof CallerGone

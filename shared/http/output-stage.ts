@@ -3,6 +3,7 @@ import type { Scope } from '../model/view.js';
 import type { StoreMeter } from '../store/record-store.js';
 import type { CleaningReport } from '../output/record-cleaner.js';
 import type { SummaryDeps } from './create-summary-deps.js';
+import type { LinkBase } from './page-links.js';
 
 /** What a handler answers: status, headers, a complete body, and the record count for the log. */
 export interface HttpResult {
@@ -23,6 +24,8 @@ export interface OutputStageInput {
   readonly requestId: string;
   /** The calling client application: page cursors and export slots are per client. */
   readonly clientId: string;
+  /** Where a JSON page's links start (page-links.ts); absent: the page carries none. */
+  readonly links?: LinkBase;
   /** Fires when the caller has gone (where the host says so: caller-gone.ts). */
   readonly callerGone?: AbortSignal;
   readonly deps: Pick<SummaryDeps, 'store' | 'cursors' | 'clock' | 'config' | 'exportSlots' | 'log'>;

@@ -9,6 +9,7 @@ import type { StorePage } from '../store/record-store.js';
 import type { OutputStage } from './output-stage.js';
 import { baseHeaders } from './response-headers.js';
 import { mediaTypeOf } from '../model/operation-contract.js';
+import { pageLinks } from './page-links.js';
 
 /**
  * The JSON output stage, one page at the cost of one page when the caller walks in order:
@@ -20,7 +21,7 @@ import { mediaTypeOf } from '../model/operation-contract.js';
  * then a cursor for the next page. Neither store read happens when the query matches nothing the
  * caller may see. A page past the end is an empty 200 with a warning.
  */
-export const respondJson: OutputStage = async ({ scope, query, requestId, clientId, deps }) => {
+export const respondJson: OutputStage = async ({ scope, query, requestId, clientId, links, deps }) => {
   const meter = { documents: 0, requestCharge: 0 };
   const { page, pageSize } = query;
   const keyOf = (target: number) => pageCursorKey(scope, clientId, query, target);
@@ -60,9 +61,15 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
   }
   const warning = cleaningWarning(cleaner.report);
   const envelope = buildJsonEnvelope(records, scope.view, { page, pageSize, totalRecords, resultWindow: deps.config.maxResultWindow, nextReachable }, { requestId, generatedAt: deps.clock(), ...(warning ? { warning } : {}) });
+  const headers = baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId);
+  if (links) {
+    const { header, next } = pageLinks(links, { ...envelope.pagination, resultWindow: deps.config.maxResultWindow });
+    headers.Link = header;
+    if (next !== undefined) envelope.pagination.nextLink = next;
+  }
   return {
     status: 200,
-    headers: baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId),
+    headers,
     // Encoded once here: the host needs bytes anyway, and the log needs their count
     // (Buffer.byteLength of a 400 kB string cost a sixth of a 1000-row request, measured).
     body: utf8(JSON.stringify(envelope)),

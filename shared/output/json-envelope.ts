@@ -4,7 +4,7 @@ import { projectRecord } from './project-record.js';
 /** The JSON response envelope of both summary operations (see the spec). */
 export interface JsonEnvelope {
   data: Readonly<Record<string, unknown>>[];
-  pagination: { page: number; pageSize: number; totalRecords: number; totalPages: number; hasNext: boolean };
+  pagination: { page: number; pageSize: number; totalRecords: number; totalPages: number; hasNext: boolean; nextLink?: string };
   meta: { requestId: string; generatedAt: string; warning?: string };
 }
 

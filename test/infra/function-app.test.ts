@@ -151,7 +151,7 @@ describe('the app settings', () => {
     const [sticky] = resourcesOfType(settings, 'Microsoft.Web/sites/config').filter((resource) => literalString(at(resource.body, 'name')) === 'slotConfigNames');
     const names = at(sticky?.body, 'properties', 'appSettingNames')?.namedChildren.map((node) => literalString(node));
     expect(names?.sort()).toEqual(keysOf('productionSlotSettings'));
-    expect(names?.sort()).toEqual(['API_KEYS', 'AzureWebJobsStorage__accountName', 'CLIENT_REGISTRY', 'COSMOS_ENDPOINT']);
+    expect(names?.sort()).toEqual(['API_KEYS', 'AzureWebJobsStorage__accountName', 'CLIENT_REGISTRY', 'COSMOS_ENDPOINT', 'PUBLIC_BASE_URL']);
   });
 
   it('keep the package each slot runs across infrastructure deployments (the pipeline sets it)', () => {

@@ -15,6 +15,11 @@ describe('loadConfig', () => {
     expect(() => { (config as { maxPageSize: number }).maxPageSize = 5; }).toThrow(TypeError);
   });
 
+  it('reads the public base URL without its trailing slash, and none when it is not set (pages then carry no links)', () => {
+    expect(loadConfig({ ...valid, PUBLIC_BASE_URL: 'https://gateway.example.com/summary/' }).publicBaseUrl).toBe('https://gateway.example.com/summary');
+    expect(loadConfig({ ...valid, PUBLIC_BASE_URL: '' }).publicBaseUrl).toBeUndefined();
+  });
+
   it('lists every setting it reads in local.settings.example.json', () => {
     for (const name of SETTING_NAMES) expect(Object.keys(valid)).toContain(name);
   });
@@ -26,6 +31,10 @@ describe('loadConfig', () => {
     ['CLIENT_REGISTRY', '{not json'],
     ['CLIENT_REGISTRY', '{"client":"Bad Tenant"}'],
     ['COSMOS_ENDPOINT', 'http://cosmos.example.com'],
+    ['PUBLIC_BASE_URL', 'http://gateway.example.com/summary'],
+    ['PUBLIC_BASE_URL', 'https://gateway.example.com/summary?x=1'],
+    ['PUBLIC_BASE_URL', 'https://user:pass@gateway.example.com/summary'],
+    ['PUBLIC_BASE_URL', 'gateway.example.com/summary'],
     ['MAX_PAGE_SIZE', '0'],
     ['MAX_PAGE_SIZE', 'ten'],
     ['AUTH_AUTHORITY_HOST', 'http://login.example.com'],

@@ -1,0 +1,61 @@
+/**
+ * Next links of JSON pages (docs/decisions.md, "Next links"): what a client that cannot change the
+ * body between pages (Data Factory, Fabric, Power Query, got) follows. A link is the public base
+ * URL (a setting, never a request's Host or X-Forwarded-*), the operation's path, the query the
+ * caller sent (less `page`, `pageSize` and the Functions key `code`), then `page` and `pageSize`.
+ * Sent with the same body, it answers the next page; the body beats the query, so a body that
+ * carries `page` gets no links at all: following one would answer the same page for ever.
+ */
+import { RESERVED_QUERY } from '../filters/parse-filters.js';
+
+/** Where the links of one walk start: only when the service knows its public base URL. */
+export interface LinkBase {
+  /** `<PUBLIC_BASE_URL>/v1/<resource>/summary`. */
+  readonly operationUrl: string;
+  /** The query string the caller sent. */
+  readonly query: URLSearchParams;
+}
+
+/** What the links are worked out from: the envelope's pagination and the result window. */
+export interface LinkedPage {
+  readonly page: number;
+  readonly pageSize: number;
+  readonly totalRecords: number;
+  readonly totalPages: number;
+  readonly hasNext: boolean;
+  /** The deepest record a jump to a page may reach (MAX_RESULT_WINDOW). */
+  readonly resultWindow: number;
+}
+
+/** The `Link` header (RFC 8288) and the next page's URL, which `pagination.nextLink` repeats. */
+export interface PageLinks {
+  readonly header: string;
+  readonly next: string | undefined;
+}
+
+/**
+ * The links' start for a JSON request, or none: without a public base URL (a deployment that does
+ * not say where callers reach it) and when the body carries `page`.
+ */
+export function linkBase(publicBaseUrl: string | undefined, resourceName: string, query: URLSearchParams, body: unknown): LinkBase | undefined {
+  if (publicBaseUrl === undefined) return undefined;
+  if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'page')) return undefined;
+  return { operationUrl: `${publicBaseUrl}/v1/${resourceName}/summary`, query };
+}
+
+const NOT_CARRIED = new Set(['page', 'pageSize', ...RESERVED_QUERY]);
+
+/**
+ * `first` always; `next` when the envelope says `hasNext` (which already means reachable); `last`
+ * only when a jump reaches it (the whole result within the window), never a link that answers 400.
+ */
+export function pageLinks(base: LinkBase, page: LinkedPage): PageLinks {
+  const carried = new URLSearchParams();
+  for (const [name, value] of base.query) if (!NOT_CARRIED.has(name)) carried.append(name, value);
+  const prefix = carried.size > 0 ? `${base.operationUrl}?${carried.toString()}&` : `${base.operationUrl}?`;
+  const urlOf = (target: number) => `${prefix}page=${target}&pageSize=${page.pageSize}`;
+  const next = page.hasNext ? urlOf(page.page + 1) : undefined;
+  const links = [next === undefined ? undefined : `<${next}>; rel="next"`, `<${urlOf(1)}>; rel="first"`];
+  if (page.totalPages > 0 && page.totalRecords <= page.resultWindow) links.push(`<${urlOf(page.totalPages)}>; rel="last"`);
+  return { header: links.filter((link) => link !== undefined).join(', '), next };
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from '@jest/globals';
+import parseLinkHeader from 'parse-link-header';
+import { linkBase, pageLinks, type LinkedPage } from '../../../shared/http/page-links.js';
+
+const BASE = 'https://gateway.example.com/summary';
+const page = (over: Partial<LinkedPage>): LinkedPage => ({ page: 1, pageSize: 25, totalRecords: 60, totalPages: 3, hasNext: true, resultWindow: 10_000, ...over });
+
+describe('linkBase', () => {
+  it('starts links on the public base URL, and gives none without it or when the body carries page', () => {
+    const query = new URLSearchParams();
+    expect(linkBase(BASE, 'invoices', query, { createdFrom: '2025-01-01' })?.operationUrl).toBe(`${BASE}/v1/invoices/summary`);
+    expect(linkBase(BASE, 'invoices', query, undefined)?.operationUrl).toBe(`${BASE}/v1/invoices/summary`);
+    expect(linkBase(undefined, 'invoices', query, {})).toBeUndefined();
+    expect(linkBase(BASE, 'invoices', query, { page: 2 })).toBeUndefined();
+  });
+});
+
+describe('pageLinks', () => {
+  const base = (query = '') => linkBase(BASE, 'contracts', new URLSearchParams(query), {})!;
+
+  it('links next, first and last with page and pageSize, in RFC 8288 form', () => {
+    const { header, next } = pageLinks(base(), page({ page: 2 }));
+    expect(next).toBe(`${BASE}/v1/contracts/summary?page=3&pageSize=25`);
+    expect(header).toBe(`<${next}>; rel="next", <${BASE}/v1/contracts/summary?page=1&pageSize=25>; rel="first", <${BASE}/v1/contracts/summary?page=3&pageSize=25>; rel="last"`);
+    expect(parseLinkHeader(header)).toMatchObject({ next: { page: '3' }, first: { page: '1' }, last: { page: '3' } });
+  });
+
+  it('has no next on the last page or past it, and no last on an empty result', () => {
+    expect(pageLinks(base(), page({ page: 3, hasNext: false })).next).toBeUndefined();
+    expect(parseLinkHeader(pageLinks(base(), page({ page: 3, hasNext: false })).header)?.next).toBeUndefined();
+    const empty = pageLinks(base(), page({ totalRecords: 0, totalPages: 0, hasNext: false }));
+    expect(Object.keys(parseLinkHeader(empty.header) ?? {})).toEqual(['first']);
+  });
+
+  it('leaves out last when a jump there would pass the result window', () => {
+    const links = parseLinkHeader(pageLinks(base(), page({ totalRecords: 10_001, totalPages: 401 })).header);
+    expect(links?.last).toBeUndefined();
+    expect(parseLinkHeader(pageLinks(base(), page({ totalRecords: 10_000, totalPages: 400 })).header)?.last?.page).toBe('400');
+  });
+
+  it('carries the caller\'s query filters, encoded, less page, pageSize and the Functions key', () => {
+    const { next } = pageLinks(base('contractWorkspaceID=CW 1&page=7&pageSize=3&code=secret&orderBy=createdDate'), page({ page: 1 }));
+    expect(next).toBe(`${BASE}/v1/contracts/summary?contractWorkspaceID=CW+1&orderBy=createdDate&page=2&pageSize=25`);
+  });
+
+  it('cannot be made to break the header: values are percent-encoded', () => {
+    const { header } = pageLinks(base('contractWorkspaceID=a%3E%2C%3Cb%0D%0AX: y'), page({}));
+    expect(header).not.toMatch(/[\r\n]/);
+    expect(parseLinkHeader(header)?.next?.contractWorkspaceID).toBe('a>,<b\r\nX: y');
+  });
+});
