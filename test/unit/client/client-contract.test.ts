@@ -7,7 +7,7 @@ import { RESOURCES } from '../../../shared/model/resources.js';
 import { projectRoot } from '../../../dev/project-root.js';
 import { runChild } from '../../support/run-child.js';
 import { committedDocument } from '../../support/document-validator.js';
-import { CLIENT_DATASETS_FILE, clientDatasetsSource } from '../../../openapi/client-datasets.js';
+import { CLIENT_DATASETS_FILE, PYTHON_DATASETS_FILE, clientDatasetsSource, pythonDatasetsSource } from '../../../openapi/client-datasets.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
 // The client is a package of its own (it could be published without the service), so what it
@@ -31,6 +31,12 @@ describe('the pull client against the API document', () => {
   it('has the datasets npm run openapi writes from the committed document (client/src/datasets.ts)', () => {
     if (readFileSync(join(root, CLIENT_DATASETS_FILE), 'utf8') !== clientDatasetsSource(committedDocument() as OpenAPIV3_1.Document)) {
       throw new Error(`${CLIENT_DATASETS_FILE} is out of date with openapi/openapi.json: run \`npm run openapi\` and commit it`);
+    }
+  });
+
+  it('has the datasets npm run openapi writes for the Python loader (python/src/summary_client/_datasets.py)', () => {
+    if (readFileSync(join(root, PYTHON_DATASETS_FILE), 'utf8') !== pythonDatasetsSource(committedDocument() as OpenAPIV3_1.Document)) {
+      throw new Error(`${PYTHON_DATASETS_FILE} is out of date with openapi/openapi.json: run \`npm run openapi\` and commit it`);
     }
   });
 

@@ -1,0 +1,201 @@
+"""One table for a date range of any length: calendar-month windows, each one export (Parquet, or
+the zip of invoices' two tables), a window too large for one export halved down to single days,
+and every answer that no retry and no other window can change stopping the load at once."""
+from __future__ import annotations
+
+import io
+import logging
+import zipfile
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ._datasets import DATASETS, Dataset
+from ._errors import RefusedError, TooLargeError, UnavailableError, UnsafeAnswerError, printable
+from ._settings import read_settings
+from ._token import token_source
+from ._transport import Answer, BodyTooLarge, Transport, is_retried, new_session
+from ._windows import DateLike, Window, halves, month_windows, parse_day
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+    import polars
+
+log = logging.getLogger("summary_client")
+
+_PARQUET_MAGIC = b"PAR1"
+_NOT_FILTERS = {"page", "pageSize", "orderBy", "order"}
+
+#: What to change for a refusal, by the problem's code (docs/errors.md), else by status.
+_REMEDY_BY_CODE = {
+    "INVALID_FILTER": "fix the filters= value (the detail says which and why)",
+    "UNKNOWN_FILTER": "fix the filters= name (names are case-sensitive)",
+    "INVALID_BODY": "fix the filters= values",
+    "INVALID_DATE": "fix start/end",
+    "INVALID_TOKEN": "check SUMMARY_SCOPE (api://<APP_ID>/.default of this service) and SUMMARY_TENANT_ID",
+    "INVALID_API_KEY": "check SUMMARY_API_KEY (the backend key issued to you)",
+    "INVALID_SUBSCRIPTION_KEY": "check SUMMARY_SUBSCRIPTION_KEY (your API Management subscription key)",
+    "MISSING_ROLE": "your client application needs the Data.Read app role: ask your Entra administrator to grant it",
+    "CLIENT_NOT_REGISTERED": "your client application is not registered with the service: ask the service owners to register SUMMARY_CLIENT_ID",
+    "NOT_FOUND": "check SUMMARY_BASE_URL: the gateway base URL including the API path, without /v1",
+    "REQUEST_TOO_LARGE": "use fewer or shorter filters= values",
+}
+_REMEDY_BY_STATUS = {
+    400: "fix the request the detail names",
+    401: "check SUMMARY_API_KEY, SUMMARY_SUBSCRIPTION_KEY and the token settings",
+    403: "ask the service owners for access",
+    404: "check SUMMARY_BASE_URL: the gateway base URL including the API path, without /v1",
+    405: "check SUMMARY_BASE_URL",
+    406: "update summary-data-client",
+    415: "update summary-data-client",
+}
+
+
+def load_as_arrow(
+    dataset: str,
+    start: DateLike,
+    end: DateLike,
+    *,
+    by: str = "created",
+    filters: Optional[Mapping[str, str]] = None,
+    table: Optional[str] = None,
+    **settings: Any,
+) -> pa.Table:
+    """Every record of ``dataset`` whose ``by`` date lies in ``start``..``end`` (UTC days, both included), as one Arrow table.
+
+    ``dataset`` is ``"contracts"`` or ``"invoices"``; ``by`` one of the dataset's date pairs
+    (``"created"``, ``"updated"``, invoices also ``"invoiceDate"``); ``filters`` the dataset's other
+    filters by name (``{"contractWorkspaceID": "CW000123"}``). Invoices have two tables:
+    ``table="invoices"`` (the default, one row per invoice) or ``table="invoice_tables"`` (one row
+    per invoice line). The range may be of any length: it is read in calendar months.
+
+    Settings come from keyword arguments (``base_url=``, ``client_id=``, ...), else from the same
+    ``SUMMARY_*`` environment variables as the summary-client CLI (README.md).
+
+    Raises ``SettingsError``, ``TokenError``, ``RefusedError`` (a permanent refusal: fix what its
+    ``remedy`` says), ``UnavailableError`` (still unavailable after the retries),
+    ``TooLargeError`` (a single day too large for one export: narrow ``filters``) or
+    ``UnsafeAnswerError`` (an answer this client will not take). Nothing is returned in part.
+    """
+    spec, entry, members = _request_shape(dataset, by, filters, table)
+    first, last = parse_day(start, "start"), parse_day(end, "end")
+    windows = month_windows(first, last)
+    resolved = read_settings(**settings)
+    session = new_session(resolved)
+    try:
+        transport = Transport(resolved, session, token_source(resolved, session))
+        tables: List[pa.Table] = []
+        for window in windows:
+            tables.extend(_load_window(transport, spec, entry, by, members, window, resolved.max_export_bytes))
+    finally:
+        session.close()
+    return pa.concat_tables(tables)
+
+
+def load_as_pandas(dataset: str, start: DateLike, end: DateLike, **options: Any) -> "pandas.DataFrame":
+    """``load_as_arrow`` as a pandas DataFrame (needs the ``pandas`` extra); decimals stay exact (``decimal.Decimal``)."""
+    _need("pandas")
+    return load_as_arrow(dataset, start, end, **options).to_pandas()
+
+
+def load_as_polars(dataset: str, start: DateLike, end: DateLike, **options: Any) -> "polars.DataFrame":
+    """``load_as_arrow`` as a polars DataFrame (needs the ``polars`` extra); decimals stay exact (``pl.Decimal``)."""
+    _need("polars")
+    import polars as pl
+
+    frame = pl.from_arrow(load_as_arrow(dataset, start, end, **options))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _need(module: str) -> None:
+    """Stops before any request when the frame library is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise ImportError(f"load_as_{module} needs {module}: pip install 'summary-data-client[{module}]'")
+
+
+def _request_shape(dataset: str, by: str, filters: Optional[Mapping[str, str]], table: Optional[str]) -> "tuple[Dataset, Optional[str], Dict[str, str]]":
+    """Checks what was asked before any request: the dataset, the date pair, the filters, the table."""
+    spec = DATASETS.get(dataset)
+    if spec is None:
+        raise ValueError(f"unknown dataset {dataset!r}; the datasets are {', '.join(DATASETS)}")
+    if by not in spec.date_by:
+        raise ValueError(f"{dataset} can be read by {', '.join(spec.date_by)} dates, not {by!r}")
+    members: Dict[str, str] = {}
+    for name, value in (filters or {}).items():
+        if name not in spec.filters:
+            hint = " (the date range is start/end and by=)" if name.endswith(("From", "To")) else " (pages are not asked for: the whole range is read)" if name in _NOT_FILTERS else ""
+            raise ValueError(f"{name!r} is not a filter of {dataset}{hint}; its filters are {', '.join(spec.filters)}")
+        if not isinstance(value, str):
+            raise ValueError(f"the filter {name} must be a string, not {type(value).__name__}")
+        members[name] = value
+    if spec.zip_entries is None:
+        if table not in (None, dataset):
+            raise ValueError(f"{dataset} has one table; leave table= out")
+        return spec, None, members
+    names = [entry[: -len(".parquet")] for entry in spec.zip_entries]
+    chosen = table or names[0]
+    if chosen not in names:
+        raise ValueError(f"{dataset} has the tables {', '.join(names)}, not {table!r}")
+    return spec, f"{chosen}.parquet", members
+
+
+def _load_window(transport: Transport, spec: Dataset, entry: Optional[str], by: str, members: Mapping[str, str], window: Window, cap: int) -> List[pa.Table]:
+    """One window's table, or its halves' when it is too large for one export, down to single days."""
+    body = {f"{by}From": window.start.isoformat(), f"{by}To": window.end.isoformat(), **members}
+    try:
+        answer = transport.post(spec.path, body, spec.export_type, cap)
+        too_large = answer.status == 413 and answer.code == "RESULT_TOO_LARGE"
+    except BodyTooLarge:
+        answer, too_large = None, True
+    if too_large:
+        parts = halves(window)
+        if parts is None:
+            raise TooLargeError(f"the export of {window.start} alone is larger than one export may be (413 RESULT_TOO_LARGE or SUMMARY_MAX_EXPORT_BYTES {cap}): narrow it with filters=")
+        log.info("%s..%s is too large for one export: halved", window.start, window.end)
+        return [table for part in parts for table in _load_window(transport, spec, entry, by, members, part, cap)]
+    assert answer is not None
+    if answer.status != 200:
+        raise _failure(answer)
+    log.info("%s..%s: %d bytes", window.start, window.end, len(answer.body))
+    return [_read_export(answer, entry, cap)]
+
+
+def _failure(answer: Answer) -> Exception:
+    problem = answer.problem()
+    code = answer.code
+    detail = printable(problem["detail"]) if isinstance(problem.get("detail"), str) else printable(answer.body[:1000].decode("utf-8", "replace"))
+    if is_retried(answer.status):
+        return UnavailableError(f"the service stayed unavailable: {answer.status} {code}: {detail} (request id {answer.request_id or 'none'}); try again later")
+    if 200 <= answer.status < 300:
+        return UnsafeAnswerError(f"the service answered {answer.status} where 200 and an export were expected (request id {answer.request_id or 'none'})")
+    remedy = _REMEDY_BY_CODE.get(code) or _REMEDY_BY_STATUS.get(answer.status) or "the service refuses this request whatever the window"
+    return RefusedError(answer.status, code, detail, answer.request_id and printable(answer.request_id), remedy)
+
+
+def _read_export(answer: Answer, entry: Optional[str], cap: int) -> pa.Table:
+    """The Parquet table of an export: the file itself, or one expected entry of its zip, inflated within its declared size, itself capped."""
+    data = answer.body
+    if entry is not None:
+        try:
+            archive = zipfile.ZipFile(io.BytesIO(data))
+            info = archive.getinfo(entry)
+            if info.file_size > cap:
+                raise UnsafeAnswerError(f"the export's {entry} declares {info.file_size} bytes, more than SUMMARY_MAX_EXPORT_BYTES {cap} (request id {answer.request_id})")
+            with archive.open(info) as member:
+                data = member.read(cap + 1)
+            if len(data) > cap:
+                raise UnsafeAnswerError(f"the export's {entry} inflates past SUMMARY_MAX_EXPORT_BYTES {cap} (request id {answer.request_id})")
+        except KeyError:
+            raise UnsafeAnswerError(f"the export has no {entry} (request id {answer.request_id})") from None
+        except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as error:
+            raise UnsafeAnswerError(f"the export is not a readable zip ({printable(str(error))}; request id {answer.request_id})") from None
+    if not (data.startswith(_PARQUET_MAGIC) and data.endswith(_PARQUET_MAGIC)):
+        raise UnsafeAnswerError(f"the export is not a Parquet file (request id {answer.request_id})")
+    try:
+        return pq.read_table(pa.BufferReader(data))
+    except (pa.ArrowException, OSError) as error:
+        raise UnsafeAnswerError(f"the export is not a readable Parquet file ({printable(str(error))}; request id {answer.request_id})") from None

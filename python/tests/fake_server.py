@@ -1,0 +1,119 @@
+"""A scripted HTTP server on loopback standing in for a misbehaving service (and its token
+endpoint): each POST to an operation takes the next scripted answer; every request is recorded."""
+from __future__ import annotations
+
+import io
+import json
+import ssl
+import threading
+import zipfile
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Dict, List, Optional, Tuple, Union
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+Reply = Tuple[int, Dict[str, str], bytes]
+
+
+def parquet(rows: List[dict]) -> bytes:
+    """A Parquet file of ``rows`` (at least the column ``id``)."""
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema([("id", pa.string()), ("day", pa.string())])), sink)
+    return sink.getvalue()
+
+
+def zipped(entries: Dict[str, bytes]) -> bytes:
+    sink = io.BytesIO()
+    with zipfile.ZipFile(sink, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return sink.getvalue()
+
+
+def problem(status: int, code: str, detail: str = "detail") -> Reply:
+    body = json.dumps({"type": "about:blank", "title": code, "status": status, "detail": detail, "code": code, "requestId": "rid-1"}).encode()
+    return status, {"Content-Type": "application/problem+json", "X-Request-ID": "rid-1"}, body
+
+
+def ok(data: bytes, content_type: str = "application/vnd.apache.parquet") -> Reply:
+    return 200, {"Content-Type": content_type, "X-Request-ID": "rid-ok"}, data
+
+
+@dataclass
+class Recorded:
+    path: str
+    headers: Dict[str, str]
+    body: dict
+
+
+@dataclass
+class FakeServer:
+    """``answer(request)`` scripts the operation's answers; ``requests`` records every call."""
+
+    answer: Callable[[Recorded], Union[Reply, None]]
+    token_reply: Reply = (200, {"Content-Type": "application/json"}, json.dumps({"access_token": "fake-token", "token_type": "Bearer", "expires_in": 3600}).encode())
+    requests: List[Recorded] = field(default_factory=list)
+    server: Optional[ThreadingHTTPServer] = None
+    scheme: str = "http"
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}"
+
+    def start(self, tls: Optional[Tuple[str, str]] = None) -> "FakeServer":
+        """Serves on loopback; over TLS with ``tls`` = (certificate file, key file)."""
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw) if self.path != "/token" else {}
+                except ValueError:
+                    body = {}
+                recorded = Recorded(self.path, {name.lower(): value for name, value in self.headers.items()}, body)
+                fake.requests.append(recorded)
+                reply = fake.token_reply if self.path == "/token" else fake.answer(recorded)
+                if reply is None:  # drop the connection without an answer
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                status, headers, data = reply
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                if "Content-Length" not in headers:
+                    self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.scheme = "https"
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+
+    def calls(self) -> List[Recorded]:
+        """The operation calls (the token requests left out)."""
+        return [request for request in self.requests if request.path != "/token"]
+
+    def settings(self, **overrides: object) -> dict:
+        base = dict(base_url=self.url, scope="api://app/.default", subscription_key="sub-key-fake", api_key="api-key-fake",
+                    client_id="client-fake", client_secret="secret-fake", token_url=f"{self.url}/token")
+        base.update(overrides)
+        return base

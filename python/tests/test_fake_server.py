@@ -1,0 +1,271 @@
+"""The loader against a misbehaving service: retries, fail-fast, halving and the safety rules of
+the pull client, with a scripted HTTP server on loopback (fake_server.py) and no real waits."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from typing import Iterator, List
+
+import pytest
+
+import summary_client
+from summary_client import RefusedError, SettingsError, TokenError, TooLargeError, UnavailableError, UnsafeAnswerError
+from summary_client import _transport
+
+from fake_server import FakeServer, ok, parquet, problem, zipped
+
+
+@pytest.fixture(autouse=True)
+def no_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only what each test passes: none of the SUMMARY_* variables a run against the stack sets."""
+    for name in list(os.environ):
+        if name.startswith("SUMMARY_") or name in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> List[float]:
+    """The waits between retries, recorded instead of slept."""
+    recorded: List[float] = []
+    monkeypatch.setattr(_transport.time, "sleep", recorded.append)
+    return recorded
+
+
+@pytest.fixture
+def servers() -> Iterator[List[FakeServer]]:
+    started: List[FakeServer] = []
+    yield started
+    for server in started:
+        server.stop()
+
+
+def serve(servers: List[FakeServer], answer) -> FakeServer:  # type: ignore[no-untyped-def]
+    server = FakeServer(answer).start()
+    servers.append(server)
+    return server
+
+
+def rows_for(request) -> bytes:  # type: ignore[no-untyped-def]
+    """One row per day of the asked window."""
+    start = dt.date.fromisoformat(request.body["createdFrom"])
+    end = dt.date.fromisoformat(request.body["createdTo"])
+    days = [(start + dt.timedelta(days=offset)).isoformat() for offset in range((end - start).days + 1)]
+    return parquet([{"id": f"r-{day}", "day": day} for day in days])
+
+
+def test_reads_calendar_months_with_the_three_credentials_and_one_table(servers, waits):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: ok(rows_for(request)))
+    table = summary_client.load_as_arrow("contracts", "2025-01-15", "2025-03-10", **server.settings())
+    assert [(call.body["createdFrom"], call.body["createdTo"]) for call in server.calls()] == [
+        ("2025-01-15", "2025-01-31"), ("2025-02-01", "2025-02-28"), ("2025-03-01", "2025-03-10")]
+    assert table.num_rows == 17 + 28 + 10
+    assert len(set(table.column("id").to_pylist())) == table.num_rows
+    call = server.calls()[0]
+    assert call.headers["authorization"] == "Bearer fake-token"
+    assert call.headers["ocp-apim-subscription-key"] == "sub-key-fake"
+    assert call.headers["x-api-key"] == "api-key-fake"
+    assert call.headers["accept"] == "application/vnd.apache.parquet"
+    assert len([request for request in server.requests if request.path == "/token"]) == 1  # kept until it expires
+    assert waits == []
+
+
+def test_retries_429_and_5xx_honouring_retry_after(servers, waits):  # type: ignore[no-untyped-def]
+    script = [problem(429, "RATE_LIMITED"), (503, {"Retry-After": "7"}, b""), None]
+
+    def answer(request):  # type: ignore[no-untyped-def]
+        return script.pop(0) if script else ok(rows_for(request))
+
+    server = serve(servers, answer)
+    table = summary_client.load_as_arrow("contracts", "2025-02-01", "2025-02-28", **server.settings())
+    assert table.num_rows == 28
+    assert len(server.calls()) == 4
+    assert len(waits) == 3
+    assert 1.0 <= waits[0] <= 1.25  # no Retry-After: exponential from 1 s, jitter up to +25 %
+    assert 7.0 <= waits[1] <= 8.75  # Retry-After: 7
+    assert 4.0 <= waits[2] <= 5.0  # no answer at all: the third wait
+
+
+def test_gives_up_after_six_attempts_and_never_waits_past_a_long_retry_after(servers, waits):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: problem(503, "STORE_UNAVAILABLE"))
+    with pytest.raises(UnavailableError, match="503 STORE_UNAVAILABLE"):
+        summary_client.load_as_arrow("contracts", "2025-02-01", "2025-02-28", **server.settings())
+    assert len(server.calls()) == 6
+    assert all(wait <= 60 for wait in waits)
+
+    patient = serve(servers, lambda request: (429, {"Retry-After": "3600"}, b"{}"))
+    waits.clear()
+    with pytest.raises(UnavailableError):
+        summary_client.load_as_arrow("contracts", "2025-02-01", "2025-02-28", **patient.settings())
+    assert len(patient.calls()) == 1
+    assert waits == []
+
+
+@pytest.mark.parametrize("status, code, remedy", [
+    (400, "INVALID_FILTER", "fix the filters= value"),
+    (401, "INVALID_API_KEY", "check SUMMARY_API_KEY"),
+    (403, "MISSING_ROLE", "Data.Read"),
+    (404, "NOT_FOUND", "check SUMMARY_BASE_URL"),
+])
+def test_stops_at_the_first_permanent_refusal_of_a_long_range(servers, waits, status, code, remedy):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: problem(status, code, "what was wrong"))
+    with pytest.raises(RefusedError) as raised:
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-12-31", **server.settings())
+    assert len(server.calls()) == 1  # not one call per month
+    assert (raised.value.status, raised.value.code, raised.value.request_id) == (status, code, "rid-1")
+    assert remedy in str(raised.value)
+    assert "what was wrong" in str(raised.value)
+    assert waits == []
+
+
+def test_halves_a_window_too_large_for_one_export_down_to_days(servers, waits):  # type: ignore[no-untyped-def]
+    def answer(request):  # type: ignore[no-untyped-def]
+        days = (dt.date.fromisoformat(request.body["createdTo"]) - dt.date.fromisoformat(request.body["createdFrom"])).days + 1
+        return problem(413, "RESULT_TOO_LARGE") if days > 8 else ok(rows_for(request))
+
+    server = serve(servers, answer)
+    table = summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-31", **server.settings())
+    assert table.num_rows == 31
+    assert sorted(table.column("day").to_pylist()) == [f"2025-03-{day:02d}" for day in range(1, 32)]
+    assert [(c.body["createdFrom"], c.body["createdTo"]) for c in server.calls()][:3] == [
+        ("2025-03-01", "2025-03-31"), ("2025-03-01", "2025-03-16"), ("2025-03-01", "2025-03-08")]
+
+
+def test_a_single_day_too_large_stops_with_what_to_do(servers, waits):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: problem(413, "RESULT_TOO_LARGE"))
+    with pytest.raises(TooLargeError, match="filters="):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-04", **server.settings())
+    assert [(c.body["createdFrom"], c.body["createdTo"]) for c in server.calls()] == [
+        ("2025-03-01", "2025-03-04"), ("2025-03-01", "2025-03-02"), ("2025-03-01", "2025-03-01")]
+
+
+def test_caps_an_export_body_and_halves_past_the_cap(servers, waits):  # type: ignore[no-untyped-def]
+    def answer(request):  # type: ignore[no-untyped-def]
+        data = rows_for(request)
+        return ok(data + b"\0" * 5000) if request.body["createdFrom"] != request.body["createdTo"] else ok(data)
+
+    server = serve(servers, answer)
+    # Without a cap that small, the padded two days are taken, and refused for what they are.
+    with pytest.raises(UnsafeAnswerError, match="not a Parquet file"):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-02", **server.settings())
+    table = summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-02", **server.settings(max_export_bytes="4096"))
+    assert table.num_rows == 2
+
+
+def test_never_follows_a_redirect(servers, waits):  # type: ignore[no-untyped-def]
+    elsewhere = serve(servers, lambda request: ok(rows_for(request)))
+    server = serve(servers, lambda request: (307, {"Location": f"{elsewhere.url}/v1/contracts/summary"}, b""))
+    with pytest.raises(UnsafeAnswerError, match="redirect"):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-31", **server.settings())
+    assert elsewhere.calls() == []
+
+
+def test_takes_only_the_asked_table_of_the_zip_within_its_cap(servers, waits):  # type: ignore[no-untyped-def]
+    good = zipped({"invoices.parquet": parquet([{"id": "i1", "day": "d"}]), "invoice_tables.parquet": parquet([{"id": "l1", "day": "d"}, {"id": "l2", "day": "d"}])})
+    server = serve(servers, lambda request: ok(good, "application/zip"))
+    assert summary_client.load_as_arrow("invoices", "2025-03-01", "2025-03-31", **server.settings()).num_rows == 1
+    assert summary_client.load_as_arrow("invoices", "2025-03-01", "2025-03-31", table="invoice_tables", **server.settings()).num_rows == 2
+    assert server.calls()[0].headers["accept"] == "application/zip"
+
+    missing = serve(servers, lambda request: ok(zipped({"invoices.parquet": parquet([])}), "application/zip"))
+    with pytest.raises(UnsafeAnswerError, match="no invoice_tables.parquet"):
+        summary_client.load_as_arrow("invoices", "2025-03-01", "2025-03-31", table="invoice_tables", **missing.settings())
+
+    bomb = zipped({"invoices.parquet": b"PAR1" + b"\0" * 50_000 + b"PAR1", "invoice_tables.parquet": b""})
+    bombing = serve(servers, lambda request: ok(bomb, "application/zip"))
+    with pytest.raises(UnsafeAnswerError, match="SUMMARY_MAX_EXPORT_BYTES"):
+        summary_client.load_as_arrow("invoices", "2025-03-01", "2025-03-01", **bombing.settings(max_export_bytes="10000"))
+
+
+def test_quotes_server_text_without_control_characters_or_bidi_overrides(servers, waits):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: problem(400, "INVALID_FILTER", "bad\x1b[31m value\u202e" + "x" * 5000))
+    with pytest.raises(RefusedError) as raised:
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-31", **server.settings())
+    message = str(raised.value)
+    assert "\x1b" not in message and "\u202e" not in message
+    assert "bad[31m value" in message
+    assert len(raised.value.detail) <= 1000
+
+
+def test_a_refused_token_stops_before_any_call(servers, waits):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: ok(rows_for(request)))
+    server.token_reply = (401, {"Content-Type": "application/json"}, json.dumps({"error": "invalid_client", "error_description": "AADSTS7000215: Invalid client secret"}).encode())
+    with pytest.raises(TokenError, match="invalid_client.*SUMMARY_CLIENT_SECRET"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-12-31", **server.settings())
+    assert server.calls() == []
+
+
+def test_checks_what_was_asked_before_any_request(servers, waits):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: ok(rows_for(request)))
+    settings = server.settings()
+    with pytest.raises(ValueError, match="unknown dataset"):
+        summary_client.load_as_arrow("orders", "2025-01-01", "2025-01-31", **settings)
+    with pytest.raises(ValueError, match="by created, updated"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", by="invoiceDate", **settings)
+    with pytest.raises(ValueError, match="the date range is start/end"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", filters={"createdFrom": "2025-01-01"}, **settings)
+    with pytest.raises(ValueError, match="has the tables invoices, invoice_tables"):
+        summary_client.load_as_arrow("invoices", "2025-01-01", "2025-01-31", table="lines", **settings)
+    with pytest.raises(ValueError, match="after end"):
+        summary_client.load_as_arrow("contracts", "2025-02-01", "2025-01-31", **settings)
+    with pytest.raises(ValueError, match="YYYY-MM-DD"):
+        summary_client.load_as_arrow("contracts", "2025-02-30", "2025-03-31", **settings)
+    with pytest.raises(TypeError, match="unknown setting"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", base_uri="x", **settings)
+    assert server.requests == []
+
+
+def test_settings_name_what_is_missing_and_refuse_plain_http_elsewhere(monkeypatch):  # type: ignore[no-untyped-def]
+    with pytest.raises(SettingsError) as raised:
+        summary_client.read_settings()
+    for name in ("SUMMARY_BASE_URL", "SUMMARY_SCOPE", "SUMMARY_SUBSCRIPTION_KEY", "SUMMARY_API_KEY", "SUMMARY_CLIENT_SECRET", "SUMMARY_CLIENT_ID", "SUMMARY_TENANT_ID"):
+        assert name in str(raised.value)
+    env = {"SUMMARY_BASE_URL": "http://gateway.example.com/summary", "SUMMARY_SCOPE": "s", "SUMMARY_SUBSCRIPTION_KEY": "k", "SUMMARY_API_KEY": "a",
+           "SUMMARY_CLIENT_ID": "c", "SUMMARY_CLIENT_SECRET": "never-shown", "SUMMARY_TENANT_ID": "t"}
+    with pytest.raises(SettingsError, match="must be an https URL"):
+        summary_client.read_settings(env)
+    settings = summary_client.read_settings({**env, "SUMMARY_BASE_URL": "https://gateway.example.com/summary/"})
+    assert settings.base_url == "https://gateway.example.com/summary"
+    assert "never-shown" not in repr(settings) and "k'" not in repr(settings)
+    assert summary_client.read_settings(env, base_url="http://127.0.0.1:7071/api").base_url == "http://127.0.0.1:7071/api"
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """A CA, a certificate it issued for 127.0.0.1 and one for another name (openssl)."""
+    import subprocess
+
+    folder = tmp_path_factory.mktemp("tls")
+
+    def run(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=folder)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=summary test CA")
+    for name, san in (("loopback", "IP:127.0.0.1"), ("elsewhere", "DNS:wrong.example")):
+        (folder / f"{name}.ext").write_text(f"subjectAltName={san}\n")
+        run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}")
+        run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", f"{name}.pem", "-days", "1", "-extfile", f"{name}.ext")
+    return folder
+
+
+def test_tls_trusts_summary_ca_file_or_ssl_cert_file_and_fails_at_once_otherwise(servers, waits, certificates, monkeypatch):  # type: ignore[no-untyped-def]
+    loopback = FakeServer(lambda request: ok(rows_for(request))).start(tls=(str(certificates / "loopback.pem"), str(certificates / "loopback.key")))
+    servers.append(loopback)
+    token = {"token_provider": lambda scope: "t", "token_url": None, "client_secret": None}
+    ca = str(certificates / "ca.pem")
+    assert summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-02", **loopback.settings(ca_file=ca, **token)).num_rows == 2
+
+    monkeypatch.setenv("SSL_CERT_FILE", ca)
+    assert summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-02", **loopback.settings(**token)).num_rows == 2
+    monkeypatch.delenv("SSL_CERT_FILE")
+
+    calls = len(loopback.calls())
+    with pytest.raises(UnsafeAnswerError, match="SUMMARY_CA_FILE"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-12-31", **loopback.settings(**token))
+    assert len(loopback.calls()) == calls  # refused at the handshake, never retried
+
+    elsewhere = FakeServer(lambda request: ok(rows_for(request))).start(tls=(str(certificates / "elsewhere.pem"), str(certificates / "elsewhere.key")))
+    servers.append(elsewhere)
+    with pytest.raises(UnsafeAnswerError, match="not for this host"):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-02", **elsewhere.settings(ca_file=ca, **token))
+    assert elsewhere.calls() == [] and waits == []

@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { clientSettings } from '../../dev/client-settings.js';
+import { projectRoot } from '../../dev/project-root.js';
+import { pythonEnv } from '../support/python-env.js';
+import { leakedSecrets, runChild, type ChildResult } from '../support/run-child.js';
+import { identities, stack } from '../support/stack.js';
+import { storeRecords } from '../support/store-records.js';
+
+// The Python loader (python/, summary-data-client), installed from the folder into two virtual
+// environments: one with requests, pyarrow, pandas, polars and pytest from the local index and no
+// MSAL (the plain token request), one made by Debian's python3 that sees its python3-msal (the MSAL
+// path). Its pytest suites run there: against a scripted fake server (retries, fail-fast, halving,
+// the safety rules) and against this local stack (rows and exact decimals equal to the store).
+const root = projectRoot();
+const SYSTEM_PYTHON = process.env.SYSTEM_PYTHON ?? '/usr/bin/python3';
+let plain: string;
+let withMsal: string;
+
+beforeAll(async () => {
+  const local = [join(root, 'python')];
+  plain = await pythonEnv('python-client', ['requests', 'pyarrow', 'pandas', 'polars', 'pytest'], { local });
+  withMsal = await pythonEnv('python-client-msal', ['pyarrow', 'pandas', 'polars', 'pytest'], { python: SYSTEM_PYTHON, systemSitePackages: true, local });
+}, 900_000);
+
+/** Sums of stored amounts as the exact decimal string Python's Decimal prints (2 places). */
+function exactSum(values: readonly unknown[]): string {
+  const cents = values.reduce<bigint>((total, value) => total + BigInt(Math.round(Number(value ?? 0) * 100)), 0n);
+  return `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+}
+
+async function expected(): Promise<Record<string, unknown>> {
+  const contracts = (await storeRecords('contracts', 'contoso')).filter((record) => String(record.createdDate).startsWith('2025-'));
+  const invoices = (await storeRecords('invoices', 'contoso')).filter((record) => String(record.createdDate).startsWith('2025-'));
+  return {
+    contracts: contracts.length,
+    amount: exactSum(contracts.map((record) => record.contractAmount)),
+    invoices: invoices.length,
+    lines: invoices.reduce((total, record) => total + (record.lines as unknown[]).length, 0),
+  };
+}
+
+/** pytest's tally: passed, failed, skipped, errors (none of the last three may be there). */
+function tally(result: ChildResult): Record<string, number> {
+  const line = result.stdout.trim().split('\n').at(-1) ?? '';
+  return Object.fromEntries([...line.matchAll(/(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)/g)].map((match) => [match[2]!.replace(/s$/, ''), Number(match[1])]));
+}
+
+async function pytest(python: string, tests: readonly string[], tokenPath: string): Promise<ChildResult> {
+  const settings = { ...clientSettings({ ...stack, identities }), SUMMARY_CA_FILE: stack.caFile };
+  const env = { ...settings, HOME: process.env.HOME ?? '', SUMMARY_TEST_EXPECTED: JSON.stringify(await expected()), SUMMARY_TEST_TOKEN_PATH: tokenPath };
+  const result = await runChild(python, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...tests.map((test) => join('python', 'tests', test))], env, 300_000);
+  expect(leakedSecrets(result.stdout + result.stderr, settings)).toEqual([]);
+  return result;
+}
+
+describe('the Python loader (python/)', () => {
+  it('passes its pytest suites, against the fake server and this stack, with the plain token request', async () => {
+    const result = await pytest(plain, ['test_fake_server.py', 'test_local_stack.py'], 'plain');
+    expect([tally(result), result.code, result.code === 0 ? '' : result.stdout.slice(-4000)]).toEqual([{ passed: 17 + 7 }, 0, '']);
+  }, 300_000);
+
+  it('passes against this stack through Debian\'s MSAL (a virtual environment that sees the system packages)', async () => {
+    const probe = await runChild(withMsal, ['-c', 'import msal, summary_client._token as t; print(t.msal is not None)'], {});
+    expect(probe.stdout.trim()).toBe('True');
+    const result = await pytest(withMsal, ['test_local_stack.py'], 'msal');
+    expect([tally(result), result.code, result.code === 0 ? '' : result.stdout.slice(-4000)]).toEqual([{ passed: 7 }, 0, '']);
+  }, 300_000);
+});
