@@ -3,6 +3,14 @@ import { REFERENCE_PATH } from './reference-page.js';
 import type { LocalStack } from './local-stack.js';
 import { clientSettings } from './client-settings.js';
 
+/** The Python loader beside the CLI: the same settings, one table (the system tests run these lines). */
+export const PYTHON_LOADER_INTRO = "Or in Python, in a notebook, one table for the whole range (pip install './python[pandas]': python/README.md):";
+export const PYTHON_LOADER = [
+  'import summary_client',
+  'contracts = summary_client.load_as_pandas("contracts", "2025-01-01", "2025-12-31")',
+  'print(contracts.groupby("status").size())',
+] as const;
+
 /**
  * The ready-to-paste curl walkthrough printed by `npm start`. It uses the dev identities, whose
  * secrets are obviously fake fixtures; nothing here is a real credential.
@@ -36,6 +44,9 @@ npx summary-client pull contracts --from 2025-01-01 --to 2025-12-31 --out pulls/
 npx summary-client pull invoices --from 2025-01-01 --to 2025-12-31 --out pulls/invoices
 # 3. Query the folders with the DuckDB npm start installed (pyarrow, pandas, polars, Spark: docs/consuming.md)
 npm run sql -- "SELECT status, count(*) AS contracts FROM 'pulls/contracts/*.parquet' GROUP BY ALL ORDER BY ALL"
+
+${PYTHON_LOADER_INTRO}
+${PYTHON_LOADER.join('\n')}
 
 The same one level down, with curl:
 # 1. Get an access token (client credentials; use access_token, never id_token)

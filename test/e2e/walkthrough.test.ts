@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../dev/project-root.js';
-import { walkthrough } from '../../dev/walkthrough.js';
+import { PYTHON_LOADER, walkthrough } from '../../dev/walkthrough.js';
 import { identities, stack } from '../support/stack.js';
 import { runChild } from '../support/run-child.js';
 import { storeRecords } from '../support/store-records.js';
@@ -30,6 +30,9 @@ describe('the walkthrough', () => {
     for (const line of lines.filter((candidate) => candidate !== caLine)) expect(readme).toContain(line);
     expect(readme).toContain('export SUMMARY_CA_FILE=/path/to/this/checkout/.local/ca.pem');
     expect(readme).not.toMatch(/^export NODE_EXTRA_CA_CERTS/m);
+    // The Python loader's three lines, beside the CLI (test/system/python-client.test.ts runs them).
+    expect(printed).toContain(PYTHON_LOADER.join('\n'));
+    expect(readme).toContain(['```python', ...PYTHON_LOADER, '```'].join('\n'));
   });
 
   it('pulls a year of contracts and of invoices and queries them when its client lines run in a shell', async () => {

@@ -6,6 +6,7 @@ import { pythonEnv } from '../support/python-env.js';
 import { leakedSecrets, runChild, type ChildResult } from '../support/run-child.js';
 import { identities, stack } from '../support/stack.js';
 import { storeRecords } from '../support/store-records.js';
+import { PYTHON_LOADER } from '../../dev/walkthrough.js';
 
 // The Python loader (python/, summary-data-client), installed from the folder into two virtual
 // environments: one with requests, pyarrow, pandas, polars and pytest from the local index and no
@@ -59,6 +60,16 @@ describe('the Python loader (python/)', () => {
     const result = await pytest(plain, ['test_fake_server.py', 'test_local_stack.py'], 'plain');
     expect([tally(result), result.code, result.code === 0 ? '' : result.stdout.slice(-4000)]).toEqual([{ passed: 17 + 7 }, 0, '']);
   }, 300_000);
+
+  it('runs the walkthrough\'s three lines (README): the year\'s contracts counted by status', async () => {
+    const settings = { ...clientSettings({ ...stack, identities }), SUMMARY_CA_FILE: stack.caFile, HOME: process.env.HOME ?? '' };
+    const result = await runChild(plain, ['-c', PYTHON_LOADER.join('\n')], settings, 120_000);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    const counts = result.stdout.split('\n').map((line) => /^(\w+)\s+(\d+)$/.exec(line.trim())).filter((match) => match !== null);
+    const stored = (await storeRecords('contracts', 'contoso')).filter((record) => String(record.createdDate).startsWith('2025-'));
+    expect(counts.length).toBeGreaterThanOrEqual(2);
+    expect(counts.reduce((total, match) => total + Number(match![2]), 0)).toBe(stored.length);
+  }, 120_000);
 
   it('passes against this stack through Debian\'s MSAL (a virtual environment that sees the system packages)', async () => {
     const probe = await runChild(withMsal, ['-c', 'import msal, summary_client._token as t; print(t.msal is not None)'], {});
