@@ -8,6 +8,7 @@ import type { JsonObject } from './json-schema.js';
 import { draftRoles, gatingRoles } from './role-grants.js';
 import type { ServiceDefaults } from './service-defaults.js';
 import { toJsonSchema } from './json-schema.js';
+import { exportMediaTypes as exportMediaTypesOf } from '../shared/model/operation-contract.js';
 
 /**
  * The JSON Schema of one filter member as it is accepted from `source` (a JSON body keeps JSON
@@ -18,9 +19,12 @@ export function filterMemberSchema(model: ApiModel, resource: ResourceDefinition
   const member = Object.hasOwn(filterMembers(resource), name) ? filterMembers(resource)[name] : undefined;
   if (member === undefined) throw new TypeError(`${name} is not a filter of ${resource.name}`);
   const { rule, filter } = member;
-  const schema = toJsonSchema(rule.schema[source], 'input');
-  // A query-string value is text, so its default is too.
-  const setDefault = (value: string | number) => { schema.default = source === 'query' ? String(value) : value; };
+  // page and pageSize are whole numbers in the query string too: described as integers there, so
+  // a generic client sends what the service takes, within the same bounds as the body's.
+  const numeric = PAGINATION_MEMBERS.has(name);
+  const schema = toJsonSchema(rule.schema[numeric ? 'body' : source], 'input');
+  // A query-string value is text, so its default is too (but for the numbers above).
+  const setDefault = (value: string | number) => { schema.default = source === 'query' && !numeric ? String(value) : value; };
   const notes = [`Must be ${rule.expected}; otherwise 400 \`${rule.code}\`.`];
 
   // What each kind of filter adds; the control members (order, pages) have none.
@@ -43,14 +47,17 @@ export function filterMemberSchema(model: ApiModel, resource: ResourceDefinition
     notes.push(orderByNote(model, resource));
   }
   if (name === 'order') setDefault(defaults.order);
-  if (name === 'page') setDefault(defaults.page);
+  if (name === 'page') {
+    setDefault(defaults.page);
+    notes.push('A page past the last one answers 200 with empty data and a meta.warning, however deep it is (the store is not read past the count).');
+  }
   if (name === 'pageSize') {
     setDefault(defaults.pageSize);
-    if (source === 'body') schema.maximum = defaults.maxPageSize;
-    notes.push(`At most MAX_PAGE_SIZE (default ${defaults.maxPageSize}; more is 400 \`PAGE_SIZE_TOO_LARGE\`). page × pageSize may reach at most MAX_RESULT_WINDOW records (default ${defaults.maxResultWindow}; deeper is 400 \`RESULT_WINDOW_EXCEEDED\`: narrow the filters or export Parquet).`);
+    schema.maximum = defaults.maxPageSize;
+    notes.push(`At most MAX_PAGE_SIZE (default ${defaults.maxPageSize}; more is 400 \`PAGE_SIZE_TOO_LARGE\`). A jump to a page that has records may reach at most record MAX_RESULT_WINDOW (page × pageSize ≤ ${defaults.maxResultWindow} by default; deeper is 400 \`RESULT_WINDOW_EXCEEDED\`: walk there page by page, narrow the filters or export Parquet); a page past the last one is empty, not refused.`);
   }
   if (PAGINATION_MEMBERS.has(name)) {
-    notes.push('JSON only: together with `Accept: application/vnd.apache.parquet` it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).');
+    notes.push(`JSON only: together with an Accept that chooses an export (${exportMediaTypesOf(resource).map((type) => `\`${type}\``).join(' or ')}) it is 400 \`PAGINATION_NOT_ALLOWED\` (an export is the whole result).`);
   }
   // The same gate parseFilters applies: a filter on a field the caller cannot see is refused.
   const gatedBy = filter ? gatingRoles(model.datapoints, resource.name, filter.field) : undefined;

@@ -43,7 +43,8 @@ export function summaryOperation(model: ApiModel, resource: ResourceDefinition, 
         [mediaTypeOf('json')]: {
           schema: schemaRef(resource.openapi.filtersSchema),
           examples: {
-            oneMonth: { summary: 'Created in March 2025, five per page', value: { createdFrom: '2025-03-01', createdTo: '2025-03-31', pageSize: 5 } },
+            // Valid whatever Accept chooses: page and pageSize would make it a JSON-only example.
+            oneMonth: { summary: 'Created in March 2025 (JSON pages or one export)', value: { createdFrom: '2025-03-01', createdTo: '2025-03-31' } },
           },
         },
       },
@@ -59,8 +60,8 @@ export function sharedParameters(): Record<string, JsonObject> {
       name: 'X-Request-ID',
       in: 'header',
       required: false,
-      description: 'Optional: your own identifier for this request (1–128 of A–Z a–z 0–9 . _ : -). It is recorded with the request and echoed in the X-Client-Request-ID response header (an invalid one is dropped); the response\'s X-Request-ID is always the gateway\'s own id, unique per request.',
-      schema: { type: 'string', pattern: REQUEST_ID.source },
+      description: `Optional: your own identifier for this request. A valid one (1–128 of A–Z a–z 0–9 . _ : -, that is ${REQUEST_ID.source}) is recorded with the request and echoed in the X-Client-Request-ID response header; any other value is ignored (never refused: the request is answered as if it had none). The response's X-Request-ID is always the gateway's own id, unique per request.`,
+      schema: { type: 'string' },
     },
   };
 }

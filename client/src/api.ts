@@ -85,12 +85,12 @@ export interface components {
              */
             order?: "asc" | "desc";
             /**
-             * @description Must be the page number: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. JSON only: together with `Accept: application/vnd.apache.parquet` it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
+             * @description Must be the page number: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. A page past the last one answers 200 with empty data and a meta.warning, however deep it is (the store is not read past the count). JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
              * @default 1
              */
             page?: number;
             /**
-             * @description Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). page × pageSize may reach at most MAX_RESULT_WINDOW records (default 10000; deeper is 400 `RESULT_WINDOW_EXCEEDED`: narrow the filters or export Parquet). JSON only: together with `Accept: application/vnd.apache.parquet` it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
+             * @description Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). A jump to a page that has records may reach at most record MAX_RESULT_WINDOW (page × pageSize ≤ 10000 by default; deeper is 400 `RESULT_WINDOW_EXCEEDED`: walk there page by page, narrow the filters or export Parquet); a page past the last one is empty, not refused. JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
              * @default 25
              */
             pageSize?: number;
@@ -151,12 +151,12 @@ export interface components {
              */
             order?: "asc" | "desc";
             /**
-             * @description Must be the page number: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. JSON only: together with `Accept: application/vnd.apache.parquet` it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
+             * @description Must be the page number: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. A page past the last one answers 200 with empty data and a meta.warning, however deep it is (the store is not read past the count). JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet` or `application/zip`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
              * @default 1
              */
             page?: number;
             /**
-             * @description Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). page × pageSize may reach at most MAX_RESULT_WINDOW records (default 10000; deeper is 400 `RESULT_WINDOW_EXCEEDED`: narrow the filters or export Parquet). JSON only: together with `Accept: application/vnd.apache.parquet` it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
+             * @description Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). A jump to a page that has records may reach at most record MAX_RESULT_WINDOW (page × pageSize ≤ 10000 by default; deeper is 400 `RESULT_WINDOW_EXCEEDED`: walk there page by page, narrow the filters or export Parquet); a page past the last one is empty, not refused. JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet` or `application/zip`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
              * @default 25
              */
             pageSize?: number;
@@ -516,7 +516,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Optional: your own identifier for this request (1–128 of A–Z a–z 0–9 . _ : -). It is recorded with the request and echoed in the X-Client-Request-ID response header (an invalid one is dropped); the response's X-Request-ID is always the gateway's own id, unique per request. */
+        /** @description Optional: your own identifier for this request. A valid one (1–128 of A–Z a–z 0–9 . _ : -, that is ^[A-Za-z0-9._:-]{1,128}$) is recorded with the request and echoed in the X-Client-Request-ID response header; any other value is ignored (never refused: the request is answered as if it had none). The response's X-Request-ID is always the gateway's own id, unique per request. */
         "X-Request-ID": string;
     };
     requestBodies: never;
@@ -557,13 +557,13 @@ export interface operations {
                 orderBy?: "contractId" | "title" | "status" | "effectiveDate" | "expirationDate" | "createdDate" | "updatedDate" | "contractAmount" | "supplierName";
                 /** @description Query-string form of the body member `order`; when the body has order too, the body wins. Give it at most once (twice is 400 `INVALID_FILTER`). Must be "asc" or "desc"; otherwise 400 `INVALID_FILTER`. */
                 order?: "asc" | "desc";
-                /** @description Query-string form of the body member `page`; when the body has page too, the body wins. Give it at most once (twice is 400 `INVALID_FILTER`). Must be the page number: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. JSON only: together with `Accept: application/vnd.apache.parquet` it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result). */
-                page?: string;
-                /** @description Query-string form of the body member `pageSize`; when the body has pageSize too, the body wins. Give it at most once (twice is 400 `INVALID_FILTER`). Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). page × pageSize may reach at most MAX_RESULT_WINDOW records (default 10000; deeper is 400 `RESULT_WINDOW_EXCEEDED`: narrow the filters or export Parquet). JSON only: together with `Accept: application/vnd.apache.parquet` it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result). */
-                pageSize?: string;
+                /** @description Query-string form of the body member `page`; when the body has page too, the body wins. Give it at most once (twice is 400 `INVALID_FILTER`). Must be the page number: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. A page past the last one answers 200 with empty data and a meta.warning, however deep it is (the store is not read past the count). JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result). */
+                page?: number;
+                /** @description Query-string form of the body member `pageSize`; when the body has pageSize too, the body wins. Give it at most once (twice is 400 `INVALID_FILTER`). Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). A jump to a page that has records may reach at most record MAX_RESULT_WINDOW (page × pageSize ≤ 10000 by default; deeper is 400 `RESULT_WINDOW_EXCEEDED`: walk there page by page, narrow the filters or export Parquet); a page past the last one is empty, not refused. JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result). */
+                pageSize?: number;
             };
             header?: {
-                /** @description Optional: your own identifier for this request (1–128 of A–Z a–z 0–9 . _ : -). It is recorded with the request and echoed in the X-Client-Request-ID response header (an invalid one is dropped); the response's X-Request-ID is always the gateway's own id, unique per request. */
+                /** @description Optional: your own identifier for this request. A valid one (1–128 of A–Z a–z 0–9 . _ : -, that is ^[A-Za-z0-9._:-]{1,128}$) is recorded with the request and echoed in the X-Client-Request-ID response header; any other value is ignored (never refused: the request is answered as if it had none). The response's X-Request-ID is always the gateway's own id, unique per request. */
                 "X-Request-ID"?: components["parameters"]["X-Request-ID"];
             };
             path?: never;
@@ -629,13 +629,13 @@ export interface operations {
                 orderBy?: "invoiceId" | "invoiceNumber" | "status" | "invoiceDate" | "dueDate" | "createdDate" | "updatedDate" | "totalAmount" | "supplierName";
                 /** @description Query-string form of the body member `order`; when the body has order too, the body wins. Give it at most once (twice is 400 `INVALID_FILTER`). Must be "asc" or "desc"; otherwise 400 `INVALID_FILTER`. */
                 order?: "asc" | "desc";
-                /** @description Query-string form of the body member `page`; when the body has page too, the body wins. Give it at most once (twice is 400 `INVALID_FILTER`). Must be the page number: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. JSON only: together with `Accept: application/vnd.apache.parquet` it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result). */
-                page?: string;
-                /** @description Query-string form of the body member `pageSize`; when the body has pageSize too, the body wins. Give it at most once (twice is 400 `INVALID_FILTER`). Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). page × pageSize may reach at most MAX_RESULT_WINDOW records (default 10000; deeper is 400 `RESULT_WINDOW_EXCEEDED`: narrow the filters or export Parquet). JSON only: together with `Accept: application/vnd.apache.parquet` it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result). */
-                pageSize?: string;
+                /** @description Query-string form of the body member `page`; when the body has page too, the body wins. Give it at most once (twice is 400 `INVALID_FILTER`). Must be the page number: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. A page past the last one answers 200 with empty data and a meta.warning, however deep it is (the store is not read past the count). JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet` or `application/zip`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result). */
+                page?: number;
+                /** @description Query-string form of the body member `pageSize`; when the body has pageSize too, the body wins. Give it at most once (twice is 400 `INVALID_FILTER`). Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). A jump to a page that has records may reach at most record MAX_RESULT_WINDOW (page × pageSize ≤ 10000 by default; deeper is 400 `RESULT_WINDOW_EXCEEDED`: walk there page by page, narrow the filters or export Parquet); a page past the last one is empty, not refused. JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet` or `application/zip`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result). */
+                pageSize?: number;
             };
             header?: {
-                /** @description Optional: your own identifier for this request (1–128 of A–Z a–z 0–9 . _ : -). It is recorded with the request and echoed in the X-Client-Request-ID response header (an invalid one is dropped); the response's X-Request-ID is always the gateway's own id, unique per request. */
+                /** @description Optional: your own identifier for this request. A valid one (1–128 of A–Z a–z 0–9 . _ : -, that is ^[A-Za-z0-9._:-]{1,128}$) is recorded with the request and echoed in the X-Client-Request-ID response header; any other value is ignored (never refused: the request is answered as if it had none). The response's X-Request-ID is always the gateway's own id, unique per request. */
                 "X-Request-ID"?: components["parameters"]["X-Request-ID"];
             };
             path?: never;

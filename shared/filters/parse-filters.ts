@@ -19,15 +19,18 @@ export interface FilterInput {
   /** What the caller may see: `orderBy` and field filters are checked against it. */
   readonly view: View;
   readonly maxPageSize: number;
-  /** False for exports: `page` and `pageSize` are then refused wherever they are given. */
-  readonly pagination?: boolean;
+  /**
+   * The media type of the export asked for (the one the Accept header chose), absent for JSON
+   * pages: with it, `page` and `pageSize` are refused wherever they are given, the message naming it.
+   */
+  readonly exportMediaType?: string;
 }
 
 /**
  * Validates and merges the body and query-string filters (the body wins) into a `SummaryQuery`.
  * Collects every problem and throws one 400 `ApiError` listing them.
  */
-export function parseFilters({ body, query, view, maxPageSize, pagination = true }: FilterInput): SummaryQuery {
+export function parseFilters({ body, query, view, maxPageSize, exportMediaType }: FilterInput): SummaryQuery {
   const { resource } = view;
   const members = filterMembers(resource);
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
@@ -37,8 +40,8 @@ export function parseFilters({ body, query, view, maxPageSize, pagination = true
   const given: Record<string, string | number> = {};
 
   const take = (name: string, raw: unknown, source: Source) => {
-    if (!pagination && PAGINATION_MEMBERS.has(name)) {
-      errors.push({ member: name, code: 'PAGINATION_NOT_ALLOWED', message: `${name} cannot be sent with Accept: application/vnd.apache.parquet: an export is the whole result. Leave ${name} out, or ask for JSON.` });
+    if (exportMediaType !== undefined && PAGINATION_MEMBERS.has(name)) {
+      errors.push({ member: name, code: 'PAGINATION_NOT_ALLOWED', message: `${name} cannot be sent with Accept: ${exportMediaType}: an export is the whole result. Leave ${name} out, or ask for JSON.` });
       return;
     }
     const rule = Object.hasOwn(members, name) ? members[name]!.rule : undefined;

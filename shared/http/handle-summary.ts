@@ -4,8 +4,7 @@ import { authenticate } from '../auth/authenticate.js';
 import { parseFilters } from '../filters/parse-filters.js';
 import type { ResourceDefinition } from '../model/resource-definition.js';
 import { inRequestSpan } from '../telemetry/telemetry.js';
-import type { Format } from '../model/operation-contract.js';
-import { negotiate, resourceOffers } from './negotiate.js';
+import { negotiateOffer, resourceOffers, type Offer } from './negotiate.js';
 import { CallerGone, callerGone } from './caller-gone.js';
 import { observeRequest } from './request-observer.js';
 import { linkBase } from './page-links.js';
@@ -25,13 +24,13 @@ const OUTPUT_STAGES = { json: respondJson, parquet: respondParquet } as const;
  * The format an Accept header chooses of a resource's offers, worked out once per header text:
  * callers send few distinct ones (bounded all the same).
  */
-const chosen = new WeakMap<ResourceDefinition, Map<string | null, Format | undefined>>();
-function formatFor(resource: ResourceDefinition, accept: string | null): Format {
+const chosen = new WeakMap<ResourceDefinition, Map<string | null, Offer | undefined>>();
+function offerFor(resource: ResourceDefinition, accept: string | null): Offer {
   let ofResource = chosen.get(resource);
   if (ofResource === undefined) chosen.set(resource, (ofResource = new Map()));
   if (!ofResource.has(accept)) {
     if (ofResource.size >= 256) ofResource.clear();
-    ofResource.set(accept, negotiate(accept, resourceOffers(resource)));
+    ofResource.set(accept, negotiateOffer(accept, resourceOffers(resource)));
   }
   return ofResource.get(accept) ?? notAcceptable(resource);
 }
@@ -58,11 +57,12 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
         { authorization: header('authorization'), apiKey: header('x-api-key') },
         { checkApiKey: deps.checkApiKey, verifyToken: deps.verifyToken, clientRegistry: deps.config.clientRegistry },
       ));
-      const format = observer.negotiated(formatFor(resource, header('accept')));
+      const offer = offerFor(resource, header('accept'));
+      const format = observer.negotiated(offer.format);
       const body = await readJsonBody(request);
       const view = deps.allowlist.view(resource, principal.roles);
       const params = request.url.includes('?') ? new URL(request.url).searchParams : NO_QUERY;
-      const query = parseFilters({ body, query: params, view, maxPageSize: deps.config.maxPageSize, pagination: format === 'json' });
+      const query = parseFilters({ body, query: params, view, maxPageSize: deps.config.maxPageSize, ...(format === 'json' ? {} : { exportMediaType: offer.mediaType }) });
       const links = format === 'json' ? linkBase(deps.config.publicBaseUrl, resource.name, params, body) : undefined;
       const gone = callerGone(request);
       answer = await OUTPUT_STAGES[format]({

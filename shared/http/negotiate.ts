@@ -37,15 +37,20 @@ export function resourceOffers(resource: ResourceDefinition): Offer[] {
  * acceptable is offered.
  */
 export function negotiate(accept: string | null, offers: readonly (Offer | Format)[]): Format | undefined {
+  return negotiateOffer(accept, offers)?.format;
+}
+
+/** As `negotiate`, answering the offer chosen: its format and the media type it was chosen under. */
+export function negotiateOffer(accept: string | null, offers: readonly (Offer | Format)[]): Offer | undefined {
   const available = offers.map((offer) => (typeof offer === 'string' ? { format: offer, mediaType: mediaTypeOf(offer) } : offer));
-  if (accept === null || trimOws(accept) === '') return (available.find((offer) => offer.format === 'json') ?? available[0])?.format;
+  if (accept === null || trimOws(accept) === '') return available.find((offer) => offer.format === 'json') ?? available[0];
   const ranges = accept.split(',').map(parseRange).filter((range): range is Range => range !== undefined);
-  let best: { format: Format; q: number } | undefined;
+  let best: { offer: Offer; q: number } | undefined;
   for (const offer of available) {
     const q = qualityOf(offer.mediaType, ranges);
-    if (q > 0 && (best === undefined || q > best.q)) best = { format: offer.format, q };
+    if (q > 0 && (best === undefined || q > best.q)) best = { offer, q };
   }
-  return best?.format;
+  return best?.offer;
 }
 
 /** A media range: type and subtype tokens (matched case-insensitively). */

@@ -46,7 +46,8 @@ export function positiveIntegerRule(what: string): MemberRule {
   return {
     schema: {
       body: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
-      query: z.string().regex(/^[1-9][0-9]{0,14}$/).transform(Number),
+      // The same numbers as the body's: digits without a leading zero, up to 2^53 − 1.
+      query: z.string().regex(/^[1-9][0-9]{0,15}$/).transform(Number).pipe(z.number().max(Number.MAX_SAFE_INTEGER)),
     },
     code: 'INVALID_FILTER',
     expected: `${what}: a whole number ≥ 1 (a JSON integer in the body)`,

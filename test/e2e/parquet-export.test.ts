@@ -170,6 +170,13 @@ describe('Parquet export of contracts', () => {
     expect(problem.errors?.[0]?.member).toBe(member);
   });
 
+  it.each<['contracts' | 'invoices', string]>([['contracts', PARQUET], ['invoices', 'application/zip'], ['invoices', PARQUET]])('names the media type that was sent when %s refuse pagination with %s', async (resource, accept) => {
+    const response = await call(resource, { body: { page: 1 }, headers: { accept: `${accept};q=0.9, text/html;q=0.1` } });
+    const problem = (await response.json()) as Problem;
+    expect([response.status, problem.code]).toEqual([400, 'PAGINATION_NOT_ALLOWED']);
+    expect(problem.errors?.[0]?.message).toBe(`page cannot be sent with Accept: ${accept}: an export is the whole result. Leave page out, or ask for JSON.`);
+  });
+
   it('writes version-1 data pages and a created_by that Java readers parse, in both resources', async () => {
     const contracts = await readParquet(await exportOf('contracts', 'contoso-full', MARCH));
     const invoices = unzip(await exportOf('invoices', 'contoso-full', MARCH));

@@ -70,11 +70,15 @@ describe('the OpenAPI document built from the code', () => {
     }
   });
 
-  it('types page and pageSize as JSON integers in the body and as digits in the query string, with their defaults', () => {
+  it('types page and pageSize as integers in the body and the query string alike, with the same bounds and defaults', () => {
     const body = resolve<Schema>(at(document, `${operation('contracts')}/requestBody/content/application~1json/schema`));
-    expect(body.properties!.pageSize).toMatchObject({ type: 'integer', minimum: 1, default: 25 });
-    const query = (at(document, `${operation('contracts')}/parameters`) as { name?: string; schema?: Schema }[]).find((parameter) => parameter.name === 'pageSize');
-    expect(query!.schema).toMatchObject({ type: 'string', pattern: expect.any(String), default: '25' });
+    expect(body.properties!.pageSize).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 25 });
+    const parameters = at(document, `${operation('contracts')}/parameters`) as { name?: string; schema?: Schema }[];
+    for (const name of ['page', 'pageSize']) {
+      const { description: _body, ...bodySchema } = body.properties![name]! as Schema & { description?: string };
+      expect(parameters.find((parameter) => parameter.name === name)!.schema).toEqual(bodySchema);
+    }
+    expect(body.properties!.page).toMatchObject({ maximum: Number.MAX_SAFE_INTEGER, default: 1 });
     expect(body.properties!.createdFrom).toMatchObject({ type: 'string', format: 'date' });
     expect(body.properties!.createdTo!.description).toMatch(/one calendar month/);
     expect(body.properties!.page!.description).toMatch(/PAGINATION_NOT_ALLOWED/);
