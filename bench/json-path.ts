@@ -60,6 +60,8 @@ async function measure(input: JsonInput): Promise<JsonPageFigures[]> {
       COSMOS_ENDPOINT: 'https://127.0.0.1:9',
       // The log line is still built (JSON.stringify), only not printed.
       LOG_REQUESTS: 'false',
+      // As in Azure: every page links to the next one (page-links.ts).
+      PUBLIC_BASE_URL: 'https://gateway.example.com/summary',
     });
     const view = fullView('contracts');
     const largest = Math.max(...input.pageSizes);
