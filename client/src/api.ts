@@ -293,7 +293,7 @@ export interface components {
             hasNext: boolean;
             /**
              * Format: uri
-             * @description The next page as an absolute URL on the public base URL, with page and pageSize in its query; POST it with the same body (without page) to get the next page. Present exactly when hasNext is true and the body carried no page (the body beats the query: a body with page would answer the same page for ever). The same URL as the Link header's rel="next". An extension of the contract's pagination object (docs/decisions.md).
+             * @description The next page as an absolute URL on the public base URL (the deployment's PUBLIC_BASE_URL setting: the gateway's base_url; a deployment without it sends no links), with page and pageSize in its query; POST it with the same body (without page) to get the next page. Present exactly when hasNext is true and the body carried no page (the body beats the query: a body with page would answer the same page for ever). The same URL as the Link header's rel="next". An extension of the contract's pagination object (docs/decisions.md).
              */
             nextLink?: string;
         };
@@ -525,7 +525,7 @@ export interface components {
         "X-Request-ID": string;
         /** @description Your own X-Request-ID, echoed when you sent a valid one: correlate with it in your logs; quote X-Request-ID to support. */
         "X-Client-Request-ID": string;
-        /** @description On JSON pages whose body carried no page (RFC 8288): `<url>; rel="next"` while there is a next page (the same URL as pagination.nextLink), `rel="first"`, and `rel="last"` when a jump reaches the last page (the whole result within the result window). Each URL is absolute on the public base URL with page and pageSize in its query; POST it with the same body. */
+        /** @description On JSON pages whose body carried no page (RFC 8288): `<url>; rel="next"` while there is a next page (the same URL as pagination.nextLink), `rel="first"`, and `rel="last"` when a jump reaches the last page (the whole result within the result window). Each URL is absolute on the public base URL (the deployment's PUBLIC_BASE_URL; without it there are no links) with page and pageSize in its query; POST it with the same body. Where the next page exists but its link cannot be made, the answer is 503 `STORE_UNAVAILABLE` with Retry-After instead: ask again. */
         Link: string;
         /** @description `no-store`: answers carry tenant data and are never cached. */
         "Cache-Control": string;

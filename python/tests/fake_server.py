@@ -54,6 +54,8 @@ class FakeServer:
 
     answer: Callable[[Recorded], Union[Reply, None]]
     token_reply: Reply = (200, {"Content-Type": "application/json"}, json.dumps({"access_token": "fake-token", "token_type": "Bearer", "expires_in": 3600}).encode())
+    #: Answers each token request in turn when set (else token_reply).
+    token_answer: Optional[Callable[[], Reply]] = None
     requests: List[Recorded] = field(default_factory=list)
     server: Optional[ThreadingHTTPServer] = None
     scheme: str = "http"
@@ -80,7 +82,10 @@ class FakeServer:
                     body = {}
                 recorded = Recorded(self.path, {name.lower(): value for name, value in self.headers.items()}, body)
                 fake.requests.append(recorded)
-                reply = fake.token_reply if self.path == "/token" else fake.answer(recorded)
+                if self.path == "/token":
+                    reply = fake.token_answer() if fake.token_answer is not None else fake.token_reply
+                else:
+                    reply = fake.answer(recorded)
                 if reply is None:  # drop the connection without an answer
                     self.close_connection = True
                     self.connection.shutdown(2)

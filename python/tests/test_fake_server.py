@@ -269,3 +269,83 @@ def test_tls_trusts_summary_ca_file_or_ssl_cert_file_and_fails_at_once_otherwise
     with pytest.raises(UnsafeAnswerError, match="not for this host"):
         summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-02", **elsewhere.settings(ca_file=ca, **token))
     assert elsewhere.calls() == [] and waits == []
+
+
+# Regressions of a review's probes: each failed on the first version of the loader.
+
+def test_a_refusal_with_a_huge_body_is_still_the_refusal_it_is(servers, waits):  # type: ignore[no-untyped-def]
+    huge = {"Content-Length": str(100 * 1024 * 1024), "X-Request-ID": "rid-huge"}
+    refused = serve(servers, lambda request: (401, huge, b"{}"))
+    with pytest.raises(RefusedError) as raised:
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-31", **refused.settings())
+    assert (raised.value.status, len(refused.calls())) == (401, 1)
+    busy = serve(servers, lambda request: (503, huge, b"{}"))
+    with pytest.raises(UnavailableError):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-31", **busy.settings())
+    assert len(busy.calls()) == 6  # retried, never halved
+
+
+def test_never_prints_a_line_break_or_escape_from_the_server(servers, waits):  # type: ignore[no-untyped-def]
+    def answer(request):  # type: ignore[no-untyped-def]
+        status, headers, body = problem(400, "INVALID_FILTER", "bad\nFORGED: line")
+        return status, {**headers, "X-Request-ID": "rid\x1b[2J\x1b]0;title\x07"}, body
+
+    server = serve(servers, answer)
+    with pytest.raises(RefusedError) as raised:
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-31", **server.settings())
+    assert "\n" not in str(raised.value) and "\x1b" not in str(raised.value) and "\x07" not in str(raised.value)
+
+
+def test_odd_numbers_in_headers_are_unreadable_not_fatal(servers, waits):  # type: ignore[no-untyped-def]
+    script = [(503, {"Retry-After": "\u00b2"}, b""), (503, {"Retry-After": "Sun Nov  6 08:49:37 1994"}, b"")]
+    server = serve(servers, lambda request: script.pop(0) if script else ok(rows_for(request)))
+    assert summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-02", **server.settings()).num_rows == 2
+    assert waits[0] >= 1.0 and waits[1] == 0.0  # unreadable: the usual wait; a past date (read as UTC): none
+    assert _transport.retry_after_seconds("Sun Nov  6 08:49:37 1994", now=784111777.0) == 0.0
+    assert _transport.retry_after_seconds("Sun Nov  6 08:49:37 1994", now=784111777.0 - 5) == 5.0
+
+
+def test_token_requests_are_retried_bounded_and_never_redirected(servers, waits):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: ok(rows_for(request)))
+    answers = [(503, {"Retry-After": "1"}, b""), server.token_reply]
+    server.token_answer = lambda: answers.pop(0)
+    assert summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **server.settings()).num_rows == 1
+    assert answers == [] and 1.0 <= waits[0] <= 1.25
+
+    elsewhere = serve(servers, lambda request: ok(rows_for(request)))
+    redirecting = serve(servers, lambda request: ok(rows_for(request)))
+    redirecting.token_reply = (307, {"Location": f"{elsewhere.url}/token"}, b"")
+    with pytest.raises(TokenError, match="redirect"):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **redirecting.settings())
+    assert elsewhere.requests == []
+
+    bloated = serve(servers, lambda request: ok(rows_for(request)))
+    bloated.token_reply = (200, {"Content-Length": str(500 * 1024 * 1024)}, b"{}")
+    with pytest.raises(TokenError):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **bloated.settings())
+    assert bloated.calls() == []
+
+
+def test_keys_that_would_break_a_header_are_refused_without_their_value(servers, waits):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: ok(rows_for(request)))
+    with pytest.raises(SettingsError) as raised:
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **server.settings(api_key="SECRET-API-KEY\nsecond-line"))
+    assert "SUMMARY_API_KEY" in str(raised.value) and "SECRET" not in str(raised.value)
+    assert server.requests == []
+
+
+def test_tls_failures_other_than_the_certificate_are_retried():  # type: ignore[no-untyped-def]
+    import ssl
+
+    import requests
+
+    verify = requests.exceptions.SSLError(ssl.SSLCertVerificationError(1, "certificate verify failed"))
+    assert _transport._certificate_failure(verify)
+    record = requests.exceptions.SSLError(ssl.SSLError(1, "[SSL: DECRYPTION_FAILED_OR_BAD_RECORD_MAC] bad record mac"))
+    assert not _transport._certificate_failure(record)
+
+
+def test_windows_reach_the_last_representable_day():  # type: ignore[no-untyped-def]
+    from summary_client._windows import Window, month_windows
+
+    assert month_windows(dt.date(9999, 11, 15), dt.date(9999, 12, 31)) == [Window(dt.date(9999, 11, 15), dt.date(9999, 11, 30)), Window(dt.date(9999, 12, 1), dt.date(9999, 12, 31))]

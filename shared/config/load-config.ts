@@ -44,10 +44,13 @@ const settingsSchema = z.object({
   LOG_REQUESTS: flag.default(true),
   // Where callers reach this service (the gateway's base_url): next links are absolute on it.
   PUBLIC_BASE_URL: serviceUrl
-    .refine((value) => { if (!URL.canParse(value)) return false; const url = new URL(value); return url.search === '' && url.hash === '' && url.username === '' && url.password === ''; }, {
-      message: 'must be a base URL without query, fragment or credentials, e.g. https://gateway.example.com/summary',
-    })
-    .transform((value) => value.replace(/\/+$/, ''))
+    .refine((value) => {
+      if (!URL.canParse(value) || /[?#]/.test(value)) return false;
+      const url = new URL(value);
+      return url.username === '' && url.password === '';
+    }, { message: 'must be a base URL without query, fragment or credentials, e.g. https://gateway.example.com/summary' })
+    // As the URL parser writes it (encoded where it must be), without a trailing slash.
+    .transform((value) => new URL(value).href.replace(/\/+$/, ''))
     .optional(),
   // Set by the platform in Azure: traces and metrics go to Application Insights when present.
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),

@@ -12,7 +12,7 @@ import { RESERVED_QUERY } from '../filters/parse-filters.js';
 export interface LinkBase {
   /** `<PUBLIC_BASE_URL>/v1/<resource>/summary`. */
   readonly operationUrl: string;
-  /** The query string the caller sent. */
+  /** The query string the caller sent, less the parameters the body overrides. */
   readonly query: URLSearchParams;
 }
 
@@ -39,14 +39,20 @@ export interface PageLinks {
  */
 export function linkBase(publicBaseUrl: string | undefined, resourceName: string, query: URLSearchParams, body: unknown): LinkBase | undefined {
   if (publicBaseUrl === undefined) return undefined;
-  if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'page')) return undefined;
-  return { operationUrl: `${publicBaseUrl}/v1/${resourceName}/summary`, query };
+  const members = typeof body === 'object' && body !== null ? body : {};
+  if (Object.hasOwn(members, 'page')) return undefined;
+  // A query parameter the body overrides was never read (the body wins): it is not carried.
+  const carried = new URLSearchParams();
+  for (const [name, value] of query) if (!Object.hasOwn(members, name)) carried.append(name, value);
+  return { operationUrl: `${publicBaseUrl}/v1/${resourceName}/summary`, query: carried };
 }
 
 const NOT_CARRIED = new Set(['page', 'pageSize', ...RESERVED_QUERY]);
 
 /**
- * `first` always; `next` when the envelope says `hasNext` (which already means reachable); `last`
+ * `first` always; `next` when the envelope says `hasNext` (which means reachable: by a stored
+ * cursor, or by a jump within the window; respond-json.ts answers 503 rather than end a walk that
+ * could go on); `last`
  * only when a jump reaches it (the whole result within the window), never a link that answers 400.
  */
 export function pageLinks(base: LinkBase, page: LinkedPage): PageLinks {

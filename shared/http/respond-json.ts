@@ -63,6 +63,9 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
   const envelope = buildJsonEnvelope(records, scope.view, { page, pageSize, totalRecords, resultWindow: deps.config.maxResultWindow, nextReachable }, { requestId, generatedAt: deps.clock(), ...(warning ? { warning } : {}) });
   const headers = baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId);
   if (links) {
+    // A link follower stops where the links stop, reading no warning: a next page that exists but
+    // cannot be reached (its cursor could not be stored) is a retryable 503, never a silent end.
+    if (envelope.pagination.page < envelope.pagination.totalPages && !envelope.pagination.hasNext) throw nextPageUnreachable();
     const { header, next } = pageLinks(links, { ...envelope.pagination, resultWindow: deps.config.maxResultWindow });
     headers.Link = header;
     if (next !== undefined) envelope.pagination.nextLink = next;
@@ -78,6 +81,10 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
     ...(warning ? { cleaning: cleaner.report } : {}),
   };
 };
+
+function nextPageUnreachable(): ApiError {
+  return new ApiError('STORE_UNAVAILABLE', 'The link to the next page could not be made (the page cursor store is unavailable): ask for this page again shortly.', { headers: { 'Retry-After': '1' } });
+}
 
 function windowExceeded(window: number): ApiError {
   return new ApiError('RESULT_WINDOW_EXCEEDED', `Pages can reach the first ${window} records of a result only, unless you walk to them page by page; narrow the filters (for example a shorter date range), walk from page 1, or export the whole result as Parquet.`, {

@@ -28,8 +28,9 @@ export function buildJsonEnvelope(
 ): JsonEnvelope {
   const totalPages = Math.ceil(totalRecords / pageSize);
   // The next page must be reachable, not merely exist: a client following hasNext never hits
-  // RESULT_WINDOW_EXCEEDED (past the window only a stored cursor reaches it).
-  const windowEnds = page < totalPages && page * pageSize >= resultWindow && !nextReachable;
+  // RESULT_WINDOW_EXCEEDED (past the window only a stored cursor reaches it). A jump to the next
+  // page reads up to its last record, min((page + 1) × pageSize, totalRecords).
+  const windowEnds = page < totalPages && Math.min((page + 1) * pageSize, totalRecords) > resultWindow && !nextReachable;
   const envelope: JsonEnvelope = {
     data: records.map((record) => projectRecord(record, view)),
     pagination: { page, pageSize, totalRecords, totalPages, hasNext: page < totalPages && !windowEnds },

@@ -154,6 +154,16 @@ describe('the app settings', () => {
     expect(names?.sort()).toEqual(['API_KEYS', 'AzureWebJobsStorage__accountName', 'CLIENT_REGISTRY', 'COSMOS_ENDPOINT', 'PUBLIC_BASE_URL']);
   });
 
+  it('give both slots PUBLIC_BASE_URL, the gateway base URL as the API module outputs it', () => {
+    const value = assignedValue(declaration(main, 'variable_declaration', 'publicBaseUrl'))?.text;
+    expect(value).toBe("'${apiManagementService.outputs.gatewayUrl}/${workload}'");
+    const api = deployables(main, 'module_declaration').find((candidate) => candidate.symbol === 'apiManagementApi')!;
+    expect(at(api.body, 'params', 'apiPath')?.text).toBe('workload');
+    expect(readFileSync(join(INFRA, 'modules/api-management-api.bicep'), 'utf8')).toContain("output baseUrl string = '${service.properties.gatewayUrl}/${api.properties.path}'");
+    const module = deployables(main, 'module_declaration').find((candidate) => candidate.symbol === 'functionAppSettings')!;
+    expect([at(module.body, 'params', 'publicBaseUrl')?.text, at(module.body, 'params', 'uatPublicBaseUrl')?.text]).toEqual(['publicBaseUrl', 'publicBaseUrl']);
+  });
+
   it('keep the package each slot runs across infrastructure deployments (the pipeline sets it)', () => {
     for (const [name, resource] of [['productionPackage', 'functionApp'], ['uatPackage', 'uatSlot']] as const) {
       const value = at(assignedValue(declaration(settings, 'variable_declaration', name)), 'WEBSITE_RUN_FROM_PACKAGE');

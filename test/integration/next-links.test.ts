@@ -139,3 +139,30 @@ describe('links past the result window, on a configured public base URL', () => 
     }
   });
 });
+
+describe('a walk by links whose next cursor cannot be stored', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({
+      settings: { MAX_RESULT_WINDOW: '40', MAX_PAGE_SIZE: '20', PUBLIC_BASE_URL: 'https://gateway.example.com/summary' },
+      cursors: (real) => ({ get: real.get, put: async () => { throw new Error('cursor store down'); } }),
+    });
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('is a retryable 503 where the links would stop early, never a silent end; without links the page says why it ends', async () => {
+    const token = await service.idp!.signToken(accessClaims(service, 'contoso-full'));
+    const headers = { authorization: `Bearer ${token}`, 'x-api-key': service.identities.apiKeys[0]! };
+    // Page 1 reaches page 2 by a jump (records 21–40, within the window); page 2 needs its cursor.
+    const first = await callService(service, 'contracts', { headers, body: '{}', query: 'pageSize=20' });
+    expect(((await first.json()) as Envelope).pagination.nextLink).toBe('https://gateway.example.com/summary/v1/contracts/summary?page=2&pageSize=20');
+    const second = await callService(service, 'contracts', { headers, body: '{}', query: 'page=2&pageSize=20' });
+    expect([second.status, second.headers.get('retry-after'), ((await second.json()) as { code: string }).code]).toEqual([503, '1', 'STORE_UNAVAILABLE']);
+    const paged = await callService(service, 'contracts', { headers, body: JSON.stringify({ page: 2, pageSize: 20 }) });
+    const envelope = (await paged.json()) as Envelope;
+    expect([paged.status, envelope.pagination.hasNext]).toEqual([200, false]);
+    expect(envelope.meta.warning).toMatch(/first 40/);
+  });
+});

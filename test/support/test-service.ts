@@ -55,7 +55,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   trustInThisProcess(ca);
   const idp = options.authority ? undefined : await startIdentityProvider({ identities, certificate: await issueServerCertificate(ca) });
   const logs: string[] = [];
-  const config = loadConfig({ ...process.env, AUTH_AUTHORITY_HOST: options.authority ?? idp!.url, ...options.settings });
+  // No links unless a test asks for them: the shared stack's PUBLIC_BASE_URL is in process.env.
+  const config = loadConfig({ ...process.env, PUBLIC_BASE_URL: '', AUTH_AUTHORITY_HOST: options.authority ?? idp!.url, ...options.settings });
   const base = createSummaryDeps(config, {
     verifyToken: cacheVerifiedTokens(createTokenVerifier(config.auth, options.verifier)),
     log: createJsonLogger((line) => logs.push(line), (line) => logs.push(line)),

@@ -2,17 +2,16 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 #: Control characters and bidirectional overrides: never printed from a server's text.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 #: The most of a server's text an error message quotes.
 _MAX_QUOTED = 1000
 
 
 def printable(text: str) -> str:
-    """A server's text as an error may quote it: no control characters or bidi overrides, at most 1,000 characters."""
+    """A server's text as an error may quote it: no control characters (line breaks included) or bidi overrides, at most 1,000 characters."""
     cleaned = _UNPRINTABLE.sub("", text)
     return cleaned if len(cleaned) <= _MAX_QUOTED else cleaned[: _MAX_QUOTED - 1] + "…"
 
@@ -36,13 +35,13 @@ class RefusedError(SummaryError):
     ``request_id`` (quote it to support), and ``remedy`` (what to change).
     """
 
-    def __init__(self, status: int, code: str, detail: str, request_id: Optional[str], remedy: str) -> None:
+    def __init__(self, status: int, code: str, detail: str, request_id: str, remedy: str) -> None:
         self.status = status
         self.code = code
         self.detail = detail
         self.request_id = request_id
         self.remedy = remedy
-        super().__init__(f"the service refused the request: {status} {code}: {detail} (request id {request_id or 'none'}); {remedy}")
+        super().__init__(f"the service refused the request: {status} {code}: {detail} (request id {request_id}); {remedy}")
 
 
 class UnavailableError(SummaryError):

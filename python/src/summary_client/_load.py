@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import logging
 import zipfile
+import zlib
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 import pyarrow as pa
@@ -40,6 +41,10 @@ _REMEDY_BY_CODE = {
     "CLIENT_NOT_REGISTERED": "your client application is not registered with the service: ask the service owners to register SUMMARY_CLIENT_ID",
     "NOT_FOUND": "check SUMMARY_BASE_URL: the gateway base URL including the API path, without /v1",
     "REQUEST_TOO_LARGE": "use fewer or shorter filters= values",
+    "INVALID_JSON": "update summary-data-client: it sent a body the service cannot read",
+    "INVALID_ORDER_BY": "update summary-data-client",
+    "NOT_ACCEPTABLE": "update summary-data-client: the service does not produce the format it asked for",
+    "UNSUPPORTED_MEDIA_TYPE": "update summary-data-client: the service does not take the body it sent",
 }
 _REMEDY_BY_STATUS = {
     400: "fix the request the detail names",
@@ -90,7 +95,10 @@ def load_as_arrow(
             tables.extend(_load_window(transport, spec, entry, by, members, window, resolved.max_export_bytes))
     finally:
         session.close()
-    return pa.concat_tables(tables)
+    try:
+        return pa.concat_tables(tables)
+    except pa.ArrowInvalid as error:
+        raise UnsafeAnswerError(f"the windows' exports have different columns ({printable(str(error))}); did the client's roles change during the load? Load again") from None
 
 
 def load_as_pandas(dataset: str, start: DateLike, end: DateLike, **options: Any) -> "pandas.DataFrame":
@@ -167,13 +175,13 @@ def _load_window(transport: Transport, spec: Dataset, entry: Optional[str], by: 
 def _failure(answer: Answer) -> Exception:
     problem = answer.problem()
     code = answer.code
-    detail = printable(problem["detail"]) if isinstance(problem.get("detail"), str) else printable(answer.body[:1000].decode("utf-8", "replace"))
+    detail = printable(problem["detail"]) if isinstance(problem.get("detail"), str) else printable(bytes(answer.body[:1000]).decode("utf-8", "replace"))
     if is_retried(answer.status):
-        return UnavailableError(f"the service stayed unavailable: {answer.status} {code}: {detail} (request id {answer.request_id or 'none'}); try again later")
+        return UnavailableError(f"the service stayed unavailable: {answer.status} {code}: {detail} (request id {answer.request_id}); try again later")
     if 200 <= answer.status < 300:
-        return UnsafeAnswerError(f"the service answered {answer.status} where 200 and an export were expected (request id {answer.request_id or 'none'})")
+        return UnsafeAnswerError(f"the service answered {answer.status} where 200 and an export were expected (request id {answer.request_id})")
     remedy = _REMEDY_BY_CODE.get(code) or _REMEDY_BY_STATUS.get(answer.status) or "the service refuses this request whatever the window"
-    return RefusedError(answer.status, code, detail, answer.request_id and printable(answer.request_id), remedy)
+    return RefusedError(answer.status, code, detail, answer.request_id, remedy)
 
 
 def _read_export(answer: Answer, entry: Optional[str], cap: int) -> pa.Table:
@@ -191,11 +199,11 @@ def _read_export(answer: Answer, entry: Optional[str], cap: int) -> pa.Table:
                 raise UnsafeAnswerError(f"the export's {entry} inflates past SUMMARY_MAX_EXPORT_BYTES {cap} (request id {answer.request_id})")
         except KeyError:
             raise UnsafeAnswerError(f"the export has no {entry} (request id {answer.request_id})") from None
-        except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as error:
+        except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, RuntimeError, ValueError, zlib.error) as error:
             raise UnsafeAnswerError(f"the export is not a readable zip ({printable(str(error))}; request id {answer.request_id})") from None
-    if not (data.startswith(_PARQUET_MAGIC) and data.endswith(_PARQUET_MAGIC)):
+    if not (bytes(data[:4]) == _PARQUET_MAGIC and bytes(data[-4:]) == _PARQUET_MAGIC):
         raise UnsafeAnswerError(f"the export is not a Parquet file (request id {answer.request_id})")
     try:
         return pq.read_table(pa.BufferReader(data))
-    except (pa.ArrowException, OSError) as error:
+    except (pa.ArrowException, OSError, ValueError) as error:
         raise UnsafeAnswerError(f"the export is not a readable Parquet file ({printable(str(error))}; request id {answer.request_id})") from None

@@ -4,6 +4,7 @@ Secrets stay in this object and are never printed (its repr hides them)."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Mapping, Optional
 from urllib.parse import urlsplit
@@ -16,6 +17,9 @@ ENTRA = "https://login.microsoftonline.com"
 DEFAULT_MAX_EXPORT_BYTES = 2 * 1024**3
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+#: A key as a header carries it: visible ASCII only (nothing that could end the header or need encoding).
+_HEADER_VALUE = re.compile("[\x21-\x7e]+")
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,9 @@ def read_settings(env: Optional[Mapping[str, str]] = None, **overrides: Any) -> 
     if missing:
         raise SettingsError(f"missing settings: {', '.join(missing)} (environment variables, or keyword arguments named without SUMMARY_ in lower case)")
 
+    for name in ("subscription_key", "api_key"):
+        if not _HEADER_VALUE.fullmatch(get(name) or ""):
+            raise SettingsError(f"{VARIABLES[name]} must be printable ASCII without spaces (it is sent as a header); check its value")
     base_url = get("base_url").rstrip("/")  # type: ignore[union-attr]
     _check_url(base_url, "SUMMARY_BASE_URL", "https://<gateway>/summary")
     authority_host = (get("authority_host") or ENTRA).rstrip("/")
@@ -118,6 +125,6 @@ def _check_url(value: str, name: str, example: str) -> None:
 def _max_export_bytes(value: Optional[str]) -> int:
     if value is None:
         return DEFAULT_MAX_EXPORT_BYTES
-    if not value.isdigit() or int(value) < 1024:
+    if not re.fullmatch("[0-9]+", value) or int(value) < 1024:
         raise SettingsError("SUMMARY_MAX_EXPORT_BYTES must be a whole number of bytes, at least 1024 (default 2147483648, 2 GiB)")
     return int(value)

@@ -1,17 +1,20 @@
 """Access tokens by OAuth 2.0 client credentials, against Entra ID or any authority that speaks it
 (the local stack's provider): through MSAL for Python when it is installed, else one plain token
-request. Only ``access_token`` is used, never ``id_token``. Tokens are kept until a minute before
+request. Only ``access_token`` is used, never ``id_token``. Both go through the transport's rules
+(no redirect, bounded answers, retries of 429/5xx/no answer). Tokens are kept until a minute before
 they expire."""
 from __future__ import annotations
 
 import json
+import re
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Optional
 
 import requests
 
-from ._errors import TokenError, printable
+from ._errors import SummaryError, TokenError, printable
 from ._settings import ENTRA, Settings
+from ._transport import Answer, BodyTooLarge, fetch, whole_number, with_retries
 
 try:  # MSAL is optional (the `msal` extra, or Debian's python3-msal).
     import msal  # type: ignore[import-not-found]
@@ -19,13 +22,17 @@ except ImportError:  # pragma: no cover - which branch runs depends on the envir
     msal = None
 
 _MARGIN_SECONDS = 60
+#: The most a token answer (or an authority's metadata) may take.
+_MAX_TOKEN_ANSWER = 1024 * 1024
+#: An access token as a bearer header may carry it (RFC 6750 b64token): nothing that could break the header.
+_B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 
 
 def token_source(settings: Settings, session: requests.Session) -> Callable[[], str]:
     """A function answering a valid access token for ``settings.scope``; ``.kind`` says how it gets them."""
     if settings.token_provider is not None:
         provider = settings.token_provider
-        source: Any = lambda: _checked(provider(settings.scope))  # noqa: E731
+        source: Any = lambda: _checked(provider(settings.scope), "token_provider")  # noqa: E731
         source.kind = "token_provider"
         return source
     if msal is not None and settings.token_url is None:
@@ -33,70 +40,105 @@ def token_source(settings: Settings, session: requests.Session) -> Callable[[], 
     return _plain_source(settings, session)
 
 
-def _checked(token: object) -> str:
-    if not isinstance(token, str) or not token:
-        raise TokenError("token_provider gave no token (it must answer the access token as a non-empty string)")
+def _checked(token: object, source: str) -> str:
+    if not isinstance(token, str) or not _B64TOKEN.fullmatch(token):
+        raise TokenError(f"{source} gave no usable access token (a non-empty string of base64url characters)")
     return token
 
 
+class _Response:
+    """What MSAL reads of an answer (status_code, text, headers)."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.status_code = answer.status
+        self.headers = dict(answer.headers)
+        self.text = bytes(answer.body).decode("utf-8", "replace")
+
+    def raise_for_status(self) -> None:
+        if self.status_code >= 400:
+            raise requests.exceptions.HTTPError(f"HTTP {self.status_code}")
+
+
+class _MsalHttp:
+    """MSAL's http_client: every request through the transport (no redirect, bounded, retried)."""
+
+    def __init__(self, session: requests.Session, authority: str) -> None:
+        self._session = session
+        self._authority = authority
+
+    def _call(self, method: str, url: str, **options: Any) -> _Response:
+        options.pop("allow_redirects", None)
+        options.setdefault("timeout", (10, 60))
+        try:
+            return _Response(with_retries(lambda: fetch(self._session, method, url, _MAX_TOKEN_ANSWER, **options), f"the authority {self._authority}"))
+        except BodyTooLarge:
+            raise TokenError(f"the authority {self._authority} answered more than {_MAX_TOKEN_ANSWER} bytes") from None
+
+    def post(self, url: str, **options: Any) -> _Response:
+        return self._call("POST", url, **options)
+
+    def get(self, url: str, **options: Any) -> _Response:
+        return self._call("GET", url, **options)
+
+    def close(self) -> None:
+        pass
+
+
 def _msal_source(settings: Settings, session: requests.Session) -> Callable[[], str]:
+    authority = f"{settings.authority_host}/{settings.tenant_id}"
     try:
         app = msal.ConfidentialClientApplication(
             settings.client_id,
             client_credential=settings.client_secret,
-            authority=f"{settings.authority_host}/{settings.tenant_id}",
+            authority=authority,
             # Instance discovery asks login.microsoftonline.com about the authority: only meaningful there.
             instance_discovery=settings.authority_host == ENTRA,
-            # Our session: the same trusted CAs (SUMMARY_CA_FILE) as the service calls.
-            http_client=session,
+            http_client=_MsalHttp(session, settings.authority_host),
         )
+    except SummaryError as error:
+        raise TokenError(f"no access token: {error}") from None
     except ValueError as error:  # MSAL checks the authority's metadata here
-        raise TokenError(f"the authority {settings.authority_host}/{settings.tenant_id} cannot be used: {printable(str(error))}; check SUMMARY_AUTHORITY_HOST and SUMMARY_TENANT_ID") from None
-    except requests.exceptions.SSLError:
-        raise TokenError(f"the authority {settings.authority_host} has a certificate this machine does not trust: set SUMMARY_CA_FILE to the CA that issued it") from None
-    except requests.exceptions.RequestException as error:
-        raise TokenError(f"the authority {settings.authority_host} cannot be reached ({type(error).__name__}): check SUMMARY_AUTHORITY_HOST") from None
+        raise TokenError(f"the authority {authority} cannot be used: {printable(str(error))}; check SUMMARY_AUTHORITY_HOST and SUMMARY_TENANT_ID") from None
 
     def source() -> str:
         try:
             result = app.acquire_token_for_client(scopes=[settings.scope])  # MSAL caches it
-        except requests.exceptions.SSLError:
-            raise TokenError(f"the authority {settings.authority_host} has a certificate this machine does not trust: set SUMMARY_CA_FILE") from None
-        except requests.exceptions.RequestException as error:
-            raise TokenError(f"the authority {settings.authority_host} cannot be reached ({type(error).__name__})") from None
+        except SummaryError as error:
+            raise TokenError(f"no access token: {error}") from None
         if "access_token" not in result:
             raise TokenError(_refusal(result.get("error"), result.get("error_description")))
-        return str(result["access_token"])
+        return _checked(result["access_token"], "the authority")
 
     source.kind = "msal"  # type: ignore[attr-defined]
     return source
 
 
 def _plain_source(settings: Settings, session: requests.Session) -> Callable[[], str]:
-    cached: dict = {}
+    cached: Dict[str, Any] = {}
+    endpoint = settings.token_endpoint
 
     def source() -> str:
         if cached.get("expires", 0) > time.monotonic():
             return str(cached["token"])
         form = {"grant_type": "client_credentials", "client_id": settings.client_id, "client_secret": settings.client_secret, "scope": settings.scope}
         try:
-            response = session.post(settings.token_endpoint, data=form, timeout=(10, 60), allow_redirects=False)
-        except requests.exceptions.SSLError:
-            raise TokenError(f"the token endpoint {settings.token_endpoint} has a certificate this machine does not trust: set SUMMARY_CA_FILE to the CA that issued it") from None
-        except requests.exceptions.RequestException as error:
-            raise TokenError(f"the token endpoint {settings.token_endpoint} cannot be reached ({type(error).__name__}): check SUMMARY_TOKEN_URL or SUMMARY_AUTHORITY_HOST and SUMMARY_TENANT_ID") from None
+            answer = with_retries(lambda: fetch(session, "POST", endpoint, _MAX_TOKEN_ANSWER, data=form, timeout=(10, 60)), f"the token endpoint {endpoint}")
+        except SummaryError as error:
+            raise TokenError(f"no access token: {error}; check SUMMARY_TOKEN_URL or SUMMARY_AUTHORITY_HOST and SUMMARY_TENANT_ID") from None
+        except BodyTooLarge:
+            raise TokenError(f"the token endpoint {endpoint} answered more than {_MAX_TOKEN_ANSWER} bytes") from None
         try:
-            body = response.json() if len(response.content) <= 1024 * 1024 else {}
-        except (ValueError, json.JSONDecodeError):
+            body = json.loads(bytes(answer.body).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
             body = {}
-        if response.status_code != 200 or not isinstance(body, dict) or not isinstance(body.get("access_token"), str):
-            error = body.get("error") if isinstance(body, dict) else None
-            description = body.get("error_description") if isinstance(body, dict) else None
-            raise TokenError(_refusal(error or f"HTTP {response.status_code}", description))
-        lifetime = body.get("expires_in")
-        seconds = int(lifetime) if isinstance(lifetime, (int, str)) and str(lifetime).isdigit() else 300
-        cached.update(token=body["access_token"], expires=time.monotonic() + max(0, seconds - _MARGIN_SECONDS))
-        return str(body["access_token"])
+        if not isinstance(body, dict):
+            body = {}
+        if answer.status != 200 or not isinstance(body.get("access_token"), str):
+            raise TokenError(_refusal(body.get("error") or f"HTTP {answer.status}", body.get("error_description")))
+        lifetime = whole_number(str(body.get("expires_in", "")))
+        token = _checked(body["access_token"], "the token endpoint")
+        cached.update(token=token, expires=time.monotonic() + max(0, (lifetime if lifetime is not None else 300) - _MARGIN_SECONDS))
+        return token
 
     source.kind = "plain"  # type: ignore[attr-defined]
     return source

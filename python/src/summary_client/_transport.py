@@ -1,17 +1,20 @@
 """The HTTP edge: one ``requests`` session trusting the system's CAs, SSL_CERT_FILE and
-SUMMARY_CA_FILE; the three credentials on every call; no redirect ever followed (the keys would go
-with it); every body capped; retries of what can succeed when asked again (408, 429, 5xx, no
-answer), honouring Retry-After with jitter, within bounds."""
+SUMMARY_CA_FILE; no redirect ever followed (the keys and the client secret would go with it);
+every body read within a cap; retries of what can succeed when asked again (408, 429, 5xx, no
+answer), honouring Retry-After with jitter, within bounds. The service calls and the token
+requests (MSAL's included) all go through here."""
 from __future__ import annotations
 
+import datetime as dt
 import email.utils
 import json
 import logging
 import random
+import re
 import ssl
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Union
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -26,10 +29,11 @@ log = logging.getLogger("summary_client")
 ATTEMPTS = 6
 MAX_WAIT_SECONDS = 60.0
 
-#: The most a problem document may take.
+#: The most a problem document or a token answer may take.
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 _CHUNK = 1024 * 1024
+_DIGITS = re.compile("[0-9]+")
 
 
 class _TlsAdapter(HTTPAdapter):
@@ -58,11 +62,13 @@ def new_session(settings: Settings) -> requests.Session:
         context.load_verify_locations(cafile=settings.ca_file)
     session = requests.Session()
     session.mount("https://", _TlsAdapter(context))
+    # Never a redirect, whoever asks (MSAL included): it would carry the keys or the secret along.
+    session.max_redirects = 0
     return session
 
 
 class BodyTooLarge(Exception):
-    """An answer's body was larger than the cap of its kind."""
+    """A success's body was larger than the cap it was read with."""
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"larger than {limit} bytes")
@@ -73,16 +79,19 @@ class BodyTooLarge(Exception):
 class Answer:
     status: int
     headers: Mapping[str, str]
-    body: bytes
+    #: The body (a bytearray: no second copy of a large export); empty when a refusal's was too large.
+    body: Union[bytes, bytearray]
 
     @property
-    def request_id(self) -> Optional[str]:
-        return self.headers.get("x-request-id")
+    def request_id(self) -> str:
+        """The X-Request-ID the server gave, printable, or 'none'."""
+        value = self.headers.get("x-request-id")
+        return printable(value)[:128] if value else "none"
 
     def problem(self) -> dict:
         """The problem document (RFC 9457) of a refusal, or {} when the body is none."""
         try:
-            document = json.loads(self.body.decode("utf-8"))
+            document = json.loads(bytes(self.body).decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             return {}
         return document if isinstance(document, dict) else {}
@@ -90,7 +99,7 @@ class Answer:
     @property
     def code(self) -> str:
         code = self.problem().get("code")
-        return printable(code) if isinstance(code, str) else "no problem document"
+        return printable(code)[:64] if isinstance(code, str) else "no problem document"
 
 
 def is_retried(status: int) -> bool:
@@ -98,20 +107,94 @@ def is_retried(status: int) -> bool:
     return status == 408 or status == 429 or status >= 500
 
 
+def whole_number(text: Optional[str]) -> Optional[int]:
+    """ASCII digits as a number (``str.isdigit`` also takes ``²``); None otherwise."""
+    return int(text) if text is not None and _DIGITS.fullmatch(text.strip()) else None
+
+
 def retry_after_seconds(header: Optional[str], now: Optional[float] = None) -> Optional[float]:
-    """Seconds Retry-After asks for (seconds or an HTTP date); None when absent or unreadable."""
+    """Seconds Retry-After asks for (seconds or an HTTP date, which is UTC); None when absent or unreadable."""
     if header is None:
         return None
-    text = header.strip()
-    if text.isdigit():
-        return float(text)
+    seconds = whole_number(header)
+    if seconds is not None:
+        return float(seconds)
     try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
+        when = email.utils.parsedate_to_datetime(header.strip())
+    except (TypeError, ValueError, IndexError):
         return None
     if when is None:
         return None
+    if when.tzinfo is None:  # the asctime form and -0000: HTTP dates are GMT
+        when = when.replace(tzinfo=dt.timezone.utc)
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _certificate_failure(error: BaseException) -> bool:
+    """Whether a TLS failure is about the certificate (not trusted, not for this host): asking again changes nothing."""
+    seen: Optional[BaseException] = error
+    for _ in range(8):
+        if seen is None:
+            break
+        if isinstance(seen, ssl.SSLCertVerificationError) or type(seen).__name__ == "CertificateError":
+            return True
+        seen = seen.__cause__ or seen.__context__ or (seen.args[0] if seen.args and isinstance(seen.args[0], BaseException) else None)
+    text = str(error)
+    return "CERTIFICATE_VERIFY_FAILED" in text or "doesn't match" in text or "does not match" in text
+
+
+def fetch(session: requests.Session, method: str, url: str, cap: int, **options: Any) -> Answer:
+    """One request, its body read within ``cap`` (a success's; a refusal's within MAX_DOCUMENT_BYTES, dropped past it)."""
+    with session.request(method, url, stream=True, allow_redirects=False, **options) as response:
+        status = response.status_code
+        if 300 <= status < 400:
+            raise UnsafeAnswerError(f"{printable(url.split('?')[0])} answered {status}, a redirect, which is never followed (the keys would go with it): set the URL the server serves")
+        success = 200 <= status < 300
+        limit = cap if success else MAX_DOCUMENT_BYTES
+        headers = {name.lower(): value for name, value in response.headers.items()}
+        declared = whole_number(response.headers.get("content-length"))
+        body = bytearray()
+        if declared is None or declared <= limit:
+            for chunk in response.iter_content(_CHUNK):
+                body += chunk
+                if len(body) > limit:
+                    break
+        if (declared is not None and declared > limit) or len(body) > limit:
+            if success:
+                raise BodyTooLarge(limit)
+            body = bytearray()  # a refusal past the cap: its status still says what it is
+        return Answer(status, headers, body)
+
+
+def with_retries(send: Callable[[], Answer], what: str) -> Answer:
+    """``send`` until it answers something not retried and no network failure, or the attempts run out (the last answer then)."""
+    for attempt in range(1, ATTEMPTS + 1):
+        answer: Optional[Answer] = None
+        failure: Optional[str] = None
+        try:
+            answer = send()
+        except requests.exceptions.SSLError as error:
+            if _certificate_failure(error):
+                raise UnsafeAnswerError(f"the certificate of {what} is not trusted here (or not for this host): set SUMMARY_CA_FILE to the CA that issued it, and the URL to the name in the certificate") from None
+            failure = "TLS failure"
+        except requests.exceptions.TooManyRedirects:
+            raise UnsafeAnswerError(f"{what} answered with a redirect, which is never followed (the keys would go with it)") from None
+        except (requests.exceptions.ConnectionError, requests.exceptions.Timeout, requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError) as error:
+            failure = type(error).__name__
+        if answer is not None and not is_retried(answer.status):
+            return answer
+        if attempt == ATTEMPTS:
+            if answer is not None:
+                return answer
+            raise UnavailableError(f"{what} gave no answer after {ATTEMPTS} attempts ({failure}); check the URL, or try again later")
+        asked = retry_after_seconds(answer.headers.get("retry-after")) if answer is not None else None
+        if answer is not None and asked is not None and asked > MAX_WAIT_SECONDS:
+            return answer  # never back before the server said
+        wait = min(MAX_WAIT_SECONDS, (asked if asked is not None else 2.0 ** (attempt - 1)) * (1 + random.random() / 4))
+        why = f"{answer.status} {answer.code}" if answer is not None else f"no answer: {failure}"
+        log.info("retrying %s in %.1f s (%s)", what, wait, why)
+        time.sleep(wait)
+    raise AssertionError("unreachable")
 
 
 class Transport:
@@ -124,30 +207,7 @@ class Transport:
 
     def post(self, path: str, body: Mapping[str, Any], accept: str, cap: int) -> Answer:
         """The answer to one request, after retries; a success's body capped at ``cap`` (raises BodyTooLarge)."""
-        for attempt in range(1, ATTEMPTS + 1):
-            answer: Optional[Answer] = None
-            failure: Optional[str] = None
-            try:
-                answer = self._send(path, body, accept, cap)
-            except requests.exceptions.SSLError:
-                # Not trusted, not for this host, or no TLS agreed: asking again changes none of it.
-                raise UnsafeAnswerError("the service's certificate is not trusted here (or not for this host): set SUMMARY_CA_FILE to the CA that issued it, and SUMMARY_BASE_URL to the name in the certificate") from None
-            except (requests.exceptions.ConnectionError, requests.exceptions.Timeout, requests.exceptions.ChunkedEncodingError) as error:
-                failure = type(error).__name__
-            if answer is not None and not is_retried(answer.status):
-                return answer
-            if attempt == ATTEMPTS:
-                if answer is not None:
-                    return answer
-                raise UnavailableError(f"the service gave no answer after {ATTEMPTS} attempts ({failure}): check SUMMARY_BASE_URL, or try again later")
-            asked = retry_after_seconds(answer.headers.get("retry-after")) if answer is not None else None
-            if asked is not None and asked > MAX_WAIT_SECONDS:
-                return answer  # type: ignore[return-value]  # never back before the server said
-            wait = min(MAX_WAIT_SECONDS, (asked if asked is not None else 2.0 ** (attempt - 1)) * (1 + random.random() / 4))
-            why = f"{answer.status} {answer.code}" if answer is not None else f"no answer: {failure}"
-            log.info("retrying in %.1f s (%s)", wait, why)
-            time.sleep(wait)
-        raise AssertionError("unreachable")
+        return with_retries(lambda: self._send(path, body, accept, cap), "the service")
 
     def _send(self, path: str, body: Mapping[str, Any], accept: str, cap: int) -> Answer:
         headers = {
@@ -156,22 +216,7 @@ class Transport:
             "x-api-key": self._settings.api_key,
             "Accept": accept,
             "Content-Type": "application/json",
+            # The exports are compressed already; an encoded body would be inflated past the count.
+            "Accept-Encoding": "identity",
         }
-        with self._session.post(
-            f"{self._settings.base_url}{path}", data=json.dumps(body), headers=headers, stream=True, allow_redirects=False, timeout=(10, 600)
-        ) as response:
-            status = response.status_code
-            if 300 <= status < 400:
-                raise UnsafeAnswerError(f"the service answered {status}, a redirect, which is never followed (the keys would go with it): set SUMMARY_BASE_URL to the URL the gateway serves")
-            limit = cap if 200 <= status < 300 else MAX_DOCUMENT_BYTES
-            declared = response.headers.get("content-length")
-            if declared is not None and declared.isdigit() and int(declared) > limit:
-                raise BodyTooLarge(limit)
-            chunks = []
-            seen = 0
-            for chunk in response.iter_content(_CHUNK):
-                seen += len(chunk)
-                if seen > limit:
-                    raise BodyTooLarge(limit)
-                chunks.append(chunk)
-            return Answer(status, {name.lower(): value for name, value in response.headers.items()}, b"".join(chunks))
+        return fetch(self._session, "POST", f"{self._settings.base_url}{path}", cap, data=json.dumps(body), headers=headers, timeout=(10, 600))

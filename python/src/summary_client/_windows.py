@@ -3,7 +3,9 @@ apart. Calendar months (01-31, then 01-28, ...) never overlap and never exceed t
 any length is read month by month, and a month too large for one export is halved down to days."""
 from __future__ import annotations
 
+import calendar
 import datetime as dt
+import re
 from typing import List, NamedTuple, Optional, Tuple, Union
 
 DateLike = Union[str, dt.date]
@@ -22,7 +24,7 @@ def parse_day(value: DateLike, name: str) -> dt.date:
         raise ValueError(f"{name} must be a date or YYYY-MM-DD, not a datetime: the service takes whole UTC days")
     if isinstance(value, dt.date):
         return value
-    if isinstance(value, str) and len(value) == 10:
+    if isinstance(value, str) and re.fullmatch("[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
         try:
             return dt.date.fromisoformat(value)
         except ValueError:
@@ -37,9 +39,11 @@ def month_windows(start: dt.date, end: dt.date) -> List[Window]:
     windows: List[Window] = []
     cursor = start
     while cursor <= end:
-        next_month = dt.date(cursor.year + (cursor.month == 12), cursor.month % 12 + 1, 1)
-        last = min(next_month - dt.timedelta(days=1), end)
+        month_end = cursor.replace(day=calendar.monthrange(cursor.year, cursor.month)[1])
+        last = min(month_end, end)
         windows.append(Window(cursor, last))
+        if last == dt.date.max:
+            break
         cursor = last + dt.timedelta(days=1)
     return windows
 

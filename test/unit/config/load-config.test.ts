@@ -18,6 +18,7 @@ describe('loadConfig', () => {
   it('reads the public base URL without its trailing slash, and none when it is not set (pages then carry no links)', () => {
     expect(loadConfig({ ...valid, PUBLIC_BASE_URL: 'https://gateway.example.com/summary/' }).publicBaseUrl).toBe('https://gateway.example.com/summary');
     expect(loadConfig({ ...valid, PUBLIC_BASE_URL: '' }).publicBaseUrl).toBeUndefined();
+    expect(loadConfig({ ...valid, PUBLIC_BASE_URL: 'https://Gateway.example.com/sum mary>/' }).publicBaseUrl).toBe('https://gateway.example.com/sum%20mary%3E');
   });
 
   it('lists every setting it reads in local.settings.example.json', () => {
@@ -35,6 +36,8 @@ describe('loadConfig', () => {
     ['PUBLIC_BASE_URL', 'https://gateway.example.com/summary?x=1'],
     ['PUBLIC_BASE_URL', 'https://user:pass@gateway.example.com/summary'],
     ['PUBLIC_BASE_URL', 'gateway.example.com/summary'],
+    ['PUBLIC_BASE_URL', 'https://gateway.example.com/summary?'],
+    ['PUBLIC_BASE_URL', 'https://gateway.example.com/summary#'],
     ['MAX_PAGE_SIZE', '0'],
     ['MAX_PAGE_SIZE', 'ten'],
     ['AUTH_AUTHORITY_HOST', 'http://login.example.com'],

@@ -13,6 +13,11 @@ describe('linkBase', () => {
     expect(linkBase(undefined, 'invoices', query, {})).toBeUndefined();
     expect(linkBase(BASE, 'invoices', query, { page: 2 })).toBeUndefined();
   });
+
+  it('leaves out the query parameters the body overrides (never read, so never carried)', () => {
+    const base = linkBase(BASE, 'contracts', new URLSearchParams('createdFrom=junk&createdFrom=again&contractWorkspaceID=CW0001'), { createdFrom: '2025-01-01' });
+    expect([...base!.query.keys()]).toEqual(['contractWorkspaceID']);
+  });
 });
 
 describe('pageLinks', () => {

@@ -20,6 +20,15 @@ describe('the JSON envelope', () => {
     expect(envelope.meta.warning).toMatch(/Parquet/);
   });
 
+  it('has no next page when a jump to it would reach past the window (its last record, not its first)', () => {
+    // Window 40, pages of 15, 50 records: page 3 would read records 31–45, past 40.
+    const envelope = buildJsonEnvelope([], view, { page: 2, pageSize: 15, totalRecords: 50, resultWindow: 40 }, meta);
+    expect(envelope.pagination.hasNext).toBe(false);
+    // A last page that ends within the window is reachable, however deep it starts.
+    expect(buildJsonEnvelope([], view, { page: 2, pageSize: 15, totalRecords: 40, resultWindow: 40 }, meta).pagination.hasNext).toBe(true);
+    expect(buildJsonEnvelope([], view, { page: 2, pageSize: 15, totalRecords: 50, resultWindow: 40, nextReachable: true }, meta).pagination.hasNext).toBe(true);
+  });
+
   it('warns about a page past the end', () => {
     const envelope = buildJsonEnvelope([], view, { page: 3, pageSize: 10, totalRecords: 15, resultWindow: 10_000 }, meta);
     expect(envelope).toMatchObject({ data: [], pagination: { hasNext: false, totalPages: 2 } });
