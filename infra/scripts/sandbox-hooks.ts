@@ -76,12 +76,13 @@ export function seedTenants(registry: Readonly<Record<string, string>>): string[
  * Before provisioning: stops with the `azd env set` lines for what is missing or malformed, then
  * records the public IPv4 address azd runs from (asked of an echo service unless already set).
  */
-export async function preprovision(env: Environment, cli: Cli, log: (line: string) => void = console.log): Promise<void> {
+export async function preprovision(env: Environment, cli: Cli, log: (line: string) => void = console.log, platform: string = process.platform): Promise<void> {
   const problems: string[] = [];
+  if (platform === 'win32') problems.push('the hooks run in a POSIX shell with the Azure CLI on its PATH: run azd from WSL (or Linux, macOS)');
   const missing = REQUIRED_SETTINGS.filter((name) => !env[name]);
   if (missing.length > 0) problems.push(`missing settings of the azd environment:\n${missing.map((name) => `  azd env set ${name} <value>`).join('\n')}`);
   const name = env.AZURE_ENV_NAME ?? '';
-  if (name.length > MAX_ENVIRONMENT_NAME) problems.push(`the azd environment name "${name}" is longer than ${MAX_ENVIRONMENT_NAME} characters (every resource name carries it): azd env new <shorter name>`);
+  if (name.length > MAX_ENVIRONMENT_NAME) problems.push(`the azd environment name "${name}" is longer than ${MAX_ENVIRONMENT_NAME} characters (main.bicep's limit: the resource group is named after it and every resource name derives from it): azd env new <shorter name>`);
   for (const registry of ['SUMMARY_CLIENT_REGISTRY', 'SUMMARY_UAT_CLIENT_REGISTRY'] as const) {
     try {
       registryOf(env, registry);
@@ -91,16 +92,20 @@ export async function preprovision(env: Environment, cli: Cli, log: (line: strin
   }
   if (problems.length > 0) throw new Error(`the sandbox cannot be provisioned yet (docs/deploy.md, "A sandbox with azd"):\n${problems.join('\n')}`);
 
-  let address = env[DEPLOYER_IP_SETTING]?.trim() ?? '';
-  if (address === '') {
-    const url = env.SUMMARY_IP_ECHO_URL ?? IP_ECHO_URL;
-    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) }).catch((error: unknown) => {
-      throw new Error(`could not ask ${url} for this machine's public address (${(error as Error).message}): azd env set ${DEPLOYER_IP_SETTING} <your public IPv4 address>`);
-    });
+  // Asked on every run (a laptop's address changes); the last one is kept when nobody answers.
+  const previous = env[DEPLOYER_IP_SETTING]?.trim() ?? '';
+  const url = env.SUMMARY_IP_ECHO_URL ?? IP_ECHO_URL;
+  let address: string;
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
     address = (await response.text()).trim();
-    if (!response.ok) throw new Error(`${url} answered ${response.status}: azd env set ${DEPLOYER_IP_SETTING} <your public IPv4 address>`);
+    if (!response.ok) throw new Error(`it answered ${response.status}`);
+  } catch (error) {
+    if (previous === '') throw new Error(`could not ask ${url} for this machine's public address (${(error as Error).message}): azd env set ${DEPLOYER_IP_SETTING} <your public IPv4 address>`);
+    log(`could not ask ${url} for this machine's public address (${(error as Error).message}); keeping ${previous}`);
+    address = previous;
   }
-  if (!IPV4.test(address)) throw new Error(`"${address.slice(0, 64)}" is not an IPv4 address (the Cosmos DB firewall takes IPv4 only): azd env set ${DEPLOYER_IP_SETTING} <your public IPv4 address>`);
+  if (!IPV4.test(address)) throw new Error(`"${address.slice(0, 64)}" is not an IPv4 address (the Cosmos DB firewall takes IPv4 only): azd env set ${DEPLOYER_IP_SETTING} <your public IPv4 address>, and SUMMARY_IP_ECHO_URL to a service that answers it`);
   cli.change(['azd', 'env', 'set', DEPLOYER_IP_SETTING, address]);
   log(`The Cosmos DB firewall of the sandbox will let ${address} through (the postprovision hook seeds from here).`);
 }
@@ -115,6 +120,8 @@ export interface PostprovisionOptions {
   readonly cosmosClient?: (endpoint: string) => CosmosClient;
   /** Records per tenant (the dev data set's by default; the tests seed fewer). */
   readonly recordsPerTenant?: number;
+  /** How often and how long a step is tried again while new role assignments apply (default 10 × 30 s). */
+  readonly propagation?: { readonly attempts: number; readonly waitMs: number };
   readonly log?: (line: string) => void;
 }
 
@@ -126,6 +133,24 @@ function defaultCosmosClient(endpoint: string): CosmosClient {
   return isLoopbackUrl(endpoint)
     ? createCosmosClient({ endpoint, key: LOCAL_COSMOS_KEY, allowSelfSignedTls: true })
     : createCosmosClient({ endpoint, credential: new DefaultAzureCredential() });
+}
+
+/**
+ * Runs a step again while it fails, for as long as new role assignments may take to apply (the
+ * deployer's upload and seeding rights are created by the same provisioning, minutes before they
+ * hold); the last failure names the step and how to run the hook again.
+ */
+async function whileRolesApply<T>(step: string, run: () => Promise<T> | T, propagation: { attempts: number; waitMs: number }, log: (line: string) => void): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split('\n')[0]!.slice(0, 200) : String(error);
+      if (attempt >= propagation.attempts) throw new Error(`${step} failed ${attempt} times, last: ${reason}. New role assignments can take several minutes to apply: run azd hooks run postprovision again`);
+      log(`${step} failed (${reason}); trying again in ${propagation.waitMs / 1000} s while the new role assignments apply (${attempt}/${propagation.attempts})`);
+      await new Promise((resolve) => setTimeout(resolve, propagation.waitMs));
+    }
+  }
 }
 
 function outputsOf(env: Environment): Record<(typeof SANDBOX_OUTPUTS)[number], string> {
@@ -146,7 +171,8 @@ export async function postprovision(env: Environment, cli: Cli, options: Postpro
 
   const stamp = (options.now ?? new Date()).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   const url = `${outputs.AZURE_PACKAGE_CONTAINER_URL.replace(/\/$/, '')}/sandbox-${stamp}.zip`;
-  cli.change(['az', 'storage', 'blob', 'upload', '--auth-mode', 'login', '--blob-url', url, '--file', options.packageZip, '--output', 'none']);
+  const propagation = options.propagation ?? { attempts: 10, waitMs: 30_000 };
+  await whileRolesApply('uploading the package', () => cli.change(['az', 'storage', 'blob', 'upload', '--auth-mode', 'login', '--blob-url', url, '--file', options.packageZip, '--output', 'none']), propagation, log);
   for (const slot of [undefined, outputs.AZURE_FUNCTION_APP_SLOT_NAME]) {
     cli.change([
       'az', 'functionapp', 'config', 'appsettings', 'set',
@@ -166,7 +192,7 @@ export async function postprovision(env: Environment, cli: Cli, options: Postpro
     const client = cosmosClient(account.endpoint);
     try {
       const tenants = seedTenants(account.registry);
-      seeded[account.slot] = await seedStore(client, { tenants, recordsPerTenant: options.recordsPerTenant ?? DEV_DATA_SET.recordsPerTenant, createContainers: false });
+      seeded[account.slot] = await whileRolesApply(`seeding the ${account.slot} slot's data`, () => seedStore(client, { tenants, recordsPerTenant: options.recordsPerTenant ?? DEV_DATA_SET.recordsPerTenant, createContainers: false }), propagation, log);
       log(`seeded the ${account.slot} slot's data: ${tenants.join(', ')} (${Object.entries(seeded[account.slot]!).map(([name, count]) => `${count} ${name}`).join(', ')})`);
     } finally {
       client.dispose();

@@ -60,16 +60,16 @@ describe('azure.yaml', () => {
     expect([validate(azureYaml), validate.errors ?? []]).toEqual([true, []]);
     const broken = structuredClone(azureYaml);
     broken.services.api.host = 'functions';
-    broken.hooks.postprovision.posix.shell = 'bash';
+    broken.hooks.postprovision.shell = 'bash';
     expect(validate(broken)).toBe(false);
     // remoteBuild is allowed only on hosts that build (function among them); sh and pwsh are the shells.
-    expect((validate.errors ?? []).map((error) => error.instancePath)).toEqual(expect.arrayContaining(['/services/api/remoteBuild', '/hooks/postprovision/posix/shell']));
+    expect((validate.errors ?? []).map((error) => error.instancePath)).toEqual(expect.arrayContaining(['/services/api/remoteBuild', '/hooks/postprovision/shell']));
   });
 
   it('declares service api on a function app, built here (remoteBuild false) from what npm run package writes', () => {
     expect(Object.keys(azureYaml.services)).toEqual(['api']);
     expect(azureYaml.services.api).toMatchObject({ project: '.', language: 'ts', host: 'function', remoteBuild: false, dist: PACKAGE_DIR });
-    expect(azureYaml.services.api.hooks.prepackage.posix.run).toBe('npm run package');
+    expect(azureYaml.services.api.hooks.prepackage).toEqual({ shell: 'sh', run: 'npm run package' });
     expect(packageJson.scripts.package).toMatch(/package-app\.js$/);
   });
 
@@ -79,11 +79,10 @@ describe('azure.yaml', () => {
     expect(azureYaml.workflows.up.steps).toEqual([{ azd: 'package --all' }, { azd: 'provision' }]);
   });
 
-  it('runs each hook of the project through npm run sandbox, on POSIX and Windows alike', () => {
+  it('runs each hook of the project through npm run sandbox in a POSIX shell', () => {
     expect(Object.keys(azureYaml.hooks).sort()).toEqual(['postprovision', 'predeploy', 'preprovision']);
-    for (const [name, hook] of Object.entries(azureYaml.hooks as Record<string, { posix: { run: string }; windows: { run: string } }>)) {
-      expect(hook.posix.run).toBe(`npm run --silent sandbox -- ${name}`);
-      expect(hook.windows.run).toBe(hook.posix.run);
+    for (const [name, hook] of Object.entries(azureYaml.hooks as Record<string, unknown>)) {
+      expect(hook).toEqual({ shell: 'sh', run: `npm run --silent sandbox -- ${name}` });
     }
     expect(packageJson.scripts.sandbox).toBe('npm run build && node dist/infra/scripts/sandbox-hooks.js');
   });
@@ -126,10 +125,16 @@ describe('the preprovision hook', () => {
     expect(lines.join('\n')).toContain('203.0.113.7');
   });
 
-  it('keeps an address already set, and asks nobody', async () => {
+  it('asks again on every run (a laptop moves), and keeps the last address when nobody answers', async () => {
     const cli = recordingCli();
+    await preprovision({ ...settings, [DEPLOYER_IP_SETTING]: '198.51.100.4', SUMMARY_IP_ECHO_URL: echoUrl }, cli, () => {});
     await preprovision({ ...settings, [DEPLOYER_IP_SETTING]: '198.51.100.4', SUMMARY_IP_ECHO_URL: 'http://127.0.0.1:1/' }, cli, () => {});
-    expect(cli.changes).toEqual([['azd', 'env', 'set', DEPLOYER_IP_SETTING, '198.51.100.4']]);
+    expect(cli.changes).toEqual([['azd', 'env', 'set', DEPLOYER_IP_SETTING, '203.0.113.7'], ['azd', 'env', 'set', DEPLOYER_IP_SETTING, '198.51.100.4']]);
+    await expect(preprovision({ ...settings, SUMMARY_IP_ECHO_URL: 'http://127.0.0.1:1/' }, cli, () => {})).rejects.toThrow(/azd env set SUMMARY_DEPLOYER_IP_ADDRESS/);
+  });
+
+  it('says on Windows to run azd from WSL (the hooks need a POSIX shell and the az command)', async () => {
+    await expect(preprovision({ ...settings, SUMMARY_IP_ECHO_URL: echoUrl }, recordingCli(), () => {}, 'win32')).rejects.toThrow(/WSL/);
   });
 
   it('stops before provisioning on missing settings, a long name or a malformed registry, naming the fix and no value', async () => {
@@ -207,7 +212,7 @@ describe('the postprovision hook, against the local stack\'s store', () => {
       ...outputs(), AZURE_ENV_NAME: 'dev-ana', AZURE_TENANT_ID: 'tenant-1', AZURE_SUBSCRIPTION_ID: 'sub-1', SUMMARY_API_APP_ID: 'api-app',
       SUMMARY_BACKEND_API_KEYS: 'never-print-this-key', SUMMARY_CLIENT_REGISTRY: '{"client-1": "northwind"}', SUMMARY_UAT_CLIENT_REGISTRY: '{}',
     };
-    const seeded = await postprovision(env, cli, { packageZip: join(folder, 'package.zip'), now: new Date('2026-11-24T09:30:05.123Z'), recordsPerTenant: 12, log: (line) => lines.push(line) });
+    const seeded = await postprovision(env, cli, { packageZip: join(folder, 'package.zip'), now: new Date('2026-11-24T09:30:05.123Z'), recordsPerTenant: 12, log: (line) => lines.push(line), propagation: { attempts: 3, waitMs: 0 } });
 
     const url = 'https://stabc.blob.core.windows.net/deployments/sandbox-20261124T093005Z.zip';
     expect(cli.changes).toEqual([
@@ -230,8 +235,26 @@ describe('the postprovision hook, against the local stack\'s store', () => {
 
   it('seeds again without a duplicate (upserts): a second run over the same sandbox changes no count', async () => {
     const before = await countsByTenant(production);
-    await postprovision({ ...outputs(), SUMMARY_CLIENT_REGISTRY: '{"client-1": "northwind"}' }, recordingCli(), { packageZip: join(folder, 'package.zip'), recordsPerTenant: 12, log: () => {} });
+    await postprovision({ ...outputs(), SUMMARY_CLIENT_REGISTRY: '{"client-1": "northwind"}' }, recordingCli(), { packageZip: join(folder, 'package.zip'), recordsPerTenant: 12, log: () => {}, propagation: { attempts: 1, waitMs: 0 } });
     expect(await countsByTenant(production)).toEqual(before);
+  });
+
+  it('tries the upload again while the new role assignments apply, and says how to go on when they never do', async () => {
+    let uploads = 0;
+    const cli: Cli = {
+      read: () => '',
+      change: (command) => {
+        if (command[1] === 'storage' && ++uploads < 3) throw new Error('ERROR: AuthorizationPermissionMismatch (403)');
+        return '';
+      },
+    };
+    const lines: string[] = [];
+    await postprovision({ ...outputs() }, cli, { packageZip: join(folder, 'package.zip'), recordsPerTenant: 2, log: (line) => lines.push(line), propagation: { attempts: 3, waitMs: 0 } });
+    expect(uploads).toBe(3);
+    expect(lines.filter((line) => line.startsWith('uploading the package failed (ERROR: AuthorizationPermissionMismatch (403)); trying again'))).toHaveLength(2);
+    const never: Cli = { read: () => '', change: () => { throw new Error('ERROR: AuthorizationPermissionMismatch (403)'); } };
+    await expect(postprovision({ ...outputs() }, never, { packageZip: join(folder, 'package.zip'), log: () => {}, propagation: { attempts: 2, waitMs: 0 } }))
+      .rejects.toThrow(/uploading the package failed 2 times.*run azd hooks run postprovision again/);
   });
 
   it('stops, having changed nothing, without the outputs or the package', async () => {
