@@ -12,7 +12,7 @@ import { RESERVED_QUERY } from '../filters/parse-filters.js';
 export interface LinkBase {
   /** `<PUBLIC_BASE_URL>/v1/<resource>/summary`. */
   readonly operationUrl: string;
-  /** The query string the caller sent, less the parameters the body overrides. */
+  /** What every link carries of the caller's query: the parameters the body does not override, less page, pageSize and code. */
   readonly query: URLSearchParams;
 }
 
@@ -43,22 +43,20 @@ export function linkBase(publicBaseUrl: string | undefined, resourceName: string
   if (Object.hasOwn(members, 'page')) return undefined;
   // A query parameter the body overrides was never read (the body wins): it is not carried.
   const carried = new URLSearchParams();
-  for (const [name, value] of query) if (!Object.hasOwn(members, name)) carried.append(name, value);
+  for (const [name, value] of query) if (!NOT_CARRIED.has(name) && !Object.hasOwn(members, name)) carried.append(name, value);
   return { operationUrl: `${publicBaseUrl}/v1/${resourceName}/summary`, query: carried };
 }
 
-const NOT_CARRIED = new Set(['page', 'pageSize', ...RESERVED_QUERY]);
+const NOT_CARRIED: ReadonlySet<string> = new Set(['page', 'pageSize', ...RESERVED_QUERY]);
 
 /**
  * `first` always; `next` when the envelope says `hasNext` (which means reachable: by a stored
  * cursor, or by a jump within the window; respond-json.ts answers 503 rather than end a walk that
- * could go on); `last`
- * only when a jump reaches it (the whole result within the window), never a link that answers 400.
+ * could go on); `last` only when a jump reaches it (the whole result within the window), never a
+ * link that answers 400.
  */
 export function pageLinks(base: LinkBase, page: LinkedPage): PageLinks {
-  const carried = new URLSearchParams();
-  for (const [name, value] of base.query) if (!NOT_CARRIED.has(name)) carried.append(name, value);
-  const prefix = carried.size > 0 ? `${base.operationUrl}?${carried.toString()}&` : `${base.operationUrl}?`;
+  const prefix = base.query.size > 0 ? `${base.operationUrl}?${base.query.toString()}&` : `${base.operationUrl}?`;
   const urlOf = (target: number) => `${prefix}page=${target}&pageSize=${page.pageSize}`;
   const next = page.hasNext ? urlOf(page.page + 1) : undefined;
   const links = [next === undefined ? undefined : `<${next}>; rel="next"`, `<${urlOf(1)}>; rel="first"`];

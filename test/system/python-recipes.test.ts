@@ -7,7 +7,7 @@ import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
 import { pythonEnv } from '../support/python-env.js';
 import { runChild } from '../support/run-child.js';
 import { identities, stack } from '../support/stack.js';
-import { storeRecords } from '../support/store-records.js';
+import { storedYear } from '../support/stored-year.js';
 import { tempDirs } from '../support/temp-dirs.js';
 
 // docs/consuming.md's pyarrow, pandas and polars recipes, their blocks as written, in a virtual
@@ -37,12 +37,6 @@ async function runPython(script: string, folder: string): Promise<Record<string,
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
 }
 
-/** A sum of stored amounts as the exact decimal string Python's Decimal prints (2 places). */
-function exactSum(values: readonly unknown[]): string {
-  const cents = values.reduce<bigint>((total, value) => total + BigInt(Math.round(Number(value ?? 0) * 100)), 0n);
-  return `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
-}
-
 beforeAll(async () => {
   python = await pythonEnv('python-recipes', ['pyarrow', 'pandas', 'polars']);
   const env = clientSettings({ ...stack, identities });
@@ -60,34 +54,24 @@ afterAll(async () => {
   await own?.stop();
 });
 
-async function expected() {
-  const contracts = (await storeRecords('contracts', 'contoso')).filter((record) => String(record.createdDate).startsWith('2025-'));
-  const invoices = (await storeRecords('invoices', 'contoso')).filter((record) => String(record.createdDate).startsWith('2025-'));
-  return {
-    contracts: contracts.length,
-    amount: exactSum(contracts.map((record) => record.contractAmount)),
-    invoices: invoices.length,
-    lines: invoices.reduce((total, record) => total + (record.lines as unknown[]).length, 0),
-  };
-}
 
 describe('docs/consuming.md in Python', () => {
   it('pyarrow: reads each folder as one table, the decimals exact', async () => {
     const check = '\nimport json\nprint(json.dumps({"contracts": contracts.num_rows, "amount": str(total), "invoices": invoices.num_rows, "lines": lines.num_rows}))\n';
-    expect(await runPython(recipe('pyarrow') + check, pulls)).toEqual(await expected());
+    expect(await runPython(recipe('pyarrow') + check, pulls)).toEqual(await storedYear());
   });
 
   it('pandas: reads each folder as one frame, the decimals exact', async () => {
     const check = '\nimport json\nprint(json.dumps({"contracts": len(contracts), "amount": str(contracts["contractAmount"].sum()), "invoices": len(invoices), "lines": len(lines), "per_invoice": len(per_invoice)}))\n';
     const answer = await runPython(recipe('pandas') + check, pulls);
-    const want = await expected();
+    const want = await storedYear();
     expect(answer).toEqual({ ...want, per_invoice: want.invoices });
   });
 
   it('polars: reads each folder as one frame, the decimals exact', async () => {
     const check = '\nimport json\nprint(json.dumps({"contracts": contracts.height, "amount": str(contracts["contractAmount"].sum()), "invoices": invoices.select(pl.len()).collect().item(), "lines": lines.select(pl.len()).collect().item(), "per_invoice": per_invoice.height}))\n';
     const answer = await runPython(recipe('polars') + check, pulls);
-    const want = await expected();
+    const want = await storedYear();
     expect(answer).toEqual({ ...want, per_invoice: want.invoices });
   });
 
