@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, customFetch, jwtVerify, errors as joseErrors, type FetchImplementation, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, jwtVerify, errors as joseErrors, type FetchImplementation, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { SpanKind } from '@opentelemetry/api';
 import { ApiError } from '../errors/api-error.js';
 import { inSpan } from '../telemetry/telemetry.js';
@@ -84,12 +84,19 @@ export type TokenFailure = keyof typeof TOKEN_FAILURES;
  * required, a small clock tolerance.
  */
 export function createTokenVerifier(auth: Config['auth'], options: TokenVerifierOptions = {}): TokenVerifier {
-  const keys = createRemoteJWKSet(new URL(auth.jwksUri), {
-    cacheMaxAge: options.keysMaxAgeMs ?? 24 * 60 * 60 * 1000,
-    cooldownDuration: options.refetchCooldownMs ?? 5 * 60 * 1000,
-    timeoutDuration: 5000,
-    [customFetch]: keySetFetch(options.fetch ?? fetch),
-  });
+  // Made on the first token, not when the function file loads: the key set's Headers and fetch
+  // load Node's fetch implementation (undici, ~10 ms of a cold start), and the first token
+  // fetches the keys anyway.
+  let keySet: ReturnType<typeof createRemoteJWKSet> | undefined;
+  const keys: JWTVerifyGetKey = (header, input) => {
+    keySet ??= createRemoteJWKSet(new URL(auth.jwksUri), {
+      cacheMaxAge: options.keysMaxAgeMs ?? 24 * 60 * 60 * 1000,
+      cooldownDuration: options.refetchCooldownMs ?? 5 * 60 * 1000,
+      timeoutDuration: 5000,
+      [customFetch]: keySetFetch(options.fetch ?? fetch),
+    });
+    return keySet(header, input);
+  };
   const now = options.now;
   return async (token) => {
     // Checked here, before the signature, rather than on every request: the verified-token cache

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isLoopbackUrl } from '../util/is-loopback-url.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 

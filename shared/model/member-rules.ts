@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorCode } from '../errors/error-codes.js';
 
 /** Where a member came from: JSON body values keep their JSON type, query values are strings. */
