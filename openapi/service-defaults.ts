@@ -1,4 +1,4 @@
-import { SETTING_DEFAULTS } from '../shared/config/load-config.js';
+import { settingDefaults as configDefaults } from '../shared/config/load-config.js';
 import { PAGE_DEFAULTS } from '../shared/model/operation-contract.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
 
@@ -19,13 +19,14 @@ export interface ServiceDefaults extends SettingDefaults {
   readonly order: 'asc' | 'desc';
 }
 
-/** The settings' defaults, read where `loadConfig` has them (SETTING_DEFAULTS, from its schema). */
+/** The settings' defaults, read where `loadConfig` has them (load-config's settingDefaults(), from its schema). */
 export function settingDefaults(): SettingDefaults {
+  const defaults = configDefaults();
   return {
-    maxPageSize: SETTING_DEFAULTS.MAX_PAGE_SIZE as number,
-    maxResultWindow: SETTING_DEFAULTS.MAX_RESULT_WINDOW as number,
-    parquetMaxBytes: SETTING_DEFAULTS.PARQUET_MAX_BYTES as number,
-    authorityHost: new URL(SETTING_DEFAULTS.AUTH_AUTHORITY_HOST as string).origin,
+    maxPageSize: defaults.MAX_PAGE_SIZE as number,
+    maxResultWindow: defaults.MAX_RESULT_WINDOW as number,
+    parquetMaxBytes: defaults.PARQUET_MAX_BYTES as number,
+    authorityHost: new URL(defaults.AUTH_AUTHORITY_HOST as string).origin,
   };
 }
 

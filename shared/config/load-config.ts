@@ -110,12 +110,17 @@ export const SETTING_NAMES: readonly string[] = Object.keys(settingsSchema.shape
  * (numbers as numbers, flags as booleans). The templates and the OpenAPI document are checked
  * against these instead of restating them.
  */
-export const SETTING_DEFAULTS: Readonly<Record<string, unknown>> = Object.freeze(Object.fromEntries(
-  Object.entries(settingsSchema.shape).flatMap(([name, schema]) => {
-    const absent = (schema as z.ZodType).safeParse(undefined);
-    return absent.success && absent.data !== undefined ? [[name, absent.data]] : [];
-  }),
-));
+export function settingDefaults(): Readonly<Record<string, unknown>> {
+  // Worked out when asked (tools and tests ask), not when the function file loads: a parse per setting.
+  defaults ??= Object.freeze(Object.fromEntries(
+    Object.entries(settingsSchema.shape).flatMap(([name, schema]) => {
+      const absent = (schema as z.ZodType).safeParse(undefined);
+      return absent.success && absent.data !== undefined ? [[name, absent.data]] : [];
+    }),
+  ));
+  return defaults;
+}
+let defaults: Readonly<Record<string, unknown>> | undefined;
 
 /**
  * Reads every setting once, validates it and freezes the result. The only reader of the

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { SETTING_DEFAULTS, SETTING_NAMES } from '../../shared/config/load-config.js';
+import { SETTING_NAMES, settingDefaults } from '../../shared/config/load-config.js';
 import {
   INFRA,
   ROOT,
@@ -204,14 +204,14 @@ describe('the service defaults in the templates', () => {
   it('are the ones loadConfig applies wherever Bicep falls back to one', () => {
     const limits = limitSettings(settings);
     expect(limits.map((limit) => limit.setting).sort()).toEqual(['AUTH_CLOCK_TOLERANCE_SECONDS', 'MAX_PAGE_SIZE', 'MAX_RESULT_WINDOW', 'PARQUET_MAX_BYTES', 'STORE_TIMEOUT_MS']);
-    for (const { setting, fallback } of limits) expect([setting, fallback]).toEqual([setting, String(SETTING_DEFAULTS[setting])]);
+    for (const { setting, fallback } of limits) expect([setting, fallback]).toEqual([setting, String(settingDefaults()[setting])]);
   });
 
   it('are not restated as literal settings that equal them', () => {
     const shared = assignedValue(declaration(settings, 'variable_declaration', 'serviceSettings'))!;
     for (const [setting, value] of properties(shared)) {
       const literal = literalString(value);
-      if (literal !== undefined && setting in SETTING_DEFAULTS) expect([setting, literal]).not.toEqual([setting, String(SETTING_DEFAULTS[setting])]);
+      if (literal !== undefined && setting in settingDefaults()) expect([setting, literal]).not.toEqual([setting, String(settingDefaults()[setting])]);
     }
   });
 
@@ -222,13 +222,13 @@ describe('the service defaults in the templates', () => {
     for (const [limit, value] of chosen ? properties(assignedValue(chosen)!) : []) {
       const setting = settingOf.get(limit);
       expect([limit, setting]).toEqual([limit, expect.any(String)]);
-      expect([limit, value.text]).not.toEqual([limit, String(SETTING_DEFAULTS[setting!])]);
+      expect([limit, value.text]).not.toEqual([limit, String(settingDefaults()[setting!])]);
     }
   });
 
   it('are read from the code: a default the code changes is seen here (the check can fail)', () => {
-    expect(SETTING_DEFAULTS).toMatchObject({ MAX_PAGE_SIZE: expect.any(Number), LOG_REQUESTS: true, AUTH_AUTHORITY_HOST: 'https://login.microsoftonline.com' });
-    expect(SETTING_DEFAULTS).not.toHaveProperty('COSMOS_KEY');
-    expect(SETTING_DEFAULTS).not.toHaveProperty('API_KEYS');
+    expect(settingDefaults()).toMatchObject({ MAX_PAGE_SIZE: expect.any(Number), LOG_REQUESTS: true, AUTH_AUTHORITY_HOST: 'https://login.microsoftonline.com' });
+    expect(settingDefaults()).not.toHaveProperty('COSMOS_KEY');
+    expect(settingDefaults()).not.toHaveProperty('API_KEYS');
   });
 });
