@@ -68,7 +68,7 @@ function registryOf(env: Environment, name: 'SUMMARY_CLIENT_REGISTRY' | 'SUMMARY
 }
 
 /** The tenants a sandbox account gets: the dev data set's and every tenant its slot's registry names. */
-export function seedTenants(registry: Readonly<Record<string, string>>): string[] {
+function seedTenants(registry: Readonly<Record<string, string>>): string[] {
   return [...new Set([...DEV_DATA_SET.tenants, ...Object.values(registry)])].sort();
 }
 

@@ -33,14 +33,9 @@ export function resourceOffers(resource: ResourceDefinition): Offer[] {
  * Picks the response format from an `Accept` header with q-values (RFC 9110 §12.5.1): the offer
  * with the highest q, the most specific range deciding each media type's q; JSON wins ties and
  * answers a missing header. A format may be offered under several media types (the invoices' zip
- * export is `application/vnd.apache.parquet` and `application/zip`). Returns undefined when nothing
- * acceptable is offered.
+ * export is `application/vnd.apache.parquet` and `application/zip`). Returns the offer chosen (its
+ * format and the media type it was chosen under), undefined when nothing acceptable is offered.
  */
-export function negotiate(accept: string | null, offers: readonly (Offer | Format)[]): Format | undefined {
-  return negotiateOffer(accept, offers)?.format;
-}
-
-/** As `negotiate`, answering the offer chosen: its format and the media type it was chosen under. */
 export function negotiateOffer(accept: string | null, offers: readonly (Offer | Format)[]): Offer | undefined {
   const available = offers.map((offer) => (typeof offer === 'string' ? { format: offer, mediaType: mediaTypeOf(offer) } : offer));
   if (accept === null || trimOws(accept) === '') return available.find((offer) => offer.format === 'json') ?? available[0];

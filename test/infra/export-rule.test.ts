@@ -2,14 +2,14 @@
  * The gateway's export rule (infra/scripts/render-export-rule.ts) against the service's negotiation.
  * The policy's C# runs only in API Management, so `gatewayRule` below repeats it statement by
  * statement in TypeScript (Split, Trim(' ', '\t'), Regex.Match, ToLowerInvariant, int.Parse as .NET
- * has them for ASCII text), and that mirror is held to `negotiate` on every Accept header given:
+ * has them for ASCII text), and that mirror is held to `negotiateOffer` on every Accept header given:
  * equal on printable ASCII, and never calling JSON what the service answers as a file otherwise.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { MEDIA_RANGE_PATTERN, QUALITY_PATTERN, negotiate, resourceOffers } from '../../shared/http/negotiate.js';
+import { MEDIA_RANGE_PATTERN, QUALITY_PATTERN, negotiateOffer, resourceOffers } from '../../shared/http/negotiate.js';
 import { summaryRoute } from '../../shared/model/operation-contract.js';
 import { RESOURCES } from '../../shared/model/resources.js';
 import { EXPORT_KEY_VARIABLE, NOT_PRINTABLE_ASCII, POLICY_PATH, operationOffers, renderExportRule, withExportRule } from '../../infra/scripts/render-export-rule.js';
@@ -56,7 +56,7 @@ function gatewayRule(accept: string, offers: readonly string[]): boolean {
 }
 
 /** The service: an export unless the negotiation answers JSON (a 406 is no JSON either). */
-const serviceExports = (accept: string, resource: (typeof RESOURCES)[number]) => negotiate(accept, resourceOffers(resource)) !== 'json';
+const serviceExports = (accept: string, resource: (typeof RESOURCES)[number]) => negotiateOffer(accept, resourceOffers(resource))?.format !== 'json';
 
 const policy = readFileSync(join(ROOT, POLICY_PATH), 'utf8');
 
