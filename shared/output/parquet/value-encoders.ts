@@ -4,29 +4,26 @@
  * dominated the timestamp columns). Strings need none: they are written as UTF-8 straight into
  * their column's buffer (value-stores.ts).
  */
+import { civilDayAt, digitsAt, isCivilDayAt } from '../../util/civil-days.js';
 
 const DAY_MS = 86_400_000;
-const DASH = 45;
 const COLON = 58;
 
 /** Whether `value` is a `YYYY-MM-DD` real calendar day (what epochDay takes). */
 export function isCalendarDay(value: string): boolean {
-  return value.length === 10 && !Number.isNaN(civilDay(value, 0));
+  return value.length === 10 && isCivilDayAt(value, 0);
 }
 
-/** Whether `value` is an instant timestampMillis takes. */
+/** Whether `value` is an instant timestampMillis takes (the stored form checked digit by digit, as it reads it). */
 export function isTimestamp(value: string): boolean {
-  try {
-    timestampMillis(value);
-    return true;
-  } catch {
-    return false;
-  }
+  if (!isStoredForm(value)) return !Number.isNaN(Date.parse(value));
+  // NaN (a non-digit) fails every comparison.
+  return isCivilDayAt(value, 0) && digitsAt(value, 11, 2) <= 23 && digitsAt(value, 14, 2) <= 59 && digitsAt(value, 17, 2) <= 59 && digitsAt(value, 20, 3) >= 0;
 }
 
 /** A `YYYY-MM-DD` date as days since the epoch, checked to be a real calendar day. */
 export function epochDay(value: string): number {
-  const day = value.length === 10 ? civilDay(value, 0) : Number.NaN;
+  const day = value.length === 10 ? civilDayAt(value, 0) : Number.NaN;
   if (Number.isNaN(day)) throw new TypeError(`not a YYYY-MM-DD date: ${value}`);
   return day;
 }
@@ -38,12 +35,12 @@ export function epochDay(value: string): number {
  * Date.parse (slower, still exact).
  */
 export function timestampMillis(value: string): number {
-  if (value.length === 24 && value.charCodeAt(10) === 84 /* T */ && value.charCodeAt(13) === COLON && value.charCodeAt(16) === COLON && value.charCodeAt(19) === 46 /* . */ && value.charCodeAt(23) === 90 /* Z */) {
-    const day = civilDay(value, 0);
-    const hours = digits(value, 11, 2);
-    const minutes = digits(value, 14, 2);
-    const seconds = digits(value, 17, 2);
-    const millis = day * DAY_MS + ((hours * 60 + minutes) * 60 + seconds) * 1000 + digits(value, 20, 3);
+  if (isStoredForm(value)) {
+    const day = civilDayAt(value, 0);
+    const hours = digitsAt(value, 11, 2);
+    const minutes = digitsAt(value, 14, 2);
+    const seconds = digitsAt(value, 17, 2);
+    const millis = day * DAY_MS + ((hours * 60 + minutes) * 60 + seconds) * 1000 + digitsAt(value, 20, 3);
     // In this form the digits decide: no rolling 02-29 of a common year or 24:00 over, as Date.parse would.
     if (hours <= 23 && minutes <= 59 && seconds <= 59 && !Number.isNaN(millis)) return millis;
     throw new TypeError(`not an ISO 8601 timestamp: ${value}`);
@@ -53,29 +50,9 @@ export function timestampMillis(value: string): number {
   return parsed;
 }
 
-/** The `YYYY-MM-DD` at `start` as days since the epoch; NaN when it is not a real calendar day. */
-function civilDay(text: string, start: number): number {
-  if (text.charCodeAt(start + 4) !== DASH || text.charCodeAt(start + 7) !== DASH) return Number.NaN;
-  const year = digits(text, start, 4);
-  const month = digits(text, start + 5, 2);
-  const day = digits(text, start + 8, 2);
-  // NaN fails every comparison: a non-digit makes the whole date NaN.
-  if (!(month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month))) return Number.NaN;
-  return daysFromCivil(year, month, day);
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
-
-/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil), for every year, 0000 included. */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1; // from March 1
-  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
+/** Whether `value` has the shape of the form the store keeps, `YYYY-MM-DDTHH:MM:SS.sssZ` (its digits not yet checked). */
+function isStoredForm(value: string): boolean {
+  return value.length === 24 && value.charCodeAt(10) === 84 /* T */ && value.charCodeAt(13) === COLON && value.charCodeAt(16) === COLON && value.charCodeAt(19) === 46 /* . */ && value.charCodeAt(23) === 90 /* Z */;
 }
 
 /**
@@ -96,14 +73,4 @@ export function decimalEncoder(scale: number): (value: number) => number {
 export function int32Value(value: number): number {
   if ((value | 0) !== value) throw new RangeError(`not a 32-bit integer: ${value}`);
   return value;
-}
-
-function digits(text: string, start: number, count: number): number {
-  let n = 0;
-  for (let i = start; i < start + count; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return Number.NaN;
-    n = n * 10 + d;
-  }
-  return n;
 }

@@ -1,0 +1,77 @@
+/**
+ * Calendar arithmetic on day numbers (days since 1970-01-01, proleptic Gregorian, UTC), by
+ * integer arithmetic rather than Date objects: the filters read two dates and the output checks
+ * two dates and two timestamps per record, and a Date per step cost a 25-row JSON page several
+ * microseconds, measured. Both read `YYYY-MM-DD` with `civilDayAt`, so a date the filters take and
+ * a date the output checks are the same kind of text.
+ */
+
+const DASH = 45;
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil), for every year, 0000 included. */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1; // from March 1
+  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
+}
+
+/** The date of a day number (H. Hinnant's civil_from_days), the inverse of `daysFromCivil`. */
+export function civilFromDays(days: number): { year: number; month: number; day: number } {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100)); // from March 1
+  const shifted = Math.floor((5 * dayOfYear + 2) / 153);
+  const month = shifted < 10 ? shifted + 3 : shifted - 9;
+  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day: dayOfYear - Math.floor((153 * shifted + 2) / 5) + 1 };
+}
+
+/** Days in a month of a proleptic Gregorian year. */
+export function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/**
+ * The `YYYY-MM-DD` at `start` of `text` (ASCII digits, year 0000–9999) as a day number; NaN when
+ * it is not a real calendar day. What follows it is the caller's to check.
+ */
+export function civilDayAt(text: string, start: number): number {
+  const year = yearAt(text, start);
+  return Number.isNaN(year) ? Number.NaN : daysFromCivil(year, digitsAt(text, start + 5, 2), digitsAt(text, start + 8, 2));
+}
+
+/** Whether the `YYYY-MM-DD` at `start` of `text` is a real calendar day (`civilDayAt` without the day number). */
+export function isCivilDayAt(text: string, start: number): boolean {
+  return !Number.isNaN(yearAt(text, start));
+}
+
+/** The year of the `YYYY-MM-DD` at `start` when the whole date is a real calendar day, else NaN. */
+function yearAt(text: string, start: number): number {
+  if (text.charCodeAt(start + 4) !== DASH || text.charCodeAt(start + 7) !== DASH) return Number.NaN;
+  const year = digitsAt(text, start, 4);
+  const month = digitsAt(text, start + 5, 2);
+  const day = digitsAt(text, start + 8, 2);
+  // NaN fails every comparison: a non-digit makes the whole date NaN.
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) ? year : Number.NaN;
+}
+
+/** `YYYY-MM-DD` of a day number of the years 0000–9999. */
+export function formatCivilDay(days: number): string {
+  const { year, month, day } = civilFromDays(days);
+  return `${String(year).padStart(4, '0')}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`;
+}
+
+/** The number written by `count` ASCII digits at `start`, NaN when one is not a digit. */
+export function digitsAt(text: string, start: number, count: number): number {
+  let n = 0;
+  for (let i = start; i < start + count; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number.NaN;
+    n = n * 10 + d;
+  }
+  return n;
+}
