@@ -40,23 +40,18 @@ export function daysInMonth(year: number, month: number): number {
  * it is not a real calendar day. What follows it is the caller's to check.
  */
 export function civilDayAt(text: string, start: number): number {
-  const year = yearAt(text, start);
-  return Number.isNaN(year) ? Number.NaN : daysFromCivil(year, digitsAt(text, start + 5, 2), digitsAt(text, start + 8, 2));
-}
-
-/** Whether the `YYYY-MM-DD` at `start` of `text` is a real calendar day (`civilDayAt` without the day number). */
-export function isCivilDayAt(text: string, start: number): boolean {
-  return !Number.isNaN(yearAt(text, start));
-}
-
-/** The year of the `YYYY-MM-DD` at `start` when the whole date is a real calendar day, else NaN. */
-function yearAt(text: string, start: number): number {
   if (text.charCodeAt(start + 4) !== DASH || text.charCodeAt(start + 7) !== DASH) return Number.NaN;
   const year = digitsAt(text, start, 4);
   const month = digitsAt(text, start + 5, 2);
   const day = digitsAt(text, start + 8, 2);
   // NaN fails every comparison: a non-digit makes the whole date NaN.
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) ? year : Number.NaN;
+  if (!(month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month))) return Number.NaN;
+  return daysFromCivil(year, month, day);
+}
+
+/** Whether the `YYYY-MM-DD` at `start` of `text` is a real calendar day. */
+export function isCivilDayAt(text: string, start: number): boolean {
+  return !Number.isNaN(civilDayAt(text, start));
 }
 
 /** `YYYY-MM-DD` of a day number of the years 0000–9999. */
