@@ -1,7 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
 import type { StoredRecord } from '../model/view.js';
-import { buildJsonEnvelope } from '../output/json-envelope.js';
-import { utf8Bytes } from '../output/utf8-bytes.js';
+import { buildJsonEnvelope, jsonEnvelopeBytes } from '../output/json-envelope.js';
 import { cleaningWarning, createRecordCleaner } from '../output/record-cleaner.js';
 import { guardedCursors, type CursorFailureReport } from '../store/guarded-cursors.js';
 import { pageCursorKey } from '../store/page-cursors.js';
@@ -76,7 +75,7 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
     headers,
     // Encoded once here: the host needs bytes anyway, and the log needs their count
     // (Buffer.byteLength of a 400 kB string cost a sixth of a 1000-row request, measured).
-    body: utf8Bytes(JSON.stringify(envelope)),
+    body: jsonEnvelopeBytes(envelope),
     records: records.length,
     store: meter,
     ...(warning ? { cleaning: cleaner.report } : {}),

@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { buildAllowlist } from '../../../shared/access/allowlist.js';
 import { CONTRACTS } from '../../../shared/model/contracts.js';
 import { DATAPOINTS } from '../../../shared/access/datapoints.js';
-import { buildJsonEnvelope } from '../../../shared/output/json-envelope.js';
+import fc from 'fast-check';
+import { buildJsonEnvelope, jsonEnvelopeBytes } from '../../../shared/output/json-envelope.js';
 
 const view = buildAllowlist(DATAPOINTS).view(CONTRACTS, ['Data.Read']);
 const meta = { requestId: 'r', generatedAt: new Date('2026-01-01T00:00:00Z') };
@@ -33,5 +34,17 @@ describe('the JSON envelope', () => {
     const envelope = buildJsonEnvelope([], view, { page: 3, pageSize: 10, totalRecords: 15, resultWindow: 10_000 }, meta);
     expect(envelope).toMatchObject({ data: [], pagination: { hasNext: false, totalPages: 2 } });
     expect(envelope.meta.warning).toMatch(/past the last page/);
+  });
+
+  it('is written as the bytes of JSON.stringify of it, whatever its records, links and warnings', () => {
+    const full = buildAllowlist(DATAPOINTS).view(CONTRACTS, Object.keys(DATAPOINTS));
+    const text = fc.string({ unit: 'binary', maxLength: 40 });
+    const record = fc.record(Object.fromEntries(full.fields.map((field) => [field.name, fc.oneof(text, fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }))])));
+    fc.assert(fc.property(fc.array(record, { maxLength: 30 }), fc.nat({ max: 5 }), fc.option(text, { nil: undefined }), fc.option(text, { nil: undefined }), (records, page, warning, nextLink) => {
+      const envelope = buildJsonEnvelope(records, full, { page: page + 1, pageSize: 10, totalRecords: records.length, resultWindow: 20 }, { ...meta, ...(warning === undefined ? {} : { warning }) });
+      if (nextLink !== undefined) envelope.pagination.nextLink = nextLink;
+      expect(jsonEnvelopeBytes(envelope).toString('utf8')).toBe(JSON.stringify(envelope));
+      expect(Buffer.compare(jsonEnvelopeBytes(envelope), Buffer.from(JSON.stringify(envelope), 'utf8'))).toBe(0);
+    }), { numRuns: 300 });
   });
 });
