@@ -52,15 +52,15 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
       nextReachable = await cursors.put(scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords }, report);
     }
   }
-  // Every value checked against its field on the way out (record-cleaner.ts).
+  // Every value checked against its field, and exactly the allowlisted fields, on the way out (record-cleaner.ts).
   const cleaner = createRecordCleaner(scope.view);
   const records: StoredRecord[] = [];
   for (const record of read?.records ?? []) {
-    const clean = cleaner.clean(record);
-    if (clean !== undefined) records.push(clean);
+    const projected = cleaner.project(record);
+    if (projected !== undefined) records.push(projected);
   }
   const warning = cleaningWarning(cleaner.report);
-  const envelope = buildJsonEnvelope(records, scope.view, { page, pageSize, totalRecords, resultWindow: deps.config.maxResultWindow, nextReachable }, { requestId, generatedAt: deps.clock(), ...(warning ? { warning } : {}) });
+  const envelope = buildJsonEnvelope(records, { page, pageSize, totalRecords, resultWindow: deps.config.maxResultWindow, nextReachable }, { requestId, generatedAt: deps.clock(), ...(warning ? { warning } : {}) });
   const headers = baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId);
   if (links) {
     // A link follower stops where the links stop, reading no warning: a next page that exists but

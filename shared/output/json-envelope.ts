@@ -1,5 +1,4 @@
-import type { StoredRecord, View } from '../model/view.js';
-import { projectRecord } from './project-record.js';
+import type { StoredRecord } from '../model/view.js';
 import { utf8Join } from './utf8-bytes.js';
 
 /** The JSON response envelope of both summary operations (see the spec). */
@@ -20,10 +19,9 @@ export interface PageInfo {
   readonly nextReachable?: boolean;
 }
 
-/** Builds the envelope for one page of records, projected through the caller's view. */
+/** Builds the envelope for one page of records, already projected through the caller's view (`RecordCleaner.project`). */
 export function buildJsonEnvelope(
-  records: readonly StoredRecord[],
-  view: View,
+  records: StoredRecord[],
   { page, pageSize, totalRecords, resultWindow, nextReachable = false }: PageInfo,
   meta: { requestId: string; generatedAt: Date; warning?: string },
 ): JsonEnvelope {
@@ -33,7 +31,7 @@ export function buildJsonEnvelope(
   // page reads up to its last record, min((page + 1) × pageSize, totalRecords).
   const windowEnds = page < totalPages && Math.min((page + 1) * pageSize, totalRecords) > resultWindow && !nextReachable;
   const envelope: JsonEnvelope = {
-    data: records.map((record) => projectRecord(record, view)),
+    data: records,
     pagination: { page, pageSize, totalRecords, totalPages, hasNext: page < totalPages && !windowEnds },
     meta: { requestId: meta.requestId, generatedAt: meta.generatedAt.toISOString() },
   };

@@ -27,6 +27,13 @@ const PROBLEMS_KEPT = 10;
 export interface RecordCleaner {
   /** The record as it may be answered (itself when nothing is wrong), or undefined to leave it out. */
   clean(record: StoredRecord): StoredRecord | undefined;
+  /**
+   * The record as a JSON page answers it: `clean` and the allowlist's projection in one pass, a
+   * new object of exactly the view's fields in the view's order (a missing value null), then its
+   * lines the same way; undefined to leave it out. This is the guard that keeps serialization to
+   * allowlisted fields whatever the store returned. Counts and notes as `clean` does.
+   */
+  project(record: StoredRecord): StoredRecord | undefined;
   readonly report: CleaningReport;
 }
 
@@ -39,6 +46,39 @@ export function createRecordCleaner(view: View): RecordCleaner {
   const report: CleaningReport = { nulled: 0, recordsLeftOut: 0, linesLeftOut: 0, problems: [] };
   const note = (record: StoredRecord, field: string) => {
     if (report.problems.length < PROBLEMS_KEPT) report.problems.push({ record: idOf(record, resource.idField), field });
+  };
+  const recordProjector = compiledProjector(view.fields);
+  const lineProjector = compiledProjector(view.lineFields);
+  /** Fields of the record (or line) being projected whose malformed nullable value became null (emptied after each). */
+  const pending: string[] = [];
+  const pend = (field: string) => void pending.push(field);
+  const projectLines = (record: StoredRecord, raw: unknown): StoredRecord[] => {
+    if (!Array.isArray(raw)) {
+      if (raw !== undefined && raw !== null) {
+        report.nulled++;
+        note(record, linesMember!);
+      }
+      return [];
+    }
+    const lines: StoredRecord[] = [];
+    for (let i = 0; i < raw.length; i++) {
+      const line = raw[i] as unknown;
+      const projected = isObject(line) ? lineProjector(line, pend) : undefined;
+      if (projected === undefined) {
+        pending.length = 0;
+        report.linesLeftOut++;
+        note(record, `${linesMember}[${i}]${isObject(line) ? `.${firstBad(line, view.lineFields)}` : ''}`);
+        continue;
+      }
+      if (pending.length > 0) {
+        for (const field of pending.splice(0)) {
+          report.nulled++;
+          note(record, `${linesMember}[${i}].${field}`);
+        }
+      }
+      lines.push(projected);
+    }
+    return lines;
   };
   return {
     report,
@@ -78,6 +118,25 @@ export function createRecordCleaner(view: View): RecordCleaner {
       if (linesMember !== undefined && lines !== undefined) cleaned[linesMember] = lines;
       return cleaned;
     },
+    project(record) {
+      const projected = recordProjector(record, pend);
+      if (projected === undefined) {
+        pending.length = 0;
+        report.recordsLeftOut++;
+        note(record, firstBad(record, view.fields));
+        return undefined;
+      }
+      // Noted after the lines, as `clean` notes them.
+      const nulledFields = pending.length > 0 ? pending.splice(0) : undefined;
+      if (linesMember !== undefined) projected[linesMember] = projectLines(record, record[linesMember]);
+      if (nulledFields !== undefined) {
+        for (const field of nulledFields) {
+          report.nulled++;
+          note(record, field);
+        }
+      }
+      return projected;
+    },
   };
 }
 
@@ -111,6 +170,32 @@ function compiled(fields: readonly FieldSpec[]): FieldsCheck {
   }
   return check;
 }
+
+/** A list of fields' projection with its checks: a new record of exactly those fields, or undefined when a required one is bad. */
+type Projector = (record: StoredRecord, nulled: (field: string) => void) => Record<string, unknown> | undefined;
+
+const compiledProjectors = new WeakMap<readonly FieldSpec[], Projector>();
+
+/**
+ * The projection of a list of fields, compiled once into straight code as `compiled` is: each
+ * field read once, checked, and written into one object literal (so every record of a page has
+ * the same shape, which JSON.stringify walks fastest). A bad nullable value becomes null and is
+ * told to `nulled`; a bad or missing required one leaves the record out.
+ */
+function compiledProjector(fields: readonly FieldSpec[]): Projector {
+  let projector = compiledProjectors.get(fields);
+  if (projector === undefined) {
+    const steps = fields.map((field, i) => `let v${i} = r[${JSON.stringify(field.name)}];
+      if (v${i} === null || v${i} === undefined) { ${field.nullable ? `v${i} = null;` : 'return undefined;'} }
+      else if (!c${i}(v${i})) { ${field.nullable ? `v${i} = null; nulled(${JSON.stringify(field.name)});` : 'return undefined;'} }`);
+    const literal = fields.map((field, i) => `${JSON.stringify(field.name)}: v${i}`).join(', ');
+    const make = new Function(...fields.map((_, i) => `c${i}`), `return function project(r, nulled) {\n${steps.join('\n')}\nreturn { ${literal} }; };`) as (...checks: ValueCheck[]) => Projector;
+    projector = make(...fields.map(checkOf));
+    compiledProjectors.set(fields, projector);
+  }
+  return projector;
+}
+
 
 /** A copy of the record with its bad nullable values as null (each counted and noted). */
 function nullBad(record: StoredRecord, fields: readonly FieldSpec[], report: CleaningReport, note: (field: string) => void): Record<string, unknown> {

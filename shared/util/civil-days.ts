@@ -40,24 +40,43 @@ export function daysInMonth(year: number, month: number): number {
  * it is not a real calendar day. What follows it is the caller's to check.
  */
 export function civilDayAt(text: string, start: number): number {
-  if (text.charCodeAt(start + 4) !== DASH || text.charCodeAt(start + 7) !== DASH) return Number.NaN;
-  const year = digitsAt(text, start, 4);
-  const month = digitsAt(text, start + 5, 2);
-  const day = digitsAt(text, start + 8, 2);
-  // NaN fails every comparison: a non-digit makes the whole date NaN.
-  if (!(month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month))) return Number.NaN;
-  return daysFromCivil(year, month, day);
+  const packed = packedDateAt(text, start);
+  return Number.isNaN(packed) ? Number.NaN : daysFromCivil(Math.floor(packed / 10_000), Math.floor(packed / 100) % 100, packed % 100);
 }
 
-/** Whether the `YYYY-MM-DD` at `start` of `text` is a real calendar day. */
+/** Whether the `YYYY-MM-DD` at `start` of `text` is a real calendar day (`civilDayAt` without the day number). */
 export function isCivilDayAt(text: string, start: number): boolean {
-  return !Number.isNaN(civilDayAt(text, start));
+  return !Number.isNaN(packedDateAt(text, start));
+}
+
+/**
+ * The `YYYY-MM-DD` at `start` as the number YYYYMMDD, NaN when it is not a real calendar day: the
+ * digits read once, in straight code (every date and timestamp of every answer goes through here;
+ * a loop per digit group cost a third more, measured).
+ */
+function packedDateAt(text: string, start: number): number {
+  if (text.charCodeAt(start + 4) !== DASH || text.charCodeAt(start + 7) !== DASH) return Number.NaN;
+  const year = twoDigitsAt(text, start) * 100 + twoDigitsAt(text, start + 2);
+  const month = twoDigitsAt(text, start + 5);
+  const day = twoDigitsAt(text, start + 8);
+  // NaN fails every comparison: a non-digit makes the whole date NaN.
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) ? year * 10_000 + month * 100 + day : Number.NaN;
 }
 
 /** `YYYY-MM-DD` of a day number of the years 0000–9999. */
 export function formatCivilDay(days: number): string {
   const { year, month, day } = civilFromDays(days);
   return `${String(year).padStart(4, '0')}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`;
+}
+
+/** The number written by the two ASCII digits at `start`, NaN when one is not a digit. */
+export function twoDigitsAt(text: string, start: number): number {
+  return digitAt(text, start) * 10 + digitAt(text, start + 1);
+}
+
+function digitAt(text: string, at: number): number {
+  const d = text.charCodeAt(at) - 48;
+  return d >= 0 && d <= 9 ? d : Number.NaN;
 }
 
 /** The number written by `count` ASCII digits at `start`, NaN when one is not a digit. */

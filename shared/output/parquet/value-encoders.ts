@@ -4,7 +4,7 @@
  * dominated the timestamp columns). Strings need none: they are written as UTF-8 straight into
  * their column's buffer (value-stores.ts).
  */
-import { civilDayAt, digitsAt, isCivilDayAt } from '../../util/civil-days.js';
+import { civilDayAt, digitsAt, isCivilDayAt, twoDigitsAt } from '../../util/civil-days.js';
 
 const DAY_MS = 86_400_000;
 const COLON = 58;
@@ -18,7 +18,7 @@ export function isCalendarDay(value: string): boolean {
 export function isTimestamp(value: string): boolean {
   if (!isStoredForm(value)) return !Number.isNaN(Date.parse(value));
   // NaN (a non-digit) fails every comparison.
-  return isCivilDayAt(value, 0) && digitsAt(value, 11, 2) <= 23 && digitsAt(value, 14, 2) <= 59 && digitsAt(value, 17, 2) <= 59 && digitsAt(value, 20, 3) >= 0;
+  return isCivilDayAt(value, 0) && twoDigitsAt(value, 11) <= 23 && twoDigitsAt(value, 14) <= 59 && twoDigitsAt(value, 17) <= 59 && digitsAt(value, 20, 3) >= 0;
 }
 
 /** A `YYYY-MM-DD` date as days since the epoch, checked to be a real calendar day. */
@@ -37,9 +37,9 @@ export function epochDay(value: string): number {
 export function timestampMillis(value: string): number {
   if (isStoredForm(value)) {
     const day = civilDayAt(value, 0);
-    const hours = digitsAt(value, 11, 2);
-    const minutes = digitsAt(value, 14, 2);
-    const seconds = digitsAt(value, 17, 2);
+    const hours = twoDigitsAt(value, 11);
+    const minutes = twoDigitsAt(value, 14);
+    const seconds = twoDigitsAt(value, 17);
     const millis = day * DAY_MS + ((hours * 60 + minutes) * 60 + seconds) * 1000 + digitsAt(value, 20, 3);
     // In this form the digits decide: no rolling 02-29 of a common year or 24:00 over, as Date.parse would.
     if (hours <= 23 && minutes <= 59 && seconds <= 59 && !Number.isNaN(millis)) return millis;

@@ -9,7 +9,8 @@ import { buildJsonEnvelope, type JsonEnvelope } from '../../../shared/output/jso
 import { CONTRACTS } from '../../../shared/model/contracts.js';
 import { INVOICES } from '../../../shared/model/invoices.js';
 import type { ResourceDefinition } from '../../../shared/model/resource-definition.js';
-import type { StoredRecord } from '../../../shared/model/view.js';
+import type { StoredRecord, View } from '../../../shared/model/view.js';
+import { createRecordCleaner } from '../../../shared/output/record-cleaner.js';
 import { buildOpenApi } from '../../../openapi/build-openapi.js';
 import { MetaSchema, PaginationSchema } from '../../../openapi/envelope-schema.js';
 import { NOT_OPERATION_CODES } from '../../../openapi/error-responses.js';
@@ -34,6 +35,12 @@ const invoices = generateInvoices('contoso', 40, contracts);
 const ROLE_SETS = [['Data.Read'], ...Object.keys(DATAPOINTS).filter((role) => role !== 'Data.Read').map((role) => ['Data.Read', role]), Object.keys(DATAPOINTS)];
 const meta = { requestId: 'req-1', generatedAt: new Date('2025-06-01T12:00:00Z') };
 
+/** Records as a JSON page answers them through `view` (every stored record here is well-formed). */
+function projected(records: readonly StoredRecord[], view: View): StoredRecord[] {
+  const cleaner = createRecordCleaner(view);
+  return records.map((record) => cleaner.project(record)!);
+}
+
 describe('the document and the code agree on', () => {
   it('the compile-time shapes of pagination, meta and the problem document', () => {
     expect([paginationAgrees, metaAgrees, problemMembersAgree, typeof problemFits]).toEqual([true, true, true, 'object']);
@@ -45,7 +52,7 @@ describe('the document and the code agree on', () => {
     for (const roles of ROLE_SETS) {
       const view = allowlist.view(resource, roles);
       for (const [page, shown] of [[1, records], [2, records.slice(0, 0)]] as const) {
-        const envelope = buildJsonEnvelope(shown, view, { page, pageSize: records.length, totalRecords: records.length, resultWindow: 10_000 }, meta);
+        const envelope = buildJsonEnvelope(projected(shown, view), { page, pageSize: records.length, totalRecords: records.length, resultWindow: 10_000 }, meta);
         expect([roles, page, validator.errorsAt(schema, JSON.parse(JSON.stringify(envelope)))]).toEqual([roles, page, []]);
       }
     }
@@ -61,7 +68,7 @@ describe('the document and the code agree on', () => {
   });
 
   it('nothing more: a record carrying a field outside the model fails the envelope schema', () => {
-    const envelope = buildJsonEnvelope(contracts.slice(0, 1), allowlist.view(CONTRACTS, ['Data.Read']), { page: 1, pageSize: 1, totalRecords: 1, resultWindow: 10_000 }, meta);
+    const envelope = buildJsonEnvelope(projected(contracts.slice(0, 1), allowlist.view(CONTRACTS, ['Data.Read'])), { page: 1, pageSize: 1, totalRecords: 1, resultWindow: 10_000 }, meta);
     const leaked = { ...envelope, data: [{ ...envelope.data[0], tenantId: 'contoso' }] };
     expect(validator.errorsAt('/components/schemas/ContractsEnvelope', JSON.parse(JSON.stringify(leaked))).join()).toMatch(/additional/);
   });

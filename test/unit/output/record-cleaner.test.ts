@@ -25,6 +25,14 @@ function answered(field: FieldSpec, value: unknown): boolean {
   return value === null || value === undefined ? field.nullable : holds(field, value);
 }
 
+/** What a JSON page answers of a cleaned record: exactly the view's fields in order (missing: null), then the lines the same way. */
+function asProjected(cleaned: StoredRecord | undefined, view: View): StoredRecord | undefined {
+  if (cleaned === undefined) return undefined;
+  const fieldsOf = (source: StoredRecord, fields: readonly FieldSpec[]) => Object.fromEntries(fields.map((field) => [field.name, source[field.name] ?? null]));
+  const member = view.resource.lines?.member;
+  return member === undefined ? fieldsOf(cleaned, view.fields) : { ...fieldsOf(cleaned, view.fields), [member]: (cleaned[member] as StoredRecord[]).map((line) => fieldsOf(line, view.lineFields)) };
+}
+
 describe('the record cleaner', () => {
   it('passes a well-formed record through as it is (no copy)', () => {
     const cleaner = createRecordCleaner(invoices);
@@ -68,7 +76,12 @@ describe('the record cleaner', () => {
     const invoiceRecords = fc.array(fc.tuple(record(invoice, invoices.fields), fc.oneof(fc.array(fc.oneof(line, garbage), { maxLength: 4 }), garbage)).map(([fields, lines]) => ({ ...fields, lines })), { maxLength: 8 });
     await fc.assert(fc.asyncProperty(invoiceRecords, async (stored) => {
       const cleaner = createRecordCleaner(invoices);
-      const kept = stored.map((candidate) => cleaner.clean(candidate)).filter((candidate): candidate is StoredRecord => candidate !== undefined);
+      const cleaned = stored.map((candidate) => cleaner.clean(candidate));
+      const kept = cleaned.filter((candidate): candidate is StoredRecord => candidate !== undefined);
+      // A JSON page's projection keeps and drops the same records, lines and values, counts and notes the same.
+      const projector = createRecordCleaner(invoices);
+      stored.forEach((candidate, i) => expect(projector.project(candidate)).toEqual(asProjected(cleaned[i], invoices)));
+      expect(projector.report).toEqual(cleaner.report);
       for (const kept1 of kept) {
         for (const field of invoices.fields) expect([field.name, answered(field, kept1[field.name])]).toEqual([field.name, true]);
         for (const kept2 of kept1.lines as StoredRecord[]) for (const field of invoices.lineFields) expect([field.name, answered(field, kept2[field.name])]).toEqual([field.name, true]);
@@ -90,5 +103,46 @@ describe('the record cleaner', () => {
     expect(dirty.records).toBe(2);
     const clean = await exportParquet(pages([contract]), contracts, { maxBytes: 1 << 26, metadata: [], generatedAt: new Date(0) });
     expect((await readParquet(clean.body)).metadata).not.toHaveProperty('summary.malformedData');
+  });
+});
+
+const ROLES = Object.keys(DATAPOINTS);
+const names = (fields: readonly { name: string }[]) => fields.map((field) => field.name);
+
+describe('the projection of a JSON page', () => {
+  it('keeps exactly the view\'s fields in the view\'s order, whatever else the record carries', () => {
+    fc.assert(fc.property(
+      fc.subarray(ROLES),
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue(), { maxKeys: 12 }),
+      fc.constantFrom(contract, invoice),
+      (roles, extra, stored) => {
+        const resource = stored === invoice ? invoices.resource : contracts.resource;
+        const view = allowlist.view(resource, roles);
+        const lines = ((stored.lines ?? []) as StoredRecord[]).map((line) => ({ secret: 's', ...line }));
+        const record = { ...extra, ...stored, tenantId: 'contoso', id: 'doc-1', ...(resource.lines ? { lines } : {}) };
+        const projected = createRecordCleaner(view).project(record)!;
+        expect(Object.keys(projected)).toEqual([...names(view.fields), ...(resource.lines ? [resource.lines.member] : [])]);
+        for (const field of view.fields) expect(projected[field.name]).toBe(stored[field.name] ?? null);
+        for (const line of (projected.lines ?? []) as StoredRecord[]) expect(Object.keys(line)).toEqual(names(view.lineFields));
+      },
+    ), { numRuns: 200 });
+  });
+
+  it('answers a missing nullable field as null, a missing lines array as an empty one, and a new object every time', () => {
+    const cleaner = createRecordCleaner(invoices);
+    const nullable = invoices.fields.find((field) => field.nullable)!;
+    const { [nullable.name]: _left, lines: _lines, ...rest } = invoice;
+    const projected = cleaner.project(rest)!;
+    expect([projected[nullable.name], projected.lines]).toEqual([null, []]);
+    expect(cleaner.project(invoice)).not.toBe(invoice);
+    expect(cleaner.report).toMatchObject({ nulled: 0, recordsLeftOut: 0, linesLeftOut: 0 });
+  });
+
+  it('does not answer properties a record\'s prototype carries outside the view', () => {
+    const view = allowlist.view(contracts.resource, ['Data.Read']);
+    const exact = Object.fromEntries(view.fields.map((field) => [field.name, contract[field.name]]));
+    const sneaky = Object.assign(Object.create({ ownerEmail: 'hidden@example.com' }) as Record<string, unknown>, exact);
+    expect(view.fields.map((field) => field.name)).not.toContain('ownerEmail');
+    expect(JSON.parse(JSON.stringify(createRecordCleaner(view).project(sneaky)))).toEqual(exact);
   });
 });
