@@ -8,6 +8,8 @@ import { unreachable } from '../util/unreachable.js';
 import { filterMembers, PAGINATION_MEMBERS } from './filter-members.js';
 import { checkDateRanges } from './check-date-ranges.js';
 
+const NONE: readonly string[] = [];
+
 /** Query-string parameters that are not filters: `code` carries an Azure Functions key. */
 export const RESERVED_QUERY: ReadonlySet<string> = new Set(['code']);
 
@@ -54,7 +56,7 @@ export function parseFilters({ body, query, view, maxPageSize, exportMediaType }
     else errors.push({ member: name, code: rule.code, message: `${name} must be ${rule.expected}.` });
   };
 
-  for (const name of new Set(query.keys())) {
+  for (const name of query.size === 0 ? NONE : new Set(query.keys())) {
     if (RESERVED_QUERY.has(name)) continue;
     const values = query.getAll(name);
     if (body !== undefined && Object.hasOwn(body, name)) continue; // the body wins

@@ -3,7 +3,11 @@ import type { RequestLogger } from './request-log-entry.js';
 /** A logger writing JSON lines through the given sinks (console locally, the invocation context in Azure). */
 export function createJsonLogger(info: (line: string) => void, error: (line: string) => void): RequestLogger {
   return {
-    request: (entry) => info(JSON.stringify({ level: 'info', ...entry })),
+    // The same line as JSON.stringify({ level: 'info', ...entry }), without copying the entry.
+    request: (entry) => {
+      const fields = JSON.stringify(entry);
+      info(fields === '{}' ? '{"level":"info"}' : `{"level":"info",${fields.slice(1)}`);
+    },
     warning: (requestId, message) => error(JSON.stringify({ level: 'warn', requestId, warning: message })),
     fault: (requestId, fault) => {
       // The error's type and stack frames only: the message of an unexpected error may quote input.

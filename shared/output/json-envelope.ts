@@ -42,8 +42,7 @@ export function buildJsonEnvelope(
     warning = `Pages reach the first ${resultWindow} of ${totalRecords} records only; narrow the filters (for example a shorter date range) or export the whole result as Parquet.`;
   }
   // Joined with what the caller adds (malformed stored data), each a sentence of its own.
-  const warnings = [warning, meta.warning].filter((text): text is string => text !== undefined);
-  if (warnings.length > 0) envelope.meta.warning = warnings.join(' ');
+  if (warning !== undefined || meta.warning !== undefined) envelope.meta.warning = warning === undefined ? meta.warning : meta.warning === undefined ? warning : `${warning} ${meta.warning}`;
   return envelope;
 }
 

@@ -231,10 +231,11 @@ function idOf(record: StoredRecord, idField: string): string {
 
 /** The sentence an answer carries about cleaning, or undefined when nothing was cleaned. */
 export function cleaningWarning(report: CleaningReport): string | undefined {
+  if (report.recordsLeftOut === 0 && report.linesLeftOut === 0 && report.nulled === 0) return undefined;
   const parts = [
     report.recordsLeftOut > 0 ? `${report.recordsLeftOut} record${report.recordsLeftOut === 1 ? '' : 's'} left out (a required value was missing or malformed)` : '',
     report.linesLeftOut > 0 ? `${report.linesLeftOut} line${report.linesLeftOut === 1 ? '' : 's'} left out` : '',
     report.nulled > 0 ? `${report.nulled} malformed value${report.nulled === 1 ? '' : 's'} answered as null` : '',
   ].filter(Boolean);
-  return parts.length === 0 ? undefined : `Stored data did not match its fields: ${parts.join('; ')}. The counts of pagination are the store's.`;
+  return `Stored data did not match its fields: ${parts.join('; ')}. The counts of pagination are the store's.`;
 }
