@@ -44,7 +44,8 @@ export function checkDateRanges(resource: ResourceDefinition, given: Readonly<Re
         message: `A range spans at most one month: with ${range.from} ${formatDay(fromDay)}, ${range.to} may be at most ${formatDay(oneMonthAfter(fromDay))}. To pull longer periods, use calendar months that never overlap: ${range.from} ${formatDay(calendarMonthOf(fromDay).first)} with ${range.to} ${formatDay(calendarMonthOf(fromDay).last)}, then the next month.`,
       });
     } else {
-      filters.set(range, { kind: 'dayRange', field: fieldSpec(resource, range.field), from: formatDay(fromDay), to: formatDay(toDay) });
+      // A real calendar date's text is its own YYYY-MM-DD (parseCalendarDate takes no other form).
+      filters.set(range, { kind: 'dayRange', field: fieldSpec(resource, range.field), from: from as string, to: to as string });
     }
   }
   return { filters, errors };

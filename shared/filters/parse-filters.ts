@@ -141,14 +141,25 @@ function checkVisibility(given: Record<string, string | number>, view: View): Fi
   if (typeof given.orderBy === 'string' && !view.sortable.includes(given.orderBy)) {
     errors.push({ member: 'orderBy', code: 'INVALID_ORDER_BY', message: `orderBy must be one of the fields you can sort by: ${view.sortable.join(', ')}.` });
   }
-  for (const filter of view.resource.filters) {
-    if (view.fields.some((field) => field.name === filter.field)) continue;
-    for (const member of membersOf(filter)) {
-      if (member in given) {
-        const what = member === filter.field ? member : `${member} (a filter on ${filter.field})`;
-        errors.push({ member, code: 'INVALID_FILTER', message: `${what} is not a field your roles can see, so you cannot filter by it.` });
-      }
+  for (const { member, field } of hiddenFilterMembers(view)) {
+    if (member in given) {
+      const what = member === field ? member : `${member} (a filter on ${field})`;
+      errors.push({ member, code: 'INVALID_FILTER', message: `${what} is not a field your roles can see, so you cannot filter by it.` });
     }
   }
   return errors;
+}
+
+const hiddenMembers = new WeakMap<View, readonly { readonly member: string; readonly field: string }[]>();
+
+/** The members of the filters on fields a view does not show, worked out once per view (views are shared: allowlist.ts). */
+function hiddenFilterMembers(view: View): readonly { readonly member: string; readonly field: string }[] {
+  let hidden = hiddenMembers.get(view);
+  if (hidden === undefined) {
+    hidden = view.resource.filters
+      .filter((filter) => !view.fields.some((field) => field.name === filter.field))
+      .flatMap((filter) => membersOf(filter).map((member) => ({ member, field: filter.field })));
+    hiddenMembers.set(view, hidden);
+  }
+  return hidden;
 }

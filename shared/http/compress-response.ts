@@ -53,10 +53,12 @@ export function negotiateEncoding(acceptEncoding: string | null): ContentCoding 
  */
 export async function compressResponse(result: HttpResult, acceptEncoding: string | null): Promise<HttpResult> {
   if (!COMPRESSIBLE.test(result.headers['Content-Type'] ?? '')) return result;
-  const headers = { ...result.headers, Vary: 'Accept-Encoding' };
+  // An answer's headers are its own (every stage makes them for it): added to, not copied.
+  const { headers } = result;
+  headers.Vary = 'Accept-Encoding';
   const body = typeof result.body === 'string' ? Buffer.from(result.body, 'utf8') : result.body;
   const coding = negotiateEncoding(acceptEncoding);
-  if (coding === 'identity' || body.byteLength < MIN_COMPRESSED_BYTES) return { ...result, headers, body };
+  if (coding === 'identity' || body.byteLength < MIN_COMPRESSED_BYTES) return body === result.body ? result : { ...result, body };
   const compressed = coding === 'br'
     // Quality 4, not the default 11 (tuned for static assets compressed once): this is a request path (docs/performance.md).
     ? await brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })

@@ -51,7 +51,7 @@ export function observeRequest(operation: string, header: (name: string) => stri
       return answer;
     },
     finished(answer) {
-      const entry: RequestLogEntry = {
+      const entry: { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } = {
         requestId,
         clientRequestId,
         operation,
@@ -65,8 +65,9 @@ export function observeRequest(operation: string, header: (name: string) => stri
         storeDocuments: answer.store?.documents ?? null,
         requestCharge: answer.store ? Math.round(answer.store.requestCharge * 100) / 100 : null,
         bytes: typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.byteLength,
-        ...(answer.cleaning ? { malformed: { recordsLeftOut: answer.cleaning.recordsLeftOut, linesLeftOut: answer.cleaning.linesLeftOut, nulled: answer.cleaning.nulled, where: answer.cleaning.problems } } : {}),
       };
+      // Last, and only when there is something to say (a spread in the literal cost every line more).
+      if (answer.cleaning) entry.malformed = { recordsLeftOut: answer.cleaning.recordsLeftOut, linesLeftOut: answer.cleaning.linesLeftOut, nulled: answer.cleaning.nulled, where: answer.cleaning.problems };
       log.request(entry);
       // Without a telemetry provider (the local stack, tests) the span records nothing: nothing to build for it.
       if (span.isRecording()) span.setAttributes({
