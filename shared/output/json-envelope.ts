@@ -48,9 +48,10 @@ export function buildJsonEnvelope(
 
 /**
  * The envelope as UTF-8 JSON: the same bytes as `JSON.stringify(envelope)` (a test holds them
- * equal), written record by record (`utf8Join` says why) after `data` and before the rest.
+ * equal), its records written one by one (`utf8Join` says why), `data` first as the envelope is
+ * built, then every other member as JSON.stringify writes them.
  */
 export function jsonEnvelopeBytes(envelope: JsonEnvelope): Buffer {
-  const records = envelope.data.map((record) => JSON.stringify(record));
-  return utf8Join(records, ',', '{"data":[', `],"pagination":${JSON.stringify(envelope.pagination)},"meta":${JSON.stringify(envelope.meta)}}`);
+  const { data, ...rest } = envelope;
+  return utf8Join(data.map((record) => JSON.stringify(record)), ',', '{"data":[', `],${JSON.stringify(rest).slice(1)}`);
 }

@@ -196,7 +196,6 @@ function compiledProjector(fields: readonly FieldSpec[]): Projector {
   return projector;
 }
 
-
 /** A copy of the record with its bad nullable values as null (each counted and noted). */
 function nullBad(record: StoredRecord, fields: readonly FieldSpec[], report: CleaningReport, note: (field: string) => void): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...record };
