@@ -47,6 +47,17 @@ export function createRecordCleaner(view: View): RecordCleaner {
   const note = (record: StoredRecord, field: string) => {
     if (report.problems.length < PROBLEMS_KEPT) report.problems.push({ record: idOf(record, resource.idField), field });
   };
+  // What `clean` and `project` both say of lines: one place, so their counts and notes stay equal.
+  const linesNotAnArray = (record: StoredRecord, raw: unknown) => {
+    if (raw !== undefined && raw !== null) {
+      report.nulled++;
+      note(record, linesMember!);
+    }
+  };
+  const lineLeftOut = (record: StoredRecord, i: number, line: unknown) => {
+    report.linesLeftOut++;
+    note(record, `${linesMember}[${i}]${isObject(line) ? `.${firstBad(line, view.lineFields)}` : ''}`);
+  };
   const recordProjector = compiledProjector(view.fields);
   const lineProjector = compiledProjector(view.lineFields);
   /** Fields of the record (or line) being projected whose malformed nullable value became null (emptied after each). */
@@ -54,10 +65,7 @@ export function createRecordCleaner(view: View): RecordCleaner {
   const pend = (field: string) => void pending.push(field);
   const projectLines = (record: StoredRecord, raw: unknown): StoredRecord[] => {
     if (!Array.isArray(raw)) {
-      if (raw !== undefined && raw !== null) {
-        report.nulled++;
-        note(record, linesMember!);
-      }
+      linesNotAnArray(record, raw);
       return [];
     }
     const lines: StoredRecord[] = [];
@@ -66,8 +74,7 @@ export function createRecordCleaner(view: View): RecordCleaner {
       const projected = isObject(line) ? lineProjector(line, pend) : undefined;
       if (projected === undefined) {
         pending.length = 0;
-        report.linesLeftOut++;
-        note(record, `${linesMember}[${i}]${isObject(line) ? `.${firstBad(line, view.lineFields)}` : ''}`);
+        lineLeftOut(record, i, line);
         continue;
       }
       if (pending.length > 0) {
@@ -94,10 +101,7 @@ export function createRecordCleaner(view: View): RecordCleaner {
         const raw = record[linesMember];
         if (!Array.isArray(raw)) {
           lines = [];
-          if (raw !== undefined && raw !== null) {
-            report.nulled++;
-            note(record, linesMember);
-          }
+          linesNotAnArray(record, raw);
         } else {
           for (let i = 0; i < raw.length; i++) {
             const line = raw[i] as unknown;
@@ -105,8 +109,7 @@ export function createRecordCleaner(view: View): RecordCleaner {
             if (state === CLEAN && lines === undefined) continue;
             lines ??= (raw as StoredRecord[]).slice(0, i);
             if (state === REQUIRED_BAD) {
-              report.linesLeftOut++;
-              note(record, `${linesMember}[${i}]${isObject(line) ? `.${firstBad(line, view.lineFields)}` : ''}`);
+              lineLeftOut(record, i, line);
             } else {
               lines.push(state === CLEAN ? line as StoredRecord : nullBad(line as StoredRecord, view.lineFields, report, (field) => note(record, `${linesMember}[${i}].${field}`)));
             }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { decimalEncoder, epochDay, int32Value, timestampMillis } from '../../../../shared/output/parquet/value-encoders.js';
+import { decimalEncoder, epochDay, int32Value, isCalendarDay, isTimestamp, timestampMillis } from '../../../../shared/output/parquet/value-encoders.js';
 
 describe('value encoders', () => {
   it('turns dates into days since the epoch', () => {
@@ -60,5 +60,34 @@ describe('value encoders', () => {
     expect(decimalEncoder(2)(90_000_000_000_000)).toBe(9_000_000_000_000_000);
     expect(() => decimalEncoder(2)(100_000_000_000_000)).toThrow(RangeError);
     expect(() => decimalEncoder(2)(-100_000_000_000_000)).toThrow(RangeError);
+  });
+});
+
+describe('the value checks', () => {
+  const takes = (encode: (value: string) => number, value: string) => {
+    try {
+      encode(value);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // Text near the stored forms: digits, separators and a few letters at every position.
+  const nearForm = (form: string) => fc.tuple(...[...form].map((char) => fc.oneof(fc.constant(char), fc.constantFrom('0', '1', '2', '3', '4', '5', '9', '-', ':', '.', 'T', 'Z', 'x', ' ')))).map((chars) => chars.join(''));
+
+  const pad = (n: number, width: number) => String(n).padStart(width, '0');
+  // Well-shaped text whose numbers run past their ranges: 13th months, 30 February, 24:00, 60 seconds.
+  const shapedDay = fc.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }))
+    .map(([year, month, day]) => `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`);
+  const shapedInstant = fc.tuple(shapedDay, fc.integer({ min: 0, max: 25 }), fc.integer({ min: 0, max: 61 }), fc.integer({ min: 0, max: 61 }), fc.integer({ min: 0, max: 999 }))
+    .map(([day, hours, minutes, seconds, millis]) => `${day}T${pad(hours, 2)}:${pad(minutes, 2)}:${pad(seconds, 2)}.${pad(millis, 3)}Z`);
+
+  it('take exactly what the encoders take: isTimestamp as timestampMillis, isCalendarDay as epochDay', () => {
+    fc.assert(fc.property(fc.oneof(shapedInstant, nearForm('2024-02-29T23:59:59.999Z'), fc.string({ maxLength: 30 })), (value) => {
+      expect([value, isTimestamp(value)]).toEqual([value, takes(timestampMillis, value)]);
+    }), { numRuns: 5000 });
+    fc.assert(fc.property(fc.oneof(shapedDay, nearForm('2024-02-29'), fc.string({ maxLength: 12 })), (value) => {
+      expect([value, isCalendarDay(value)]).toEqual([value, takes(epochDay, value)]);
+    }), { numRuns: 5000 });
   });
 });
