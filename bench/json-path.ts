@@ -68,7 +68,7 @@ async function measure(input: JsonInput): Promise<JsonPageFigures[]> {
     const records: StoredRecord[] = generateContracts(BENCH_TENANT, largest).map((document) =>
       Object.fromEntries(view.fields.map((field) => [field.name, document[field.name as keyof typeof document]])));
     // The production factory: the real key check, the real verifier (JWKS fetched from the
-    // provider once, then cached) behind the verified-token cache, the real allowlist.
+    // provider once, then cached) behind the credentials cache, the real allowlist.
     const deps = createSummaryDeps(config, { store: memoryStore(records), cursors: memoryCursors() });
     const headers = {
       authorization: `Bearer ${token}`,

@@ -1,8 +1,9 @@
 import { buildAllowlist, type Allowlist } from '../access/allowlist.js';
 import { DATAPOINTS } from '../access/datapoints.js';
-import { createApiKeyChecker, type ApiKeyChecker } from '../auth/api-key-checker.js';
+import { createApiKeyChecker } from '../auth/api-key-checker.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import { rememberCredentials } from '../auth/remember-credentials.js';
 import { createTokenVerifier, type TokenVerifier } from '../auth/token-verifier.js';
-import { cacheVerifiedTokens } from '../auth/cache-verified-tokens.js';
 import { lazyManagedIdentity } from '../auth/managed-identity.js';
 import type { Config } from '../config/load-config.js';
 import type { CosmosStores } from '../store/cosmos-stores.js';
@@ -20,8 +21,8 @@ export interface SummaryDeps {
   /** Server-side page cursors (bounded and optional: a failing one only slows walks down). */
   readonly cursors: PageCursors;
   readonly allowlist: Allowlist;
-  readonly checkApiKey: ApiKeyChecker;
-  readonly verifyToken: TokenVerifier;
+  /** The credentials check (remember-credentials.ts). */
+  readonly authenticate: Authenticator;
   readonly clock: () => Date;
   readonly log: RequestLogger;
   /** Bounds concurrent Parquet exports (memory: slots × PARQUET_MAX_BYTES). */
@@ -30,7 +31,7 @@ export interface SummaryDeps {
 
 /**
  * Builds the production collaborators from the settings: the Cosmos store (key auth locally,
- * the managed identity in Azure), the token verifier (with its cache of verified tokens), the key check, the allowlist (validated
+ * the managed identity in Azure), the credentials check (remembering the pairs that passed), the allowlist (validated
  * here, so a bad configuration stops start-up), the clock and the JSON-line logger.
  */
 export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps> = {}): SummaryDeps {
@@ -48,10 +49,17 @@ export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps
     store: overrides.store ?? cosmosStores().store,
     cursors: overrides.cursors ?? cosmosStores().cursors,
     allowlist: overrides.allowlist ?? buildAllowlist(DATAPOINTS),
-    checkApiKey: overrides.checkApiKey ?? createApiKeyChecker(config.apiKeys),
-    verifyToken: overrides.verifyToken ?? cacheVerifiedTokens(createTokenVerifier(config.auth)),
+    authenticate: overrides.authenticate ?? createAuthenticator(config),
     clock: overrides.clock ?? (() => new Date()),
     exportSlots: overrides.exportSlots ?? createExportSlots(EXPORT_SLOTS),
     log: overrides.log ?? createJsonLogger(config.logRequests ? (line) => console.log(line) : () => {}, (line) => console.error(line)),
   };
+}
+
+/**
+ * The production credentials check: the configured backend keys, the token verifier (from the
+ * settings unless given) and the client registry, with the pairs that passed remembered.
+ */
+export function createAuthenticator(config: Config, verifyToken: TokenVerifier = createTokenVerifier(config.auth)): Authenticator {
+  return rememberCredentials({ checkApiKey: createApiKeyChecker(config.apiKeys), verifyToken, clientRegistry: config.clientRegistry });
 }

@@ -1,6 +1,5 @@
 import type { HttpRequest } from '@azure/functions';
 import { ApiError } from '../errors/api-error.js';
-import { authenticate } from '../auth/authenticate.js';
 import { parseFilters } from '../filters/parse-filters.js';
 import type { ResourceDefinition } from '../model/resource-definition.js';
 import { inRequestSpan } from '../telemetry/telemetry.js';
@@ -55,10 +54,7 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
     const { requestId } = observer;
     let answer: HttpResult;
     try {
-      const principal = observer.authenticated(await authenticate(
-        { authorization: header('authorization'), apiKey: header('x-api-key') },
-        { checkApiKey: deps.checkApiKey, verifyToken: deps.verifyToken, clientRegistry: deps.config.clientRegistry },
-      ));
+      const principal = observer.authenticated(await deps.authenticate({ authorization: header('authorization'), apiKey: header('x-api-key') }));
       const offer = offerFor(resource, header('accept'));
       const format = observer.negotiated(offer.format);
       const body = await readJsonBody({ headers, body: request.body });

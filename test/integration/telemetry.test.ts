@@ -87,6 +87,18 @@ describe('telemetry', () => {
     expect(queries.map((query) => query.attributes['summary.documents']).sort()).toEqual([1, 5]);
   });
 
+  it('has the token check\'s span also when the credentials are answered from memory', async () => {
+    const same = deps();
+    const token = await accessToken('contoso-full');
+    await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', token), same);
+    spans.reset();
+    const again = await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', token), same);
+    expect(again.status).toBe(200);
+    const finished = spans.getFinishedSpans();
+    const [server] = byName(finished, 'POST /v1/contracts/summary');
+    expect(byName(finished, 'verify access token').map((span) => span.parentSpanContext?.spanId)).toEqual([server!.spanContext().spanId]);
+  });
+
   it('marks a refused request with its error code, and a key-set fetch with its own span', async () => {
     spans.reset();
     const fresh = deps();

@@ -1,11 +1,10 @@
 import { loadConfig } from '../../shared/config/load-config.js';
-import { createSummaryDeps } from '../../shared/http/create-summary-deps.js';
+import { createAuthenticator, createSummaryDeps } from '../../shared/http/create-summary-deps.js';
 import { summaryFunctions } from '../../shared/http/summary-function.js';
 import { buildAllowlist } from '../../shared/access/allowlist.js';
 import type { RoleDatapoints } from '../../shared/access/datapoints.js';
 import type { ResourceDefinition } from '../../shared/model/resource-definition.js';
 import { createTokenVerifier, type TokenVerifierOptions } from '../../shared/auth/token-verifier.js';
-import { cacheVerifiedTokens } from '../../shared/auth/cache-verified-tokens.js';
 import { createJsonLogger } from '../../shared/http/json-logger.js';
 import { RESOURCES } from '../../shared/model/resources.js';
 import type { RecordStore } from '../../shared/store/record-store.js';
@@ -58,7 +57,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   // No links unless a test asks for them: the shared stack's PUBLIC_BASE_URL is in process.env.
   const config = loadConfig({ ...process.env, PUBLIC_BASE_URL: '', AUTH_AUTHORITY_HOST: options.authority ?? idp!.url, ...options.settings });
   const base = createSummaryDeps(config, {
-    verifyToken: cacheVerifiedTokens(createTokenVerifier(config.auth, options.verifier)),
+    authenticate: createAuthenticator(config, createTokenVerifier(config.auth, options.verifier)),
     log: createJsonLogger((line) => logs.push(line), (line) => logs.push(line)),
     ...(options.datapoints ? { allowlist: buildAllowlist(options.datapoints, options.resources ?? RESOURCES) } : {}),
   });
