@@ -2,6 +2,9 @@ import { hash } from 'node:crypto';
 import { inSpan } from '../telemetry/telemetry.js';
 import { checkCredentials, type AuthenticateDeps, type Authenticator, type CheckedCredentials } from './authenticate.js';
 
+/** Longer Authorization headers are checked in full every time: Entra's access tokens are a few kB. */
+export const MAX_REMEMBERED_HEADER = 16 * 1024;
+
 /** Options of the credentials cache. */
 export interface CredentialsCacheOptions {
   /** Most credential pairs kept; the least recently used goes first. */
@@ -18,9 +21,10 @@ export interface CredentialsCacheOptions {
  * cache of verified tokens behind the key check, measured).
  *
  * Keyed by a SHA-256 of the two header values exactly as sent (neither is kept), so a token that
- * passed with one key is checked in full with any other; bounded in size; an entry is never used at
- * or past the token's `exp`; failures are not remembered. The client registry and the keys are
- * settings, fixed for the life of the process, so a remembered pair would pass them again.
+ * passed with one key is checked in full with any other, and each spelling of the header
+ * (`bearer`, more spaces) is a pair of its own; bounded in size; an entry is never used at or past
+ * the token's `exp`; failures are not remembered. The client registry and the keys are settings,
+ * fixed for the life of the process, so a remembered pair would pass them again.
  */
 export function rememberCredentials(deps: AuthenticateDeps, options: CredentialsCacheOptions = {}): Authenticator {
   const maxEntries = options.maxEntries ?? 10_000;
@@ -28,8 +32,9 @@ export function rememberCredentials(deps: AuthenticateDeps, options: Credentials
   const remembered = new Map<string, CheckedCredentials>();
   return async (headers) => {
     const { apiKey, authorization } = headers;
-    // A missing credential fails, and its failure is the full check's to tell.
-    if (apiKey === null || authorization === null) return (await checkCredentials(headers, deps)).principal;
+    // A missing credential fails, and its failure is the full check's to tell. A header longer
+    // than any token is not digested before its key is checked (nor remembered).
+    if (apiKey === null || authorization === null || authorization.length > MAX_REMEMBERED_HEADER) return (await checkCredentials(headers, deps)).principal;
     // The key's length first, so that no two pairs are one text.
     const key = hash('sha256', `${apiKey.length}:${apiKey}${authorization}`, 'base64');
     const hit = remembered.get(key);
@@ -43,8 +48,12 @@ export function rememberCredentials(deps: AuthenticateDeps, options: Credentials
     }
     const checked = await checkCredentials(headers, deps);
     if (now() < checked.exp) {
+      // Two requests of one pair may both have missed: the second replaces the first, evicting nothing.
+      remembered.delete(key);
       if (remembered.size >= maxEntries) remembered.delete(remembered.keys().next().value!);
-      remembered.set(key, checked);
+      // Every request of the pair gets this one caller: nobody may change it.
+      Object.freeze(checked.principal.roles);
+      remembered.set(key, { principal: Object.freeze(checked.principal), exp: checked.exp });
     }
     return checked.principal;
   };

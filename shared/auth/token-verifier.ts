@@ -100,7 +100,7 @@ export function createTokenVerifier(auth: Config['auth'], options: TokenVerifier
   const now = options.now;
   return async (token) => {
     // Checked here, before the signature, rather than on every request: the credentials cache in
-    // front of this keys on the header's text, so only canonical spellings ever enter it.
+    // front of this remembers what passed, so only canonical spellings of a token ever enter it.
     if (!isCanonicalCompactJws(token)) throw invalidToken('malformed', 'A JWT is three base64url parts, without padding.');
     let payload: JWTPayload;
     try {
@@ -168,8 +168,8 @@ export function invalidToken(failure: TokenFailure, advice: string): ApiError {
 /**
  * Whether a token is a compact JWS spelled the one canonical way: three unpadded base64url parts
  * whose unused low bits are zero. Decoders accept other spellings of the same bytes (padding, stray
- * bits), so without this several strings verify as one token and the credentials cache, keyed
- * on the header's text, would hold several entries for it.
+ * bits), so without this several strings verify as one token, and a client could hold many
+ * entries of the credentials cache (keyed on the header's text) with one token.
  */
 function isCanonicalCompactJws(token: string): boolean {
   const parts = token.split('.');

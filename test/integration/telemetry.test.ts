@@ -5,7 +5,8 @@ import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetri
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { loadConfig } from '../../shared/config/load-config.js';
-import { createSummaryDeps } from '../../shared/http/create-summary-deps.js';
+import { createAuthenticator, createSummaryDeps } from '../../shared/http/create-summary-deps.js';
+import { createTokenVerifier } from '../../shared/auth/token-verifier.js';
 import { handleSummary } from '../../shared/http/handle-summary.js';
 import { CONTRACTS } from '../../shared/model/contracts.js';
 import { INVOICES } from '../../shared/model/invoices.js';
@@ -88,12 +89,17 @@ describe('telemetry', () => {
   });
 
   it('has the token check\'s span also when the credentials are answered from memory', async () => {
-    const same = deps();
+    // The production deps, their verifier counted: the second request must not reach it.
+    const config = loadConfig({ ...process.env, LOG_REQUESTS: 'false' });
+    const verify = createTokenVerifier(config.auth);
+    let verified = 0;
+    const same = createSummaryDeps(config, { log: silent, authenticate: createAuthenticator(config, (token) => (verified++, verify(token))) });
     const token = await accessToken('contoso-full');
     await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', token), same);
     spans.reset();
     const again = await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', token), same);
     expect(again.status).toBe(200);
+    expect(verified).toBe(1);
     const finished = spans.getFinishedSpans();
     const [server] = byName(finished, 'POST /v1/contracts/summary');
     expect(byName(finished, 'verify access token').map((span) => span.parentSpanContext?.spanId)).toEqual([server!.spanContext().spanId]);

@@ -1,15 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import { rememberCredentials } from '../../../shared/auth/remember-credentials.js';
+import { MAX_REMEMBERED_HEADER, rememberCredentials } from '../../../shared/auth/remember-credentials.js';
 import { createApiKeyChecker } from '../../../shared/auth/api-key-checker.js';
 import type { TokenIdentity } from '../../../shared/auth/token-verifier.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 
 // The real key check over two obviously fake keys; a verifier that counts its calls and knows a
 // few tokens (the RS256 check itself is authenticate.test.ts's, against the dev provider).
-const KEYS = ['fake-key-one-for-tests', 'fake-key-two-for-tests'];
+const KEYS = ['fake-key-one-for-tests', 'fake-key-two-for-tests', '0123456789-fake-key'];
 const REGISTRY = { 'client-a': 'contoso', 'client-b': 'fabrikam' };
 
-function setup(options: { exp?: number; now?: () => number; maxEntries?: number } = {}) {
+function setup(options: { exp?: number; now?: () => number; maxEntries?: number; unavailable?: () => boolean } = {}) {
   const calls: string[] = [];
   const identities: Record<string, Omit<TokenIdentity, 'exp'>> = {
     a: { clientId: 'client-a', roles: ['Data.Read'] },
@@ -21,6 +21,7 @@ function setup(options: { exp?: number; now?: () => number; maxEntries?: number 
     checkApiKey: createApiKeyChecker(KEYS),
     verifyToken: async (token) => {
       calls.push(token);
+      if (options.unavailable?.()) throw new ApiError('IDENTITY_UNAVAILABLE', 'the key set could not be fetched');
       const identity = identities[token];
       if (identity === undefined) throw new ApiError('INVALID_TOKEN', 'unknown token');
       return { ...identity, exp: options.exp ?? 2000 };
@@ -71,6 +72,52 @@ describe('the credentials cache', () => {
     expect(await codeOf(shifted)).toBe('INVALID_API_KEY');
   });
 
+  it('keeps a key that starts with digits apart from its length', async () => {
+    const { call, authenticate } = setup();
+    await call('a', '0123456789-fake-key');
+    // Without the separator, "1" + "9" + "0123456789-fake-keyBearer a" would be the text of the
+    // remembered pair, "19" + "0123456789-fake-key" + "Bearer a".
+    const shifted = authenticate({ apiKey: '9', authorization: '0123456789-fake-keyBearer a' });
+    expect(await codeOf(shifted)).toBe('INVALID_API_KEY');
+  });
+
+  it('checks each spelling of the header in full once, and every spelling names the same caller', async () => {
+    const { calls, authenticate } = setup();
+    const spellings = ['Bearer a', 'bearer a', 'Bearer  a', 'Bearer a '];
+    for (const authorization of [...spellings, ...spellings]) {
+      await expect(authenticate({ apiKey: KEYS[0]!, authorization })).resolves.toEqual({ clientId: 'client-a', roles: ['Data.Read'], dataTenant: 'contoso' });
+    }
+    expect(calls).toEqual(['a', 'a', 'a', 'a']);
+  });
+
+  it('hands every request of a pair the same caller, which nobody can change', async () => {
+    const { call } = setup();
+    await call('b');
+    const remembered = await call('b');
+    expect(Object.isFrozen(remembered)).toBe(true);
+    expect(() => (remembered.roles as string[]).push('Data.Read.Drafts')).toThrow(TypeError);
+    await expect(call('b')).resolves.toEqual({ clientId: 'client-b', roles: ['Data.Read', 'Data.Read.Financials'], dataTenant: 'fabrikam' });
+  });
+
+  it('does not remember that the identity provider could not be reached', async () => {
+    let down = true;
+    const { calls, call } = setup({ unavailable: () => down });
+    expect(await codeOf(call('a'))).toBe('IDENTITY_UNAVAILABLE');
+    down = false;
+    await call('a');
+    await call('a');
+    expect(calls).toEqual(['a', 'a']);
+  });
+
+  it('checks a header longer than any token in full every time, its key first', async () => {
+    const { calls, authenticate } = setup();
+    const long = { apiKey: KEYS[0]!, authorization: `Bearer a${' '.repeat(MAX_REMEMBERED_HEADER)}` };
+    await authenticate(long);
+    await authenticate(long);
+    expect(calls).toEqual(['a', 'a']);
+    expect(await codeOf(authenticate({ ...long, apiKey: 'fake-key-wrong' }))).toBe('INVALID_API_KEY');
+  });
+
   it('never answers from memory at or past exp', async () => {
     let now = 1000;
     const { calls, call } = setup({ now: () => now });
@@ -97,6 +144,15 @@ describe('the credentials cache', () => {
     expect(await codeOf(call('unknown'))).toBe('INVALID_TOKEN');
     expect(await codeOf(authenticate({ apiKey: KEYS[0]!, authorization: null }))).toBe('INVALID_TOKEN');
     expect(calls).toEqual(['norole', 'norole', 'c', 'c', 'unknown', 'unknown']);
+  });
+
+  it('evicts nothing when two requests of one pair both missed', async () => {
+    const { calls, call } = setup({ maxEntries: 2 });
+    await call('b');
+    await Promise.all([call('a'), call('a')]);
+    await call('b');
+    await call('a');
+    expect(calls).toEqual(['b', 'a', 'a']);
   });
 
   it('stays within its size, dropping the least recently used', async () => {
