@@ -42,6 +42,23 @@ export interface LocalStack {
 }
 
 /**
+ * The service settings that point it at a local identity provider and an embedded Cosmos server,
+ * with the dev identities' keys and client registry.
+ */
+export function localServiceSettings(identities: DevIdentities, authUrl: string, cosmos: { readonly endpoint: string; readonly key: string }): Record<string, string> {
+  return {
+    AUTH_AUTHORITY_HOST: authUrl,
+    AUTH_TENANT_ID: identities.tenantId,
+    AUTH_APP_ID: identities.appId,
+    API_KEYS: identities.apiKeys.join(','),
+    CLIENT_REGISTRY: JSON.stringify(clientRegistry(identities)),
+    COSMOS_ENDPOINT: cosmos.endpoint,
+    COSMOS_KEY: cosmos.key,
+    COSMOS_ALLOW_SELF_SIGNED_TLS: 'true',
+  };
+}
+
+/**
  * Starts everything a developer (or a test run) needs, with no Docker, Azure or Core Tools:
  * the embedded Cosmos server (seeded), the local identity provider, and the service behind the
  * local gateway. The service settings go into `process.env` before the functions load, because
@@ -64,17 +81,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const identityProvider = await startIdentityProvider({ identities, certificate, host, port: options.authPort ?? 7072 });
     stops.push(identityProvider.stop);
 
-    const settings: Record<string, string> = {
-      AUTH_AUTHORITY_HOST: identityProvider.url,
-      AUTH_TENANT_ID: identities.tenantId,
-      AUTH_APP_ID: identities.appId,
-      API_KEYS: identities.apiKeys.join(','),
-      CLIENT_REGISTRY: JSON.stringify(clientRegistry(identities)),
-      COSMOS_ENDPOINT: cosmos.endpoint,
-      COSMOS_KEY: cosmos.key,
-      COSMOS_ALLOW_SELF_SIGNED_TLS: 'true',
-      ...options.settings,
-    };
+    const settings: Record<string, string> = { ...localServiceSettings(identities, identityProvider.url, cosmos), ...options.settings };
     Object.assign(process.env, settings);
 
     const service = await startService({

@@ -9,7 +9,8 @@ import type { RequestLogEntry } from '../../../shared/http/request-log-entry.js'
 import { startCosmosServer, type RunningCosmosServer } from '../../../dev/cosmos-server.js';
 import { startIdentityProvider, type IdentityProvider } from '../../../dev/identity-provider.js';
 import { throwawayServerCertificate } from '../../../dev/local-ca.js';
-import { clientRegistry, loadDevIdentities } from '../../../dev/identities.js';
+import { loadDevIdentities } from '../../../dev/identities.js';
+import { localServiceSettings } from '../../../dev/local-stack.js';
 import { requestTokens, type TokenResponse } from '../../../dev/request-tokens.js';
 import { seedStore } from '../../../dev/seed-store.js';
 
@@ -35,17 +36,7 @@ beforeAll(async () => {
   }
   idp = await startIdentityProvider({ identities, certificate: await throwawayServerCertificate() });
   for (const name of ['contoso-full']) tokens.set(name, await requestTokens(idp.url, identities, name));
-  baseSettings = {
-    AUTH_AUTHORITY_HOST: idp.url,
-    AUTH_TENANT_ID: identities.tenantId,
-    AUTH_APP_ID: identities.appId,
-    API_KEYS: identities.apiKeys.join(','),
-    CLIENT_REGISTRY: JSON.stringify(clientRegistry(identities)),
-    COSMOS_ENDPOINT: cosmos.endpoint,
-    COSMOS_KEY: cosmos.key,
-    COSMOS_ALLOW_SELF_SIGNED_TLS: 'true',
-    LOG_REQUESTS: 'false',
-  };
+  baseSettings = { ...localServiceSettings(identities, idp.url, cosmos), LOG_REQUESTS: 'false' };
 }, 60000);
 
 afterAll(async () => {
