@@ -28,23 +28,18 @@ export interface CredentialHeaders {
 /** Checks a data call's credentials: the caller, or an ApiError (401/403). */
 export type Authenticator = (headers: CredentialHeaders) => Promise<Principal>;
 
-/**
- * Checks the credentials of a data call, in this order: the backend key (cheap, constant time),
- * the bearer token, the `Data.Read` role, then the client registry. Runs before anything about
- * the request itself is looked at.
- */
-export async function authenticate(headers: CredentialHeaders, deps: AuthenticateDeps): Promise<Principal> {
-  return (await checkCredentials(headers, deps)).principal;
-}
-
 /** The caller and until when its credentials hold: the token's `exp` (seconds since the epoch). */
 export interface CheckedCredentials {
   readonly principal: Principal;
   readonly exp: number;
 }
 
-/** `authenticate`, with the token's `exp`. */
-export async function checkCredentials(headers: CredentialHeaders, deps: AuthenticateDeps): Promise<CheckedCredentials> {
+/**
+ * Checks the credentials of a data call in full, in this order: the backend key (cheap, constant
+ * time), the bearer token, the `Data.Read` role, then the client registry. Runs before anything
+ * about the request itself is looked at; requests go through `rememberCredentials` in front of it.
+ */
+export async function authenticate(headers: CredentialHeaders, deps: AuthenticateDeps): Promise<CheckedCredentials> {
   deps.checkApiKey(headers.apiKey);
   const token = bearerToken(headers.authorization);
   const identity = await inSpan('verify access token', {}, () => deps.verifyToken(token));

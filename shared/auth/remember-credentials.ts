@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { inSpan } from '../telemetry/telemetry.js';
-import { checkCredentials, type AuthenticateDeps, type Authenticator, type CheckedCredentials } from './authenticate.js';
+import { authenticate, type AuthenticateDeps, type Authenticator, type CheckedCredentials } from './authenticate.js';
 
 /** Longer Authorization headers are checked in full every time: Entra's access tokens are a few kB. */
 export const MAX_REMEMBERED_HEADER = 16 * 1024;
@@ -34,7 +34,7 @@ export function rememberCredentials(deps: AuthenticateDeps, options: Credentials
     const { apiKey, authorization } = headers;
     // A missing credential fails, and its failure is the full check's to tell. A header longer
     // than any token is not digested before its key is checked (nor remembered).
-    if (apiKey === null || authorization === null || authorization.length > MAX_REMEMBERED_HEADER) return (await checkCredentials(headers, deps)).principal;
+    if (apiKey === null || authorization === null || authorization.length > MAX_REMEMBERED_HEADER) return (await authenticate(headers, deps)).principal;
     // The key's length first, so that no two pairs are one text.
     const key = hash('sha256', `${apiKey.length}:${apiKey}${authorization}`, 'base64');
     const hit = remembered.get(key);
@@ -46,7 +46,7 @@ export function rememberCredentials(deps: AuthenticateDeps, options: Credentials
         return inSpan('verify access token', {}, async () => hit.principal);
       }
     }
-    const checked = await checkCredentials(headers, deps);
+    const checked = await authenticate(headers, deps);
     if (now() < checked.exp) {
       // Two requests of one pair may both have missed: the second replaces the first, evicting nothing.
       remembered.delete(key);

@@ -59,14 +59,14 @@ afterAll(async () => {
 
 describe('authenticate', () => {
   it('accepts a client-credentials access token and maps the client to its data tenant', async () => {
-    const principal = await authenticate(bearer((await tokenFor('fabrikam-full')).access_token), deps);
+    const { principal } = await authenticate(bearer((await tokenFor('fabrikam-full')).access_token), deps);
     expect(principal.dataTenant).toBe('fabrikam');
     expect(principal.roles).toContain('Data.Read.Financials');
   });
 
   it('accepts the api:// form of the audience', async () => {
     const token = await idp.signToken(baseClaims({ aud: `api://${identities.appId}` }));
-    await expect(authenticate(bearer(token), deps)).resolves.toMatchObject({ dataTenant: 'contoso' });
+    await expect(authenticate(bearer(token), deps)).resolves.toMatchObject({ principal: { dataTenant: 'contoso' } });
   });
 
   it('answers a missing x-api-key with INVALID_API_KEY', async () => {
