@@ -53,7 +53,8 @@ export function rememberCredentials(deps: AuthenticateDeps, options: Credentials
       if (remembered.size >= maxEntries) remembered.delete(remembered.keys().next().value!);
       // Every request of the pair gets this one caller: nobody may change it.
       Object.freeze(checked.principal.roles);
-      remembered.set(key, { principal: Object.freeze(checked.principal), exp: checked.exp });
+      Object.freeze(checked.principal);
+      remembered.set(key, checked);
     }
     return checked.principal;
   };

@@ -4,7 +4,7 @@ import { createApiKeyChecker } from '../../../shared/auth/api-key-checker.js';
 import type { TokenIdentity } from '../../../shared/auth/token-verifier.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 
-// The real key check over two obviously fake keys; a verifier that counts its calls and knows a
+// The real key check over three obviously fake keys (one starting with digits); a verifier that counts its calls and knows a
 // few tokens (the RS256 check itself is authenticate.test.ts's, against the dev provider).
 const KEYS = ['fake-key-one-for-tests', 'fake-key-two-for-tests', '0123456789-fake-key'];
 const REGISTRY = { 'client-a': 'contoso', 'client-b': 'fabrikam' };
