@@ -27,6 +27,21 @@ export function responseHeaders(model: ApiModel): Record<string, JsonObject> {
         + 'Where the next page exists but its link cannot be made, the answer is 503 `STORE_UNAVAILABLE` with Retry-After instead: ask again.',
       schema: { type: 'string' },
     },
+    ETag: {
+      description: 'A weak validator (RFC 9110 §8.8.3) of your result to these filters: your tenant, your roles\' view (fields, Drafts), the filters, '
+        + 'the order and the format, as the result stands. The page and pageSize are not part of it: every page of a walk carries the ETag the walk '
+        + 'started with. It changes whenever a record of the result is created, updated (whatever its dates say), deleted, or enters or leaves your '
+        + 'view, and when a deploy changes the fields or their encoding; it stays the same otherwise, on every instance and after restarts. A '
+        + 'result written to in the last few seconds gets an ETag of its own, so the next check fetches it again rather than miss a write. Send it '
+        + 'back in If-None-Match to ask whether the result changed: 412 `RESULT_UNCHANGED` when it has not.',
+      schema: { type: 'string', pattern: '^W/"[0-9a-f]{32}"$' },
+    },
+    'X-Summary-Schema': {
+      description: 'The fingerprint of the answer\'s columns: your view\'s fields (and line fields) with their types, in this format. It changes '
+        + 'exactly when a reader\'s schema of your answers would: a role granted or taken away, the roles-to-datapoints configuration, or a deploy '
+        + 'that changes a field or its encoding. A folder of answers with one X-Summary-Schema has one schema.',
+      schema: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+    },
     'Cache-Control': {
       description: '`no-store`: answers carry tenant data and are never cached.',
       schema: { type: 'string' },

@@ -46,6 +46,8 @@ export function successResponse(resource: ResourceDefinition): JsonObject {
       'X-Request-ID': componentRef('headers', 'X-Request-ID'),
       'X-Client-Request-ID': componentRef('headers', 'X-Client-Request-ID'),
       'Cache-Control': componentRef('headers', 'Cache-Control'),
+      ETag: componentRef('headers', 'ETag'),
+      'X-Summary-Schema': componentRef('headers', 'X-Summary-Schema'),
       Link: componentRef('headers', 'Link'),
       'Content-Disposition': componentRef('headers', 'Content-Disposition'),
     },

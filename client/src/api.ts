@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Contract summaries of your tenant
-         * @description Returns the allowlisted contracts summary records of the caller's data tenant (from the server-side client registry; a request can never name a tenant). Which records and fields are returned depends on the caller's roles. The `Accept` header selects the format, with q-values: `application/json` (also for `*\/*`, `application/*` or no Accept) or `application/vnd.apache.parquet`; anything else is 406 `NOT_ACCEPTABLE`. JSON is paged (page 1, pageSize 25 by default), ordered by createdDate asc unless orderBy/order say otherwise. Credentials are checked before anything about the request: a caller missing one learns nothing about the request or the data.
+         * @description Returns the allowlisted contracts summary records of the caller's data tenant (from the server-side client registry; a request can never name a tenant). Which records and fields are returned depends on the caller's roles. The `Accept` header selects the format, with q-values: `application/json` (also for `*\/*`, `application/*` or no Accept) or `application/vnd.apache.parquet`; anything else is 406 `NOT_ACCEPTABLE`. JSON is paged (page 1, pageSize 25 by default), ordered by createdDate asc unless orderBy/order say otherwise. Credentials are checked before anything about the request: a caller missing one learns nothing about the request or the data. Every 200 carries an ETag of the result; send it back in If-None-Match to learn whether the result changed without getting it again (412 `RESULT_UNCHANGED`: one aggregate, no record read; else the 200 with the new result and its new ETag).
          */
         post: operations["contractsSummary"];
         delete?: never;
@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Invoice summaries (with lines) of your tenant
-         * @description Returns the allowlisted invoices summary records of the caller's data tenant (from the server-side client registry; a request can never name a tenant). Which records and fields are returned depends on the caller's roles. The `Accept` header selects the format, with q-values: `application/json` (also for `*\/*`, `application/*` or no Accept) or `application/vnd.apache.parquet` (or `application/zip`, the type of its export); anything else is 406 `NOT_ACCEPTABLE`. JSON is paged (page 1, pageSize 25 by default), ordered by createdDate asc unless orderBy/order say otherwise. Credentials are checked before anything about the request: a caller missing one learns nothing about the request or the data.
+         * @description Returns the allowlisted invoices summary records of the caller's data tenant (from the server-side client registry; a request can never name a tenant). Which records and fields are returned depends on the caller's roles. The `Accept` header selects the format, with q-values: `application/json` (also for `*\/*`, `application/*` or no Accept) or `application/vnd.apache.parquet` (or `application/zip`, the type of its export); anything else is 406 `NOT_ACCEPTABLE`. JSON is paged (page 1, pageSize 25 by default), ordered by createdDate asc unless orderBy/order say otherwise. Credentials are checked before anything about the request: a caller missing one learns nothing about the request or the data. Every 200 carries an ETag of the result; send it back in If-None-Match to learn whether the result changed without getting it again (412 `RESULT_UNCHANGED`: one aggregate, no record read; else the 200 with the new result and its new ETag).
          */
         post: operations["invoicesSummary"];
         delete?: never;
@@ -340,7 +340,7 @@ export interface components {
              * @description The stable error code: match on it, never on title, detail or message.
              * @enum {string}
              */
-            code: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY";
+            code: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY";
             /** @description Equals the X-Request-ID response header; quote it to support. */
             requestId: string;
             /** @description Every problem found in the request (validation errors); the first decides `code`. */
@@ -351,14 +351,14 @@ export interface components {
                  * @description The stable error code: match on it, never on title, detail or message.
                  * @enum {string}
                  */
-                code: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY";
+                code: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY";
                 /** @description What was wrong and how to fix it. */
                 message: string;
             }[];
         };
     };
     responses: {
-        /** @description Bad Request. A problem document whose `code` is one of: `INVALID_JSON` (The request body is not valid JSON); `INVALID_BODY` (The request body is not a JSON object of filters); `UNKNOWN_FILTER` (Unknown filter); `INVALID_FILTER` (Invalid filter value); `INVALID_DATE` (Invalid date); `DATE_RANGE_INCOMPLETE` (Date range needs both ends); `DATE_RANGE_REVERSED` (Date range is reversed); `DATE_RANGE_TOO_LONG` (Date range is longer than one month); `INVALID_ORDER_BY` (Invalid orderBy); `PAGE_SIZE_TOO_LARGE` (Page size too large); `RESULT_WINDOW_EXCEEDED` (Result window exceeded); `PAGINATION_NOT_ALLOWED` (Pagination is not allowed with Parquet). */
+        /** @description Bad Request. A problem document whose `code` is one of: `INVALID_JSON` (The request body is not valid JSON); `INVALID_BODY` (The request body is not a JSON object of filters); `UNKNOWN_FILTER` (Unknown filter); `INVALID_FILTER` (Invalid filter value); `INVALID_DATE` (Invalid date); `DATE_RANGE_INCOMPLETE` (Date range needs both ends); `DATE_RANGE_REVERSED` (Date range is reversed); `DATE_RANGE_TOO_LONG` (Date range is longer than one month); `INVALID_ORDER_BY` (Invalid orderBy); `PAGE_SIZE_TOO_LARGE` (Page size too large); `RESULT_WINDOW_EXCEEDED` (Result window exceeded); `PAGINATION_NOT_ALLOWED` (Pagination is not allowed with Parquet); `INVALID_PRECONDITION` (Invalid If-None-Match). */
         Problem400: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -371,7 +371,7 @@ export interface components {
                     /** @constant */
                     status?: 400;
                     /** @enum {unknown} */
-                    code?: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED";
+                    code?: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION";
                 };
             };
         };
@@ -424,6 +424,25 @@ export interface components {
                     status?: 406;
                     /** @enum {unknown} */
                     code?: "NOT_ACCEPTABLE";
+                };
+            };
+        };
+        /** @description Precondition Failed. A problem document whose `code` is one of: `RESULT_UNCHANGED` (Result unchanged since the ETag sent). */
+        Problem412: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "X-Client-Request-ID": components["headers"]["X-Client-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                ETag: components["headers"]["ETag"];
+                "X-Summary-Schema": components["headers"]["X-Summary-Schema"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 412;
+                    /** @enum {unknown} */
+                    code?: "RESULT_UNCHANGED";
                 };
             };
         };
@@ -518,6 +537,11 @@ export interface components {
     parameters: {
         /** @description Optional: your own identifier for this request. A valid one (1–128 of A–Z a–z 0–9 . _ : -, that is ^[A-Za-z0-9._:-]{1,128}$) is recorded with the request and echoed in the X-Client-Request-ID response header; any other value is ignored (never refused: the request is answered as if it had none). The response's X-Request-ID is always the gateway's own id, unique per request. */
         "X-Request-ID": string;
+        /**
+         * @description Optional: the ETag of an earlier answer (or a list of them). When the result of this request still has one of them, the answer is 412 `RESULT_UNCHANGED` with the current ETag and no records, at the cost of one aggregate in the store (RFC 9110 §13.1.2: 412, not 304, for POST); otherwise the request is answered as without it. It is evaluated after every other check, so a bad request is still its 4xx. `*` always matches. A value that is not `*` or a list of entity tags is 400 `INVALID_PRECONDITION`.
+         * @example W/"3f2a9c0d1b7e4a5f8c6d2e1f0a9b8c7d"
+         */
+        "If-None-Match": string;
     };
     requestBodies: never;
     headers: {
@@ -527,6 +551,10 @@ export interface components {
         "X-Client-Request-ID": string;
         /** @description On JSON pages whose body carried no page (RFC 8288): `<url>; rel="next"` while there is a next page (the same URL as pagination.nextLink), `rel="first"`, and `rel="last"` when a jump reaches the last page (the whole result within the result window). Each URL is absolute on the public base URL (the deployment's PUBLIC_BASE_URL; without it there are no links) with page and pageSize in its query; POST it with the same body. Where the next page exists but its link cannot be made, the answer is 503 `STORE_UNAVAILABLE` with Retry-After instead: ask again. */
         Link: string;
+        /** @description A weak validator (RFC 9110 §8.8.3) of your result to these filters: your tenant, your roles' view (fields, Drafts), the filters, the order and the format, as the result stands. The page and pageSize are not part of it: every page of a walk carries the ETag the walk started with. It changes whenever a record of the result is created, updated (whatever its dates say), deleted, or enters or leaves your view, and when a deploy changes the fields or their encoding; it stays the same otherwise, on every instance and after restarts. A result written to in the last few seconds gets an ETag of its own, so the next check fetches it again rather than miss a write. Send it back in If-None-Match to ask whether the result changed: 412 `RESULT_UNCHANGED` when it has not. */
+        ETag: string;
+        /** @description The fingerprint of the answer's columns: your view's fields (and line fields) with their types, in this format. It changes exactly when a reader's schema of your answers would: a role granted or taken away, the roles-to-datapoints configuration, or a deploy that changes a field or its encoding. A folder of answers with one X-Summary-Schema has one schema. */
+        "X-Summary-Schema": string;
         /** @description `no-store`: answers carry tenant data and are never cached. */
         "Cache-Control": string;
         /** @description With Parquet only: `attachment; filename="contracts-<requestId>.parquet"` (contracts) or `attachment; filename="invoices-<requestId>.zip"` (invoices). */
@@ -565,6 +593,11 @@ export interface operations {
             header?: {
                 /** @description Optional: your own identifier for this request. A valid one (1–128 of A–Z a–z 0–9 . _ : -, that is ^[A-Za-z0-9._:-]{1,128}$) is recorded with the request and echoed in the X-Client-Request-ID response header; any other value is ignored (never refused: the request is answered as if it had none). The response's X-Request-ID is always the gateway's own id, unique per request. */
                 "X-Request-ID"?: components["parameters"]["X-Request-ID"];
+                /**
+                 * @description Optional: the ETag of an earlier answer (or a list of them). When the result of this request still has one of them, the answer is 412 `RESULT_UNCHANGED` with the current ETag and no records, at the cost of one aggregate in the store (RFC 9110 §13.1.2: 412, not 304, for POST); otherwise the request is answered as without it. It is evaluated after every other check, so a bad request is still its 4xx. `*` always matches. A value that is not `*` or a list of entity tags is 400 `INVALID_PRECONDITION`.
+                 * @example W/"3f2a9c0d1b7e4a5f8c6d2e1f0a9b8c7d"
+                 */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path?: never;
             cookie?: never;
@@ -582,6 +615,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-Client-Request-ID": components["headers"]["X-Client-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Summary-Schema": components["headers"]["X-Summary-Schema"];
                     Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
@@ -595,6 +630,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             406: components["responses"]["Problem406"];
+            412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];
@@ -637,6 +673,11 @@ export interface operations {
             header?: {
                 /** @description Optional: your own identifier for this request. A valid one (1–128 of A–Z a–z 0–9 . _ : -, that is ^[A-Za-z0-9._:-]{1,128}$) is recorded with the request and echoed in the X-Client-Request-ID response header; any other value is ignored (never refused: the request is answered as if it had none). The response's X-Request-ID is always the gateway's own id, unique per request. */
                 "X-Request-ID"?: components["parameters"]["X-Request-ID"];
+                /**
+                 * @description Optional: the ETag of an earlier answer (or a list of them). When the result of this request still has one of them, the answer is 412 `RESULT_UNCHANGED` with the current ETag and no records, at the cost of one aggregate in the store (RFC 9110 §13.1.2: 412, not 304, for POST); otherwise the request is answered as without it. It is evaluated after every other check, so a bad request is still its 4xx. `*` always matches. A value that is not `*` or a list of entity tags is 400 `INVALID_PRECONDITION`.
+                 * @example W/"3f2a9c0d1b7e4a5f8c6d2e1f0a9b8c7d"
+                 */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
             };
             path?: never;
             cookie?: never;
@@ -654,6 +695,8 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-Client-Request-ID": components["headers"]["X-Client-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Summary-Schema": components["headers"]["X-Summary-Schema"];
                     Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
@@ -667,6 +710,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             406: components["responses"]["Problem406"];
+            412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];

@@ -9,6 +9,8 @@ import { observeRequest } from './request-observer.js';
 import { linkBase } from './page-links.js';
 import { baseHeaders } from './response-headers.js';
 import { readJsonBody } from './read-json-body.js';
+import { parseIfNoneMatch } from './if-none-match.js';
+import type { StoreMeter } from '../store/record-store.js';
 import { respondJson } from './respond-json.js';
 import { respondParquet } from './respond-parquet.js';
 import { errorResponse } from './error-response.js';
@@ -40,10 +42,12 @@ const NO_QUERY = new URLSearchParams();
 /**
  * The request pipeline of both summary operations, in one place:
  * request id → credentials (before anything about the request is looked at) → Accept → body →
- * filters (checked against the caller's view) → store → output stage (JSON page or Parquet
- * export, chosen by Accept) → content coding of JSON answers (Accept-Encoding). Every failure is
- * an ApiError answered as problem+json; anything else is a 500 INTERNAL. The observer hears of
- * the caller, the format, a failure and the answer, and writes the log line, span and metrics.
+ * filters (checked against the caller's view) → If-None-Match → output stage (JSON page or
+ * Parquet export, chosen by Accept: it takes the result's validator, answers 412 where the
+ * precondition still holds, else reads the store) → content coding of JSON answers
+ * (Accept-Encoding). Every failure is an ApiError answered as problem+json; anything else is a 500
+ * INTERNAL. The observer hears of the caller, the format, a failure and the answer, and writes the
+ * log line (with what the store reads cost, failures included), span and metrics.
  */
 export async function handleSummary(resource: ResourceDefinition, request: HttpRequest, deps: SummaryDeps): Promise<HttpResult> {
   // The host's Headers, taken once: each `request.headers` is a lookup of its own (~3 µs a 25-row page, measured).
@@ -52,6 +56,7 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
   return inRequestSpan(`POST /v1/${resource.name}/summary`, header, async (span) => {
     const observer = observeRequest(`${resource.name}.summary`, header, span, deps.log);
     const { requestId } = observer;
+    const meter: StoreMeter = { documents: 0, requestCharge: 0 };
     let answer: HttpResult;
     try {
       const principal = observer.authenticated(await deps.authenticate({ authorization: header('authorization'), apiKey: header('x-api-key') }));
@@ -61,19 +66,27 @@ export async function handleSummary(resource: ResourceDefinition, request: HttpR
       const view = deps.allowlist.view(resource, principal.roles);
       const params = request.url.includes('?') ? new URL(request.url).searchParams : NO_QUERY;
       const query = parseFilters({ body, query: params, view, maxPageSize: deps.config.maxPageSize, ...(format === 'json' ? {} : { exportMediaType: offer.mediaType }) });
+      // Preconditions are looked at only once the request is known to be good (RFC 9110 §13.2.1).
+      const precondition = parseIfNoneMatch(header('if-none-match'));
       const links = format === 'json' ? linkBase(deps.config.publicBaseUrl, resource.name, params, body) : undefined;
       const gone = callerGone(request);
       answer = await OUTPUT_STAGES[format]({
-        scope: { tenant: principal.dataTenant, view }, query, requestId, clientId: principal.clientId, deps, ...(links ? { links } : {}), ...(gone ? { callerGone: gone } : {}),
+        scope: { tenant: principal.dataTenant, view }, query, requestId, clientId: principal.clientId, deps, meter,
+        ...(links ? { links } : {}), ...(gone ? { callerGone: gone } : {}), ...(precondition ? { precondition } : {}),
       });
     } catch (error) {
       // Nobody is there to read an answer: 499 goes to the log line only.
       answer = error instanceof CallerGone
         ? { status: 499, headers: baseHeaders('text/plain', requestId), body: '', records: 0 }
-        : observer.failed(errorResponse(error, requestId, (unexpected) => deps.log.fault(requestId, unexpected)), error);
+        : observer.failed(withCost(errorResponse(error, requestId, (unexpected) => deps.log.fault(requestId, unexpected)), meter), error);
     }
     return observer.finished(await compressResponse(answer, header('accept-encoding')));
   });
+}
+
+/** A failed answer with what its store reads cost, when the store was read before it failed (a 412 after its check). */
+function withCost<T extends HttpResult>(answer: T, meter: StoreMeter): T {
+  return meter.documents > 0 || meter.requestCharge > 0 ? { ...answer, store: meter } : answer;
 }
 
 function notAcceptable(resource: ResourceDefinition): never {

@@ -3,6 +3,7 @@ import type { Scope } from '../model/view.js';
 import type { StoreMeter } from '../store/record-store.js';
 import type { CleaningReport } from '../output/record-cleaner.js';
 import type { SummaryDeps } from './create-summary-deps.js';
+import type { IfNoneMatch } from './if-none-match.js';
 import type { LinkBase } from './page-links.js';
 
 /** What a handler answers: status, headers, a complete body, and the record count for the log. */
@@ -28,6 +29,10 @@ export interface OutputStageInput {
   readonly links?: LinkBase;
   /** Fires when the caller has gone (where the host says so: caller-gone.ts). */
   readonly callerGone?: AbortSignal;
+  /** The caller's If-None-Match: answered 412 RESULT_UNCHANGED while its result still has one of those ETags. */
+  readonly precondition?: IfNoneMatch;
+  /** What the store reads of this request cost: every read adds to it (the log line reads it, failures included). */
+  readonly meter: StoreMeter;
   readonly deps: Pick<SummaryDeps, 'store' | 'cursors' | 'clock' | 'config' | 'exportSlots' | 'log'>;
 }
 

@@ -10,19 +10,22 @@ import type { OutputStage } from './output-stage.js';
 import { baseHeaders } from './response-headers.js';
 import { mediaTypeOf } from '../model/operation-contract.js';
 import { pageLinks } from './page-links.js';
+import { validateResult, validatorHeaders } from './result-validator.js';
 
 /**
  * The JSON output stage, one page at the cost of one page when the caller walks in order:
  * - with the cursor that the previous page left for this one, exactly `pageSize` documents from
- *   its continuation, and the walk's total from the cursor (counted once, stable over the walk);
- * - without one (a first page, a jump, an expired or unreachable cursor), a COUNT and the first
- *   `skip + take` documents — the only path bounded by MAX_RESULT_WINDOW (400 past it, pointing
- *   to narrower filters or a Parquet export);
+ *   its continuation, and the walk's total and ETag from the cursor (taken once, stable over the walk);
+ * - without one (a first page, a jump, an expired or unreachable cursor), the result's version
+ *   (one aggregate: its count and ETag) and the first `skip + take` documents — the only path
+ *   bounded by MAX_RESULT_WINDOW (400 past it, pointing to narrower filters or a Parquet export);
+ * - with an If-None-Match, never from a cursor: the version is taken, a precondition that holds
+ *   ends the request with 412 before a record is read, and otherwise the page is the result as it is now;
  * then a cursor for the next page. Neither store read happens when the query matches nothing the
  * caller may see. A page past the end is an empty 200 with a warning.
  */
-export const respondJson: OutputStage = async ({ scope, query, requestId, clientId, links, deps }) => {
-  const meter = { documents: 0, requestCharge: 0 };
+export const respondJson: OutputStage = async (input) => {
+  const { scope, query, requestId, clientId, links, deps, meter, precondition } = input;
   const { page, pageSize } = query;
   const keyOf = (target: number) => pageCursorKey(scope, clientId, query, target);
   // A failing cursor store only costs the walk its shortcut; each failure is logged and counted.
@@ -31,26 +34,28 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
     deps.log.warning(requestId, `page cursor ${call} failed (${reason})${error instanceof Error ? `: ${error.name}` : ''}; the page is read without it`);
     recordCursorFailure(call, reason);
   };
+  // A walk's total and ETag come with its cursor (the result as its first page found it). A request
+  // with a precondition is about the result as it is now: checked, and if changed, read without one.
+  const cursor = page > 1 && !query.matchesNothing && !precondition ? await cursors.get(scope.tenant, keyOf(page), report) : undefined;
+  const validated = cursor ? undefined : await validateResult(input, 'json');
+  const etag = cursor?.etag ?? validated!.etag;
   let totalRecords = 0;
   let read: StorePage | undefined;
   let nextReachable = false;
-  if (!query.matchesNothing) {
-    const cursor = page > 1 ? await cursors.get(scope.tenant, keyOf(page), report) : undefined;
-    if (cursor) {
-      totalRecords = cursor.totalRecords;
-      read = await deps.store.page(scope, query, { skip: 0, take: pageSize, continuation: cursor.continuation }, meter);
-    } else {
-      totalRecords = await deps.store.count(scope, query, meter);
-      const skip = (page - 1) * pageSize;
-      if (skip < totalRecords) {
-        const take = Math.min(pageSize, totalRecords - skip);
-        if (skip + take > deps.config.maxResultWindow) throw windowExceeded(deps.config.maxResultWindow);
-        read = await deps.store.page(scope, query, { skip, take }, meter);
-      }
+  if (cursor) {
+    totalRecords = cursor.totalRecords;
+    read = await deps.store.page(scope, query, { skip: 0, take: pageSize, continuation: cursor.continuation }, meter);
+  } else if (!query.matchesNothing) {
+    totalRecords = validated!.records;
+    const skip = (page - 1) * pageSize;
+    if (skip < totalRecords) {
+      const take = Math.min(pageSize, totalRecords - skip);
+      if (skip + take > deps.config.maxResultWindow) throw windowExceeded(deps.config.maxResultWindow);
+      read = await deps.store.page(scope, query, { skip, take }, meter);
     }
-    if (read?.continuation && page * pageSize < totalRecords) {
-      nextReachable = await cursors.put(scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords }, report);
-    }
+  }
+  if (read?.continuation && page * pageSize < totalRecords) {
+    nextReachable = await cursors.put(scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords, etag }, report);
   }
   // Every value checked against its field, and exactly the allowlisted fields, on the way out (record-cleaner.ts).
   const cleaner = createRecordCleaner(scope.view);
@@ -61,7 +66,7 @@ export const respondJson: OutputStage = async ({ scope, query, requestId, client
   }
   const warning = cleaningWarning(cleaner.report);
   const envelope = buildJsonEnvelope(records, { page, pageSize, totalRecords, resultWindow: deps.config.maxResultWindow, nextReachable }, { requestId, generatedAt: deps.clock(), ...(warning ? { warning } : {}) });
-  const headers = baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId);
+  const headers = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId), ...validatorHeaders(etag, scope, 'json') };
   if (links) {
     // A link follower stops where the links stop, reading no warning: a next page that exists but
     // cannot be reached (its cursor could not be stored) is a retryable 503, never a silent end.

@@ -4,13 +4,18 @@ import { OutputLimitExceeded } from '../output/output-limit-exceeded.js';
 import type { OutputStage } from './output-stage.js';
 import { CallerGone, EXPORT_DEADLINE_MS } from './caller-gone.js';
 import { baseHeaders } from './response-headers.js';
+import { validateResult, validatorHeaders } from './result-validator.js';
 
 /**
- * The Parquet output stage: the whole result, read from the store as a stream, in the resource's
+ * The Parquet output stage: the result's validator first (412 where the caller's If-None-Match
+ * still holds), then the whole result, read from the store as a stream, in the resource's
  * export shape (one Parquet file, or a zip of two). The body is complete before a byte is sent, so a
  * store fault is a clean 503 and a result over PARQUET_MAX_BYTES a 413, never a truncated file.
  */
-export const respondParquet: OutputStage = async ({ scope, query, requestId, clientId, deps, callerGone }) => {
+export const respondParquet: OutputStage = async (input) => {
+  const { scope, query, requestId, clientId, deps, callerGone, meter } = input;
+  // Before an export slot is taken: a check that holds costs one aggregate and no slot.
+  const { etag } = await validateResult(input, 'parquet');
   const generatedAt = deps.clock();
   const metadata = [
     { key: 'summary.requestId', value: requestId },
@@ -22,7 +27,6 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, cli
   if (!release) {
     throw new ApiError('EXPORTS_BUSY', 'Too many exports are running: one at a time per client application and per data tenant, and a few per instance. Wait for your running export to finish, then retry.', { headers: { 'Retry-After': '10' } });
   }
-  const meter = { documents: 0, requestCharge: 0 };
   // The export stops reading the store when its caller has gone, or at its deadline (every host).
   const deadline = AbortSignal.timeout(EXPORT_DEADLINE_MS);
   const stop = callerGone ? AbortSignal.any([callerGone, deadline]) : deadline;
@@ -49,6 +53,7 @@ export const respondParquet: OutputStage = async ({ scope, query, requestId, cli
     status: 200,
     headers: {
       ...baseHeaders(file.mediaType, requestId),
+      ...validatorHeaders(etag, scope, 'parquet'),
       'Content-Disposition': `attachment; filename="${query.resource.name}-${requestId}.${file.extension}"`,
     },
     body: result.body,

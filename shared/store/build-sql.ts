@@ -71,10 +71,13 @@ function conditionsOf(filter: FilterValue): [condition: string, value: string][]
   }
 }
 
-/** `SELECT VALUE COUNT(1)` under the same filters. */
-export function buildCountSql(scope: Scope, query: SummaryQuery): SqlQuery {
+/**
+ * The result's version under the same filters: its count, and the sum and maximum of the system
+ * write time `_ts` (record-store.ts, ResultVersion). One aggregate: no document leaves the store.
+ */
+export function buildVersionSql(scope: Scope, query: SummaryQuery): SqlQuery {
   const where = buildWhere(scope, query);
-  return { query: `SELECT VALUE COUNT(1) FROM c WHERE ${where.query}`, parameters: where.parameters };
+  return { query: `SELECT COUNT(1) AS records, SUM(c._ts) AS writeSeconds, MAX(c._ts) AS latestWrite FROM c WHERE ${where.query}`, parameters: where.parameters };
 }
 
 /**

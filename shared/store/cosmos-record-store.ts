@@ -3,11 +3,11 @@ import type { LineTable, ResourceDefinition } from '../model/resource-definition
 import { DATABASE_ID } from '../model/resources.js';
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope, StoredRecord } from '../model/view.js';
-import { buildCountSql, buildListSql, type SqlQuery } from './build-sql.js';
+import { buildListSql, buildVersionSql, type SqlQuery } from './build-sql.js';
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/telemetry.js';
 import { storeFault } from './store-fault.js';
-import { STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } from './record-store.js';
+import { STREAM_PAGE_SIZE, type RecordStore, type ResultVersion, type StoreMeter } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -64,11 +64,12 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
     containerOf(query.resource).items.query<T>(sql, { ...feed, partitionKey: [scope.tenant], abortSignal: abort.signal });
 
   return {
-    async count(scope, query, meter) {
+    async version(scope, query, meter) {
       const abort = new AbortController();
-      const response = await roundTrip(query, open<number>(scope, query, buildCountSql(scope, query), { maxItemCount: 1 }, abort), abort, undefined);
+      const response = await roundTrip(query, open<Partial<ResultVersion>>(scope, query, buildVersionSql(scope, query), { maxItemCount: 1 }, abort), abort, undefined);
+      // The aggregate is no record document: only its charge is counted.
       if (meter) meter.requestCharge += response.requestCharge ?? 0;
-      return response.resources[0] ?? 0;
+      return versionOf(response.resources[0]);
     },
     async page(scope, query, { skip, take, continuation }, meter) {
       const wanted = skip + take;
@@ -104,6 +105,12 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       }
     },
   };
+}
+
+/** The aggregate's row as a version: SUM and MAX of nothing come back 0 or missing. */
+function versionOf(row: Partial<ResultVersion> | undefined): ResultVersion {
+  const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+  return { records: number(row?.records), writeSeconds: number(row?.writeSeconds), latestWrite: number(row?.latestWrite) };
 }
 
 /** Lines come out ordered by their `orderBy` field whatever order the array subquery yields. */

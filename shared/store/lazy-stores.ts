@@ -10,7 +10,7 @@ export function lazyStores(load: () => Promise<CosmosStores>): CosmosStores {
   const get = () => (stores ??= load());
   return {
     store: {
-      count: async (scope, query, meter) => (await get()).store.count(scope, query, meter),
+      version: async (scope, query, meter) => (await get()).store.version(scope, query, meter),
       page: async (scope, query, request, meter) => (await get()).store.page(scope, query, request, meter),
       async *stream(scope, query, meter) {
         yield* (await get()).store.stream(scope, query, meter);

@@ -11,10 +11,11 @@ import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope, View } from '../model/view.js';
 import { PAGE_CURSORS_CONTAINER } from './container-definitions.js';
 
-/** Where page p+1 starts, and the walk's total, counted once on its first page. */
+/** Where page p+1 starts, and the walk's total and ETag, taken once on its first page. */
 export interface PageCursor {
   readonly continuation: string;
   readonly totalRecords: number;
+  readonly etag: string;
 }
 
 /**
@@ -68,11 +69,12 @@ export function createCosmosPageCursors(client: CosmosClient): PageCursors {
   return {
     async get(tenant, key, signal) {
       const { resource } = await container.item(key, tenant).read<CursorDocument>(signal ? { abortSignal: signal } : {});
-      if (!resource || resource.tenantId !== tenant || typeof resource.continuation !== 'string' || typeof resource.totalRecords !== 'number') return undefined;
-      return { continuation: resource.continuation, totalRecords: resource.totalRecords };
+      // A cursor of an earlier deploy (no ETag) is no cursor: the page is read without it.
+      if (!resource || resource.tenantId !== tenant || typeof resource.continuation !== 'string' || typeof resource.totalRecords !== 'number' || typeof resource.etag !== 'string') return undefined;
+      return { continuation: resource.continuation, totalRecords: resource.totalRecords, etag: resource.etag };
     },
     async put(tenant, key, cursor, signal) {
-      const document: CursorDocument = { id: key, tenantId: tenant, continuation: cursor.continuation, totalRecords: cursor.totalRecords };
+      const document: CursorDocument = { id: key, tenantId: tenant, continuation: cursor.continuation, totalRecords: cursor.totalRecords, etag: cursor.etag };
       await container.items.upsert(document, signal ? { abortSignal: signal } : {});
     },
   };

@@ -29,14 +29,33 @@ export interface StoreMeter {
 }
 
 /**
+ * What one aggregate over a result tells of its state, without reading a record document: how many
+ * records match, the sum and the latest of their store write times (Cosmos `_ts`, whole seconds).
+ * Any create, update (whatever the writer did to its own date fields), delete, or record moving in
+ * or out of the result after a version was taken changes `records` or raises `writeSeconds`, as
+ * long as no matching record was written in the second the version was taken in (result-etag.ts
+ * tells those versions apart: docs/decisions.md, "Validators").
+ */
+export interface ResultVersion {
+  readonly records: number;
+  /** The sum of the matching records' write times, in seconds (0 for none). */
+  readonly writeSeconds: number;
+  /** The latest write time of a matching record, in seconds since the epoch (0 for none). */
+  readonly latestWrite: number;
+}
+
+/** The version of a result that matches nothing. */
+export const EMPTY_VERSION: ResultVersion = Object.freeze({ records: 0, writeSeconds: 0, latestWrite: 0 });
+
+/**
  * The data access seam. Implementations must scope every read to `scope.tenant`, apply every
  * filter of the query, hide Drafts unless `scope.view.drafts`, select only the view's fields and
  * order by `query.orderBy`/`query.order` with ties broken by id. Faults are thrown as `ApiError`
  * STORE_UNAVAILABLE (503), never as partial results. Every read adds what it cost to `meter`.
  */
 export interface RecordStore {
-  /** How many records match. */
-  count(scope: Scope, query: SummaryQuery, meter?: StoreMeter): Promise<number>;
+  /** How many records match, and the state of the result (one aggregate; no record document is read). */
+  version(scope: Scope, query: SummaryQuery, meter?: StoreMeter): Promise<ResultVersion>;
   /**
    * The matching records from position `skip` (0-based, counted from the continuation when one is
    * given), at most `take` of them, in order, reading exactly `skip + take` documents (fewer at the

@@ -227,6 +227,17 @@ describe('the API policy', () => {
     const deleted = findAll(child(apiPolicy, 'inbound'), 'set-header').filter((header) => header.attributes['exists-action'] === 'delete').map((header) => header.attributes.name);
     expect(deleted).toEqual(expect.arrayContaining(['Forwarded', 'X-Forwarded-For', 'X-Forwarded-Host', 'X-Forwarded-Proto', 'X-Forwarded-Port', 'X-Forwarded-Prefix', 'X-Real-IP', 'X-Original-URL']));
   });
+
+  it('passes conditional requests through: If-None-Match in, ETag and X-Summary-Schema out, no response cache answering them', () => {
+    const touched = findAll(apiPolicy, 'set-header').map((header) => header.attributes.name!.toLowerCase());
+    expect(touched.length).toBeGreaterThan(5);
+    for (const name of ['if-none-match', 'etag', 'x-summary-schema']) expect([name, touched.includes(name)]).toEqual([name, false]);
+    for (const cache of ['cache-lookup', 'cache-store', 'cache-lookup-value']) expect(findAll(apiPolicy, cache)).toEqual([]);
+    // The service's validators reach the caller: the OpenAPI document the gateway imports describes them.
+    const document = JSON.parse(read(join(ROOT, 'openapi/openapi.json'))) as { components: { parameters: Record<string, unknown>; headers: Record<string, unknown> } };
+    expect(Object.keys(document.components.parameters)).toContain('If-None-Match');
+    expect(Object.keys(document.components.headers)).toEqual(expect.arrayContaining(['ETag', 'X-Summary-Schema']));
+  });
 });
 
 describe('the API policy, exports', () => {

@@ -159,7 +159,7 @@ describe('Draft contracts, for a caller without Data.Read.Drafts', () => {
     let storeCalls = 0;
     const counted = await startTestService({
       store: (real) => ({
-        count: (scope, query) => (storeCalls++, real.count(scope, query)),
+        version: (scope, query) => (storeCalls++, real.version(scope, query)),
         page: (scope, query, request) => (storeCalls++, real.page(scope, query, request)),
         stream: (scope, query) => (storeCalls++, real.stream(scope, query)),
       }),

@@ -5,7 +5,7 @@ import { seedStore } from '../../dev/seed-store.js';
 import { partitionKeyOf } from '../../shared/model/resource-definition.js';
 import { DATABASE_ID, resourceNamed } from '../../shared/model/resources.js';
 import { client, directStore, identities, stack } from './stack.js';
-import { startTestService, type TestService } from './test-service.js';
+import { startTestService, type TestService, type TestServiceOptions } from './test-service.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = Record<string, any>;
@@ -20,7 +20,17 @@ export interface OwnTenant {
   documents(resource: string): Promise<Doc[]>;
   /** Writes documents of `resource` (upserts, tenant set), as the system that owns the data would. */
   write(resource: string, documents: readonly Doc[]): Promise<void>;
+  /** Deletes documents of `resource` by id, as the system that owns the data would. */
+  remove(resource: string, ids: readonly string[]): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** Who the tenant's service serves, and how. */
+export interface OwnTenantOptions {
+  /** The dev clients mapped to the tenant (default contoso-full). */
+  readonly clients?: readonly string[];
+  /** More options of its service (its clock, a store wrapper). */
+  readonly service?: Omit<TestServiceOptions, 'settings'>;
 }
 
 /**
@@ -28,11 +38,12 @@ export interface OwnTenant {
  * counts it) and starts a service that maps contoso-full to it: a test may add and change records
  * as the data's writer does, while the other suites run against contoso and fabrikam.
  */
-export async function startOwnTenant(recordsPerTenant = 40): Promise<OwnTenant> {
+export async function startOwnTenant(recordsPerTenant = 40, options: OwnTenantOptions = {}): Promise<OwnTenant> {
   const tenant = `pulls${randomBytes(4).toString('hex')}`;
   const store: CosmosClient = directStore();
   await seedStore(store, { tenants: [tenant], recordsPerTenant });
-  const service = await startTestService({ settings: { CLIENT_REGISTRY: JSON.stringify({ [client('contoso-full').clientId]: tenant }) } });
+  const clients = options.clients ?? ['contoso-full'];
+  const service = await startTestService({ ...options.service, settings: { CLIENT_REGISTRY: JSON.stringify(Object.fromEntries(clients.map((name) => [client(name).clientId, tenant]))) } });
   const container = (resource: string) => store.database(DATABASE_ID).container(resourceNamed(resource).containerId);
   return {
     tenant,
@@ -49,6 +60,9 @@ export async function startOwnTenant(recordsPerTenant = 40): Promise<OwnTenant> 
       }));
       const failed = results.find((result) => result.error !== undefined || (result.response?.statusCode ?? 500) >= 400);
       if (failed) throw new Error(`writing ${resource} of ${tenant} failed: ${failed.error?.message ?? failed.response?.statusCode}`);
+    },
+    async remove(resource, ids) {
+      for (const id of ids) await container(resource).item(id, [tenant, id]).delete();
     },
     async stop() {
       await service.stop();

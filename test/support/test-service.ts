@@ -29,6 +29,8 @@ export interface TestServiceOptions {
   /** The resources the service serves (default: the service's own) and the datapoints that gate them. */
   readonly resources?: readonly ResourceDefinition[];
   readonly datapoints?: Readonly<Record<string, RoleDatapoints>>;
+  /** The service's clock (default: the machine's). */
+  readonly clock?: () => Date;
 }
 
 /** A running service of a test's own, with its own identity provider and captured logs. */
@@ -60,6 +62,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     authenticate: createAuthenticator(config, createTokenVerifier(config.auth, options.verifier)),
     log: createJsonLogger((line) => logs.push(line), (line) => logs.push(line)),
     ...(options.datapoints ? { allowlist: buildAllowlist(options.datapoints, options.resources ?? RESOURCES) } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const deps = {
     ...base,

@@ -8,7 +8,7 @@ import { RESOURCES } from '../../../shared/model/resources.js';
 
 const valuesOfField = (field: FieldSpec | undefined) => (field ? valuesOf(field) : undefined);
 import type { SummaryQuery } from '../../../shared/model/summary-query.js';
-import { buildCountSql, buildListSql, buildWhere, type SqlQuery } from '../../../shared/store/build-sql.js';
+import { buildVersionSql, buildListSql, buildWhere, type SqlQuery } from '../../../shared/store/build-sql.js';
 
 const allowlist = buildAllowlist(DATAPOINTS);
 const ALL_ROLES = Object.keys(DATAPOINTS);
@@ -91,7 +91,7 @@ describe('buildWhere', () => {
   });
 });
 
-describe('buildListSql and buildCountSql', () => {
+describe('buildListSql and buildVersionSql', () => {
   it('select only the view\'s fields (and visible lines), ordered with the id as tie-breaker', () => {
     const invoices = named.find(([name]) => name === 'invoices')![1];
     const built = query(invoices, { orderBy: 'invoiceDate', order: 'desc' }, ['Data.Read', 'Data.Read.Drafts']);
@@ -122,7 +122,7 @@ describe('buildListSql and buildCountSql', () => {
     const where = buildWhere(built.scope, built.query);
     expect(where.query).toContain('c.contractId = @f0_0 AND (IS_STRING(c.contractStatus) AND c.contractStatus != @hiddenStatus)');
     expect(where.parameters).toContainEqual({ name: '@hiddenStatus', value: 'Draft' });
-    const count = buildCountSql(built.scope, built.query);
+    const count = buildVersionSql(built.scope, built.query);
     expect(count.parameters).toEqual(where.parameters);
   });
 
@@ -132,12 +132,12 @@ describe('buildListSql and buildCountSql', () => {
     expect(() => buildListSql(built.scope, { ...built.query, orderBy: 'title; DROP' })).toThrow(TypeError);
   });
 
-  it('count under the same filters and parameters as the list', () => {
+  it('takes the version under the same filters and parameters as the list', () => {
     const [, contracts] = named[0]!;
     const built = query(contracts, { createdFrom: '2025-03-01', createdTo: '2025-03-31', contractWorkspaceID: MARKER });
-    const count = buildCountSql(built.scope, built.query);
+    const count = buildVersionSql(built.scope, built.query);
     const list = buildListSql(built.scope, built.query);
     expect(count.parameters).toEqual(list.parameters);
-    expect(count.query).toBe(`SELECT VALUE COUNT(1) FROM c WHERE ${buildWhere(built.scope, built.query).query}`);
+    expect(count.query).toBe(`SELECT COUNT(1) AS records, SUM(c._ts) AS writeSeconds, MAX(c._ts) AS latestWrite FROM c WHERE ${buildWhere(built.scope, built.query).query}`);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { guardedCursors, type CursorFailure } from '../../../shared/store/guarded-cursors.js';
 import type { PageCursors } from '../../../shared/store/page-cursors.js';
 
-const CURSOR = { continuation: 'c', totalRecords: 7 };
+const CURSOR = { continuation: 'c', totalRecords: 7, etag: 'W/"e"' };
 
 function recorder() {
   const reports: string[] = [];

@@ -1,0 +1,34 @@
+import { ApiError } from '../errors/api-error.js';
+import type { Format } from '../model/operation-contract.js';
+import type { Scope } from '../model/view.js';
+import { resultEtag, schemaTag, SCHEMA_HEADER } from '../output/result-etag.js';
+import { EMPTY_VERSION } from '../store/record-store.js';
+import { matchesIfNoneMatch } from './if-none-match.js';
+import type { OutputStageInput } from './output-stage.js';
+
+/** A result's validator, taken before any of its records is read, and its count. */
+export interface ValidatedResult {
+  readonly etag: string;
+  readonly records: number;
+}
+
+/**
+ * Takes the result's version (one aggregate; none for a query that matches nothing) and its ETag,
+ * before a record is read: records written after it make the next check differ, never the reverse.
+ * A caller's If-None-Match that still holds ends the request here with 412 RESULT_UNCHANGED.
+ */
+export async function validateResult({ scope, query, requestId, precondition, meter, deps }: OutputStageInput, format: Format): Promise<ValidatedResult> {
+  const version = query.matchesNothing ? EMPTY_VERSION : await deps.store.version(scope, query, meter);
+  const etag = resultEtag({ scope, query, format, version, now: deps.clock(), requestId });
+  if (precondition && matchesIfNoneMatch(precondition, etag)) {
+    throw new ApiError('RESULT_UNCHANGED', 'The result of these filters has not changed since the ETag you sent in If-None-Match: the answer you have is current. Send the request without If-None-Match to get it again.', {
+      headers: validatorHeaders(etag, scope, format),
+    });
+  }
+  return { etag, records: version.records };
+}
+
+/** The validators an answer carries: its ETag, and the fingerprint of its columns. */
+export function validatorHeaders(etag: string, scope: Scope, format: Format): Record<string, string> {
+  return { ETag: etag, [SCHEMA_HEADER]: schemaTag(scope.view, format) };
+}

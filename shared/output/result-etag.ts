@@ -1,0 +1,78 @@
+/**
+ * The validators of an answer (RFC 9110 §8.8): the ETag of a caller's result, and the fingerprint
+ * of its columns. Both are worked out from what the answer is made of, never from its bytes, so
+ * they are the same on every instance and after every restart, and a check costs one aggregate
+ * (docs/decisions.md, "Validators").
+ */
+import { createHash } from 'node:crypto';
+import type { Format } from '../model/operation-contract.js';
+import type { SummaryQuery } from '../model/summary-query.js';
+import type { Scope, View } from '../model/view.js';
+import type { ResultVersion } from '../store/record-store.js';
+
+/**
+ * The revision of how stored records are answered (JSON values, Parquet types and encodings).
+ * Part of every validator, so a deploy that changes an answer for unchanged data changes every
+ * ETag and schema fingerprint, and mirrors pull again. test/unit/output/output-revision.test.ts
+ * fails when the bytes of a fixed answer change, until this is raised and its figure updated.
+ */
+export const OUTPUT_REVISION = 1;
+
+/**
+ * How long after a matching record's write a version still counts as moving. Cosmos `_ts` has
+ * whole seconds, so a second write to a record in the second a version was taken in changes
+ * nothing an aggregate sees; and the store's clock is not ours. A version whose latest write is
+ * this recent (or ahead of our clock) gets an ETag no later answer will have: the next check
+ * pulls again instead of missing that write.
+ */
+export const QUIET_SECONDS = 5;
+
+/** The response header with the fingerprint of the answer's columns. */
+export const SCHEMA_HEADER = 'X-Summary-Schema';
+
+/**
+ * The fingerprint of the columns a view answers in a format: the fields and line fields with their
+ * types, in order, and the output revision. It changes exactly when a reader's schema of the
+ * answer would (a role, the roles-to-datapoints configuration, a deploy that changes a field or an
+ * encoding). 32 hex digits.
+ */
+export function schemaTag(view: View, format: Format): string {
+  return digest([OUTPUT_REVISION, format, view.resource.name, view.fields, view.lineFields]);
+}
+
+/** What a result's ETag is worked out from. */
+export interface ResultEtagInput {
+  readonly scope: Scope;
+  readonly query: SummaryQuery;
+  readonly format: Format;
+  readonly version: ResultVersion;
+  readonly now: Date;
+  /** Makes a moving version's ETag one of its own (see QUIET_SECONDS). */
+  readonly requestId: string;
+}
+
+/**
+ * The weak ETag of the caller's result to these filters in this format: the tenant, the view
+ * (fields, line fields, Drafts), the schema, the filters, the order, and the result's version. The
+ * page and page size are not part of it: every page of a walk names the same result. Weak, because
+ * two answers of one result differ in their request id and time.
+ */
+export function resultEtag({ scope, query, format, version, now, requestId }: ResultEtagInput): string {
+  const moving = version.latestWrite >= Math.floor(now.getTime() / 1000) - QUIET_SECONDS;
+  return `W/"${digest([
+    schemaTag(scope.view, format),
+    scope.tenant,
+    scope.view.drafts,
+    query.filters.map((filter) => (filter.kind === 'equals' ? [filter.field.name, filter.value] : [filter.field.name, filter.from, filter.to])),
+    query.orderBy,
+    query.order,
+    version.records,
+    version.writeSeconds,
+    version.latestWrite,
+    moving ? `${requestId} ${now.getTime()}` : '',
+  ])}"`;
+}
+
+function digest(material: unknown): string {
+  return createHash('sha256').update(JSON.stringify(material)).digest('hex').slice(0, 32);
+}
