@@ -12,6 +12,8 @@ import { httpLoad, type HttpLoadInput } from './http-load.js';
 import type { JsonInput, JsonPageFigures } from './json-path.js';
 import type { BigTenantFigures, BigTenantInput } from './big-tenant.js';
 import { bigTenantRows, coldStartRows } from './big-tenant-rows.js';
+import type { NightlyFigures, NightlyInput } from './nightly-pull.js';
+import { nightlyRows } from './nightly-rows.js';
 import { measureColdStart } from './cold-start.js';
 import { machineFacts } from './machine-facts.js';
 import { projectRoot } from '../dev/project-root.js';
@@ -33,7 +35,8 @@ const HTTP_INPUT: HttpLoadInput = {
   cases: [{ resource: 'contracts', pageSize: 25 }, { resource: 'invoices', pageSize: 25 }],
 };
 const BIG_TENANT_INPUT: BigTenantInput = { records: 10_000, pageSizes: [25, 1000], walks: 3, compressionIterations: 15 };
-const SECTIONS = ['export', 'json', 'http', 'paging', 'cold'] as const;
+const NIGHTLY_INPUT: NightlyInput = { records: 100_000, changedShare: 0.005 };
+const SECTIONS = ['export', 'json', 'http', 'paging', 'cold', 'nightly'] as const;
 
 const NOTES = [
   'Every figure is the median of the runs named in its row; export times show [fastest–slowest run] beside it. Ratios are ours ÷ baseline of the median times measured in this same run (below 1× ours is faster); JSON ratios compare p50 latencies (p99 ratio in brackets).',
@@ -44,6 +47,7 @@ const NOTES = [
   'JSON: handleSummary in-process on a constructed @azure/functions HttpRequest (POST contracts, a one-month createdFrom/createdTo filter, orderBy, pageSize), deps from the production createSummaryDeps: real x-api-key check, a real RS256 token from the dev identity provider (started in this process on a loopback port; key set fetched once, credentials cache warm), allowlist, filter parsing, projection, envelope, serialization, log line built (LOG_REQUESTS=false, so not printed); the store is a RecordStore over 1000 pre-built records (count returns the number, list slices). Bare baseline: read and JSON.parse the same request body, JSON.stringify the same rows. Requests alternate between the two, one at a time; warm-up excluded; building the HttpRequest is outside both timers.',
   'Big tenant (paging, compression): startLocalStack in a worker process with 10,000 contracts per tenant on the embedded Cosmos server; requests go in-process through handleSummary with the production createSummaryDeps (real Cosmos store and page cursors), and the documents each request read are the log line\'s storeDocuments (counted at the store seam: documents the SDK handed to the function). A walk asks for every page of the tenant\'s contracts in order (three walks, each with another order, so each starts without cursors); page latencies are medians over the walks. Baseline in the same run: the same walks with a cursor store that never finds a cursor (the count-and-skip path: page p reads p × pageSize documents); at pageSize 25 only its first and last pages are asked (the full walk would read about 2,000,000 documents). Compression: the first page of the tenant, 15 requests per coding (the first three discarded), bytes of the body as sent. The embedded server reports no request charge (RU); on Cosmos the log line carries it.',
   'Cold start: `npm run package` rebuilt, then `dist/functions/summary-operations.js` (tsc output, what the host loaded before) and the artifact\'s bundle each imported in a fresh `node` process (as the Functions worker imports `main`), alternating, 7 times after one warm-up each; the time is the import alone (process start excluded), with fake settings (the file reads them at import). Both builds load the managed identity, the Cosmos SDK and the Parquet writer on first use, not at import.',
+  'Nightly pull: startLocalStack in a worker process, a tenant of 100,000 contracts (dev/seed-data, its 22 months moved to end with this month) upserted through the SDK, served in that process by the production pipeline (createSummaryDeps, real Cosmos store) behind the local gateway; the pull client library (what summary-client runs) pulls `--from` two years ago `--to` this month into a folder: a first pull, a run with nothing changed, a run after 0.5% of the records changed (70% created today, the rest of this month\'s records updated, half of them leaving updatedDate alone), a run after a record back-dated into a settled month and one deleted from another; then the baseline, a full re-pull of the range into an empty folder. Each run starts 6 s after the last write (past the service\'s quiet period). Documents, exports and checks are the service\'s log lines (storeDocuments; 200 and 412 answers); wall time is the whole pull in the client. The embedded server evaluates each aggregate over the container\'s documents (Cosmos answers it from the index), so a check here costs more than in Azure.',
   'HTTP: startLocalStack on free loopback ports with the default seed (1500 contracts and 1500 invoices per tenant), in its own process; autocannon in the benchmark process; POST with all three credentials (subscription key, x-api-key, bearer token), a one-month created filter and pageSize 25; a 2 s warm-up is discarded. Informational: the embedded Cosmos server dominates.',
 ];
 
@@ -80,6 +84,14 @@ async function main(): Promise<void> {
         rows.push(...bigTenantRows(await runWorker<BigTenantFigures>('big-tenant', BIG_TENANT_INPUT, 900_000)));
       } catch (error) {
         rows.push(failedRow('big tenant', error));
+      }
+    }
+    if (wanted.has('nightly')) {
+      progress(`nightly pull: ${NIGHTLY_INPUT.records} contracts over two years, runs with nothing, ${NIGHTLY_INPUT.changedShare * 100}% and two settled changes, against a full re-pull`);
+      try {
+        rows.push(...nightlyRows(await runWorker<NightlyFigures>('nightly-pull', NIGHTLY_INPUT, 1_200_000)));
+      } catch (error) {
+        rows.push(failedRow('nightly pull', error));
       }
     }
     if (wanted.has('cold')) {

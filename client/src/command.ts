@@ -1,40 +1,42 @@
 /**
- * summary-client pull <contracts|invoices> --from YYYY-MM-DD --to YYYY-MM-DD [--by created|updated|invoiceDate]
- *   [--format parquet|jsonl] [--filter name=value ...] [--settle DAYS] --out DIR [--dry-run]
- * Exit codes: 0 every window pulled; 1 some windows failed (named on stderr) or the service could
- * not be reached; 2 a usage, settings, credential or folder error, or a request the service refuses
+ * summary-client pull <contracts|invoices> --from YYYY-MM[-DD] --to YYYY-MM[-DD] [--by created|updated|invoiceDate]
+ *   [--format parquet|jsonl] [--filter name=value ...] --out DIR [--dry-run]
+ * Exit codes: 0 the folder equals the service (every window checked or pulled, and confirmed); 1
+ * some windows failed or were still changing (named on stderr), or the service could not be
+ * reached; 2 a usage, settings, credential or folder error, or a request the service refuses
  * whatever the window.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { DATASETS, isDatasetName, MAX_PAGE_SIZE, type DateBy, type Format } from './datasets.js';
-import { ManifestError, doneEntries, openManifest } from './manifest.js';
+import { ManifestError, checkableEntries, openManifest } from './manifest.js';
 import { printable } from './printable.js';
 import { reporter } from './progress.js';
-import { DEFAULT_SETTLE_DAYS, pull, PullStopped } from './pull.js';
+import { isExact, pull, PullStopped } from './pull.js';
 import { DEFAULT_RETRY } from './retry.js';
 import { pullSource, readSettings, SettingsError, trustCaFile } from './settings.js';
 import { summaryApi, TokenError } from './summary-api.js';
 import { explainTokenFailure } from './token-failure.js';
-import { isSettled, monthWindows, parseDay, windowLabel } from './windows.js';
+import { monthEnd, monthWindows, parseDay, windowLabel } from './windows.js';
 
 // The datasets and their dates come from the generated datasets.ts: the usage never restates them.
 const DATASET_NAMES = Object.keys(DATASETS).join('|');
 const DATE_BY = [...new Set(Object.values(DATASETS).flatMap((dataset) => dataset.dateBy))].join('|');
 
-export const USAGE = `usage: summary-client pull <${DATASET_NAMES}> --from YYYY-MM-DD --to YYYY-MM-DD --out DIR
+export const USAGE = `usage: summary-client pull <${DATASET_NAMES}> --from YYYY-MM[-DD] --to YYYY-MM[-DD] --out DIR
          [--by ${DATE_BY}] [--format parquet|jsonl] [--filter name=value ...]
-         [--settle DAYS] [--page-size N (jsonl)] [--max-retry-wait SECONDS] [--dry-run]
+         [--page-size N (jsonl)] [--max-retry-wait SECONDS] [--dry-run]
        summary-client --help | --version
 
 Pulls a date range of a dataset into DIR, one file per calendar month: contracts-2025-03.parquet;
-invoices into DIR/invoices/ and DIR/invoice_tables/ (the two tables of the export); or .jsonl. The
-manifest DIR/_manifest.json makes running the same command again resume and never duplicate.
---from and --to are UTC days, both included; --by picks the date (default created). A window is
-settled once --settle days (default ${DEFAULT_SETTLE_DAYS}) have passed after its last day: settled windows are
-pulled once, open ones (reaching today or later) again on every run, so a nightly
-'--to <today>' ends with every record. --dry-run lists the windows and what a run would do.
+invoices into DIR/invoices/ and DIR/invoice_tables/ (the two tables of the export); or .jsonl.
+--from and --to are UTC days, both included, or months (--from 2025-01 is its first day, --to
+2026-11 its last); --by picks the date (default created). Every run checks every window of DIR
+by the ETag of its last pull and pulls again exactly those that changed, so DIR always ends equal
+to the service: records created, changed, back-dated or deleted in any month included. A nightly
+'--from 2025-01 --to <this month>' costs one check per month when nothing changed. The manifest
+DIR/_manifest.json records each window's ETag. --dry-run lists the windows and what a run would do.
 
 Settings (environment): SUMMARY_BASE_URL, SUMMARY_SCOPE, SUMMARY_SUBSCRIPTION_KEY, SUMMARY_API_KEY;
 SUMMARY_CLIENT_ID + SUMMARY_CLIENT_SECRET with SUMMARY_TOKEN_URL or SUMMARY_TENANT_ID
@@ -54,8 +56,9 @@ interface Parsed {
   readonly out: string;
   readonly pageSize: number;
   readonly maxRetryWaitMs: number;
-  readonly settleDays: number;
   readonly dryRun: boolean;
+  /** --settle was given: no longer needed (every window is checked every run); accepted and ignored. */
+  readonly settleIgnored: boolean;
 }
 
 export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'version' {
@@ -74,7 +77,7 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'versio
         out: { type: 'string' },
         'page-size': { type: 'string' },
         'max-retry-wait': { type: 'string', default: String(DEFAULT_RETRY.maxWaitMs / 1000) },
-        settle: { type: 'string', default: String(DEFAULT_SETTLE_DAYS) },
+        settle: { type: 'string' },
         'dry-run': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'V', default: false },
@@ -92,12 +95,13 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'versio
   if (command !== 'pull') throw new UsageError(`unknown command ${command}: the command is pull`);
   if (!dataset || !isDatasetName(dataset)) throw new UsageError(`pull what? ${Object.keys(DATASETS).join(' or ')}`);
   if (extra.length > 0) throw new UsageError(`unexpected ${extra.join(' ')}`);
+  const days = { from: '', to: '' };
   for (const name of ['from', 'to'] as const) {
     const value = values[name];
-    if (value === undefined) throw new UsageError(`--${name} YYYY-MM-DD is required`);
-    if (parseDay(value) === undefined) throw new UsageError(`--${name} ${value} is not a calendar day YYYY-MM-DD`);
+    if (value === undefined) throw new UsageError(`--${name} YYYY-MM-DD (or YYYY-MM) is required`);
+    days[name] = dayOf(value, name);
   }
-  if (values.from! > values.to!) throw new UsageError(`--from ${values.from} is after --to ${values.to}`);
+  if (days.from > days.to) throw new UsageError(`--from ${values.from} is after --to ${values.to}`);
   const allowedBy: readonly string[] = DATASETS[dataset].dateBy;
   if (!allowedBy.includes(values.by!)) throw new UsageError(`--by ${values.by}: ${dataset} are split by ${allowedBy.join(', ')}`);
   if (values.format !== 'parquet' && values.format !== 'jsonl') throw new UsageError(`--format ${values.format}: parquet or jsonl`);
@@ -118,12 +122,17 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'versio
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   const maxRetryWait = Number(values['max-retry-wait']);
   if (!/^\d+(\.\d+)?$/.test(values['max-retry-wait']!.trim()) || !Number.isFinite(maxRetryWait)) throw new UsageError('--max-retry-wait must be seconds, 0 or more');
-  const settleDays = Number(values.settle);
-  if (!/^\d+$/.test(values.settle!.trim()) || settleDays > 366) throw new UsageError('--settle must be whole days from 0 to 366');
   return {
-    dataset, from: values.from!, to: values.to!, by: values.by as DateBy, format: values.format, filters,
-    out: values.out ?? '', pageSize, maxRetryWaitMs: maxRetryWait * 1000, settleDays, dryRun: values['dry-run']!,
+    dataset, from: days.from, to: days.to, by: values.by as DateBy, format: values.format, filters,
+    out: values.out ?? '', pageSize, maxRetryWaitMs: maxRetryWait * 1000, dryRun: values['dry-run']!, settleIgnored: values.settle !== undefined,
   };
+}
+
+/** A --from or --to as a day: `YYYY-MM-DD`, or a month `YYYY-MM` (its first day for --from, its last for --to). */
+function dayOf(value: string, name: 'from' | 'to'): string {
+  if (/^\d{4}-\d{2}$/.test(value) && parseDay(`${value}-01`) !== undefined) return name === 'from' ? `${value}-01` : monthEnd(value);
+  if (parseDay(value) === undefined) throw new UsageError(`--${name} ${value} is not a calendar day YYYY-MM-DD or a month YYYY-MM`);
+  return value;
 }
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now): Promise<number> {
@@ -149,7 +158,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
   try {
     if (command.dryRun) {
-      process.stdout.write(dryRun(command, env, now()));
+      process.stdout.write(dryRun(command, env));
       return 0;
     }
     const settings = readSettings(env);
@@ -157,10 +166,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     const api = summaryApi(settings);
     const report = reporter(process.stderr);
     const source = { service: settings.baseUrl, client: settings.client };
+    if (command.settleIgnored) process.stderr.write('summary-client: --settle is no longer needed and is ignored: every window is checked on every run\n');
     try {
       const summary = await pull(api, { ...command, source, now, retry: { ...DEFAULT_RETRY, maxWaitMs: command.maxRetryWaitMs } }, report.observe);
       report.finish(summary, command.out);
-      return summary.failed.length === 0 ? 0 : 1;
+      return isExact(summary) ? 0 : 1;
     } catch (error) {
       if (error instanceof TokenError) return fail(`no access token: ${await explainTokenFailure(settings, error.message)}. Nothing more was pulled (windows pulled before stay in the folder)`);
       throw error;
@@ -173,17 +183,19 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
 }
 
 /**
- * The windows as the files will be named, with their days and what a run would do with each:
- * `pull`, `open` (pulled now and on every run until it settles) or `done` (in --out's manifest).
+ * The windows of the range, with their days and what a run would do with each: `check` (in --out's
+ * manifest with an ETag and intact files: one conditional request, pulled again only if changed)
+ * or `pull`.
  */
-function dryRun(command: Parsed, env: NodeJS.ProcessEnv, now: number): string {
-  const { dataset, format, by, filters, out, settleDays } = command;
+function dryRun(command: Parsed, env: NodeJS.ProcessEnv): string {
+  const { dataset, format, by, filters, out } = command;
   // Without settings, the folder's own service and client are taken: a dry run only reads.
   const options = { readOnly: true, anySource: !env.SUMMARY_BASE_URL?.trim() };
-  const manifest = out && existsSync(out) ? openManifest(out, { ...pullSource(env), dataset, format, by, filters }, settleDays, options) : undefined;
+  const manifest = out && existsSync(out) ? openManifest(out, { ...pullSource(env), dataset, format, by, filters }, options) : undefined;
+  // A folder of an older client (no schema) is rewritten whole.
+  const rewrite = manifest !== undefined && manifest.schema === undefined && manifest.windows.some((entry) => entry.files.length > 0);
   return monthWindows(command.from, command.to).map((window) => {
-    const settled = isSettled(window, now, settleDays);
-    const state = !settled ? 'open' : manifest && doneEntries(manifest, out, window.from, window.to) ? 'done' : 'pull';
+    const state = !rewrite && manifest && checkableEntries(manifest, out, window.from, window.to) ? 'check' : 'pull';
     return `${windowLabel(window)}\t${window.from}\t${window.to}\t${state}\n`;
   }).join('');
 }

@@ -1,15 +1,16 @@
 /**
  * The manifest a pull keeps in its output folder (`_manifest.json`: readers skip it): what was
- * asked, and per window its status, files, rows, bytes, sha256 and the request ids. A re-run reads
- * it to skip the settled windows already done (their files checked against the sha256), so it
- * resumes and never duplicates; open windows are pulled again.
+ * asked, the schema fingerprint every file shares, and per window its status, the result's ETag,
+ * files, rows, bytes, sha256 and the request ids. A re-run checks every window by its ETag (its
+ * files checked against the sha256 first) and pulls again only what changed, so it never
+ * duplicates and never misses a change.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isDatasetName, type DatasetName, type Format } from './datasets.js';
 import { dataFile, dataFilePattern, LEGACY_MANIFEST_FILE, legacyFilePattern, MANIFEST_FILE, partialFile, tablesOf } from './layout.js';
-import { isSettled, nextDay, parseDay } from './windows.js';
+import { nextDay, parseDay } from './windows.js';
 
 /** What a pull asks for, and of whom; a folder holds the pull of one request only. */
 export interface PullRequestKey {
@@ -32,10 +33,10 @@ export interface ManifestFile {
 }
 
 /**
- * `done`: settled when pulled, skipped by later runs while its files are intact. `open`: pulled
- * before it settled, pulled again by every run. `failed`: holds no files; pulled again.
+ * `done`: pulled; later runs check it by its ETag and pull it again only when it changed (or its
+ * files are not intact). `failed`: holds no files; pulled again.
  */
-export type WindowStatus = 'done' | 'open' | 'failed';
+export type WindowStatus = 'done' | 'failed';
 
 export interface ManifestWindow {
   /** `YYYY-MM`, or `from_to` for a part of a month. */
@@ -43,6 +44,8 @@ export interface ManifestWindow {
   readonly from: string;
   readonly to: string;
   readonly status: WindowStatus;
+  /** The service's ETag of the window's result when its files were pulled (absent: pulled by an older client, or failed). */
+  readonly etag?: string;
   readonly rows: number;
   readonly bytes: number;
   readonly files: readonly ManifestFile[];
@@ -53,26 +56,32 @@ export interface ManifestWindow {
 }
 
 export interface Manifest {
-  readonly version: 2;
+  readonly version: 3;
   readonly request: PullRequestKey;
+  /** The service's X-Summary-Schema of every file listed (absent: not known yet, or a folder of an older client). */
+  schema?: string;
   windows: ManifestWindow[];
 }
+
+const VERSION = 3;
 
 /** The folder cannot take this pull: another request's pull, or a manifest that cannot be read or trusted. */
 export class ManifestError extends Error {}
 
 /**
  * The manifest in `dir`, or a new one (kept in memory until the first window is pulled: a pull
- * that fails before never leaves one). A folder that holds another request's pull is refused; one
- * kept by summary-client 0.1 (`manifest.json`, invoices' tables side by side) is taken over.
+ * that fails before never leaves one). A folder that holds another request's pull is refused. One
+ * of an older client is read as this version without validators (every window is pulled again once,
+ * the whole folder at once): an earlier version's (`_manifest.json` version 2), or 0.1's
+ * (`manifest.json`, invoices' tables side by side), which is taken over.
  */
-export function openManifest(dir: string, request: PullRequestKey, settleDays: number, options: OpenOptions = {}): Manifest {
+export function openManifest(dir: string, request: PullRequestKey, options: OpenOptions = {}): Manifest {
   const path = join(dir, MANIFEST_FILE);
   const check = (manifest: Manifest) => checkRequest(dir, manifest, options.anySource ? { ...request, service: manifest.request.service, client: manifest.request.client } : request);
-  if (existsSync(path)) return check(readManifest(path, 2, request));
+  if (existsSync(path)) return check(readManifest(path, [2, VERSION], request));
   const legacy = join(dir, LEGACY_MANIFEST_FILE);
-  if (existsSync(legacy)) return takeOver(dir, check(readManifest(legacy, 1, request)), settleDays, !options.readOnly);
-  return { version: 2, request, windows: [] };
+  if (existsSync(legacy)) return takeOver(dir, check(readManifest(legacy, [1], request)), !options.readOnly);
+  return { version: VERSION, request, windows: [] };
 }
 
 export interface OpenOptions {
@@ -82,23 +91,30 @@ export interface OpenOptions {
   readonly anySource?: boolean;
 }
 
-function readManifest(path: string, version: 1 | 2, request: PullRequestKey): Manifest {
+/** Reads a manifest of one of `versions`, as this version: an older one without validators or schema. */
+function readManifest(path: string, versions: readonly number[], request: PullRequestKey): Manifest {
   let manifest: unknown;
   try {
     manifest = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new ManifestError(`${path} cannot be read (${error instanceof Error ? error.message : String(error)}): pull into another --out`);
   }
-  const problem = manifestProblem(manifest, version, request);
+  const problem = manifestProblem(manifest, versions, request);
   if (problem) throw new ManifestError(`${path} is refused: ${problem}. Nothing was changed; pull into another --out`);
-  return manifest as Manifest;
+  const read = manifest as Omit<Manifest, 'version'> & { version: number };
+  if (read.version === VERSION) return read as Manifest;
+  // 'open' windows of version 2 hold files like done ones; no window of an older client has an ETag.
+  const windows = read.windows.map(({ etag: _etag, ...entry }) => ({ ...entry, status: entry.status === 'failed' ? 'failed' as const : 'done' as const }));
+  return { version: VERSION, request: read.request, windows };
 }
 
 /** What makes `value` no manifest this client can trust, or undefined. */
-function manifestProblem(value: unknown, version: 1 | 2, asked: PullRequestKey): string | undefined {
-  const manifest = value as { version?: unknown; request?: Partial<PullRequestKey>; windows?: unknown } | null;
-  if (manifest?.version !== version || !Array.isArray(manifest.windows)) return `not a version ${version} manifest of summary-client`;
-  const request = manifest.request;
+function manifestProblem(value: unknown, versions: readonly number[], asked: PullRequestKey): string | undefined {
+  const manifest = value as { version?: unknown; request?: Partial<PullRequestKey>; schema?: unknown; windows?: unknown } | null;
+  const version = manifest?.version;
+  if (typeof version !== 'number' || !versions.includes(version) || !Array.isArray(manifest!.windows)) return `not a version ${versions.join(' or ')} manifest of summary-client`;
+  if (manifest!.schema !== undefined && typeof manifest!.schema !== 'string') return 'its schema is not a fingerprint';
+  const request = manifest!.request;
   if (!['service', 'client', 'dataset', 'format', 'by'].every((key) => typeof request?.[key as keyof PullRequestKey] === 'string') || typeof request?.filters !== 'object' || request.filters === null) {
     return 'its request is not complete';
   }
@@ -106,11 +122,12 @@ function manifestProblem(value: unknown, version: 1 | 2, asked: PullRequestKey):
   const dataset = isDatasetName(request.dataset!) ? request.dataset : (asked.dataset as DatasetName);
   const format = (request.format === 'jsonl' || request.format === 'parquet' ? request.format : asked.format) as Format;
   const pattern = version === 1 ? legacyFilePattern(dataset, format) : dataFilePattern(dataset, format);
-  for (const entry of manifest.windows as Partial<ManifestWindow>[]) {
+  for (const entry of manifest!.windows as Partial<ManifestWindow>[]) {
     if (typeof entry?.window !== 'string' || typeof entry.from !== 'string' || typeof entry.to !== 'string' || parseDay(entry.from) === undefined || parseDay(entry.to) === undefined || !Array.isArray(entry.files)) {
       return 'a window entry is not complete';
     }
     if (!['done', 'open', 'failed'].includes(entry.status as string)) return `window ${entry.window} has no known status`;
+    if (entry.etag !== undefined && typeof entry.etag !== 'string') return `window ${entry.window} has an ETag that is not text`;
     for (const file of entry.files as Partial<ManifestFile>[]) {
       if (typeof file?.file !== 'string' || typeof file.sha256 !== 'string') return `window ${entry.window} lists a file without name or sha256`;
       // Files are only ever named by the client: anything else (../elsewhere, an absolute path) is never touched.
@@ -128,11 +145,10 @@ function checkRequest(dir: string, manifest: Manifest, request: PullRequestKey):
 }
 
 /**
- * Takes over a folder of summary-client 0.1: the manifest becomes `_manifest.json`, invoices'
- * tables move into their folders, and a window recorded done before it settled becomes open
- * (0.1 never pulled it again: records created after were missing).
+ * Takes over a folder of summary-client 0.1: the manifest becomes `_manifest.json` and invoices'
+ * tables move into their folders. Its windows have no ETag: the next run pulls them again.
  */
-function takeOver(dir: string, legacy: Manifest, settleDays: number, write: boolean): Manifest {
+function takeOver(dir: string, legacy: Manifest, write: boolean): Manifest {
   const dataset = legacy.request.dataset as DatasetName;
   const format = legacy.request.format as Format;
   const tables = tablesOf(dataset, format);
@@ -147,10 +163,9 @@ function takeOver(dir: string, legacy: Manifest, settleDays: number, write: bool
       }
       return { ...file, file: moved };
     });
-    const settled = entry.status !== 'done' || isSettled(entry, Date.parse(entry.finishedAt), settleDays);
-    return { ...entry, files, status: settled ? entry.status : 'open' as const };
+    return { ...entry, files };
   });
-  const manifest: Manifest = { version: 2, request: legacy.request, windows };
+  const manifest: Manifest = { version: VERSION, request: legacy.request, windows };
   if (write) {
     saveManifest(dir, manifest);
     rmSync(join(dir, LEGACY_MANIFEST_FILE), { force: true });
@@ -171,10 +186,14 @@ export function saveManifest(dir: string, manifest: Manifest): void {
   renameSync(partial, path);
 }
 
-/** The done entries tiling `from`..`to` whose files are intact, or null when it must be pulled (again). */
-export function doneEntries(manifest: Manifest, dir: string, from: string, to: string): ManifestWindow[] | null {
+/**
+ * The done entries tiling `from`..`to` with an ETag and intact files: what a run checks by their
+ * ETags. Null when the window must be pulled whole (a part failed or is missing, a file was
+ * changed or removed, or it was pulled by an older client).
+ */
+export function checkableEntries(manifest: Manifest, dir: string, from: string, to: string): ManifestWindow[] | null {
   const inside = manifest.windows.filter((entry) => entry.from >= from && entry.to <= to);
-  if (inside.length === 0 || inside.some((entry) => entry.status !== 'done')) return null;
+  if (inside.length === 0 || inside.some((entry) => entry.status !== 'done' || !entry.etag)) return null;
   // The parts must tile the window exactly: no gap, no overlap.
   let expected = from;
   for (const entry of inside) {

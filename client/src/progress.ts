@@ -4,7 +4,7 @@
  * a secret: the events carry neither.
  */
 import { printable } from './printable.js';
-import type { PullEvent, PullSummary } from './pull.js';
+import { isExact, type PullEvent, type PullSummary } from './pull.js';
 
 export interface Reporter {
   readonly observe: (event: PullEvent) => void;
@@ -38,7 +38,7 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
           current = event.window.month;
           show();
           break;
-        case 'window-skipped':
+        case 'window-unchanged':
           rows += event.entries.reduce((total, entry) => total + entry.rows, 0);
           bytes += event.entries.reduce((total, entry) => total + entry.bytes, 0);
           break;
@@ -65,16 +65,21 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
         case 'files-recovered':
           say(`finished what a run stopped before renaming: ${event.files.join(', ')}`);
           break;
+        case 'rewrite':
+          say(event.why === 'schema'
+            ? 'the columns your roles see changed: pulling every window again, into one schema (the folder changes only once all are in)'
+            : 'a folder of an older summary-client, without ETags: pulling every window again once (the folder changes only once all are in)');
+          break;
       }
     },
     finish(summary, out) {
       const seconds = (now() - started) / 1000;
       say(
-        `${summary.failed.length === 0 ? 'pulled' : 'pulled in part'}: ${count(summary.windows, 'window')} (${summary.pulled} now, ${summary.resumed} already done), ` +
+        `${isExact(summary) ? 'exact' : 'not exact'}: ${count(summary.windows, 'window')} (${summary.pulled} pulled, ${summary.unchanged} unchanged), ` +
           `${count(summary.rows, 'row')}, ${formatBytes(summary.bytes)} in ${count(summary.files.length, 'file')} in ${seconds.toFixed(1)} s → ${out}`,
       );
-      if (summary.open.length > 0) say(`open: ${summary.open.join(', ')} (not settled yet: the next run pulls ${summary.open.length === 1 ? 'it' : 'them'} again)`);
-      if (summary.stopped) say(`stopped: ${summary.stopped}; the windows after it were not tried`);
+      if (summary.unconfirmed.length > 0) say(`still changing: ${summary.unconfirmed.join(', ')} (written to while pulled; the next run checks ${summary.unconfirmed.length === 1 ? 'it' : 'them'} again)`);
+      if (summary.stopped) say(`stopped: ${summary.stopped}`);
       if (summary.failed.length > 0) say(`failed windows: ${summary.failed.map((entry) => entry.window).join(', ')} (run the same command again to retry them)`);
     },
   };

@@ -75,16 +75,31 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
       return request;
     },
   });
+  /** The headers of a call: the format, and the validator of an earlier answer when the call is a check. */
+  const headers = (accept: string, ifNoneMatch: string | undefined) => ({ accept, ...(ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch }) });
   return {
     /** The largest export body taken; a zip's entries are capped by it too. */
     maxExportBytes: settings.maxExportBytes,
-    /** One JSON page of `dataset` for `filters` (with page and pageSize). */
-    page: (dataset: DatasetName, filters: Filters) =>
-      api.POST(DATASETS[dataset].path, { body: filters as never, headers: { accept: 'application/json' } }) as Promise<{ data?: Page; error?: Problem; response: Response }>,
-    /** The whole export of `dataset` for `filters`: a Parquet file or a zip of them. */
-    export: (dataset: DatasetName, filters: Filters) =>
-      api.POST(DATASETS[dataset].path, { body: filters as never, headers: { accept: DATASETS[dataset].exportType }, parseAs: 'arrayBuffer' }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,
+    /**
+     * One JSON page of `dataset` for `filters` (with page and pageSize). With `ifNoneMatch` (an
+     * earlier answer's ETag) the service answers 412 RESULT_UNCHANGED while the result still has it.
+     */
+    page: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string) =>
+      api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers('application/json', ifNoneMatch) }) as Promise<{ data?: Page; error?: Problem; response: Response }>,
+    /** The whole export of `dataset` for `filters`: a Parquet file or a zip of them; `ifNoneMatch` as for a page. */
+    export: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string) =>
+      api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers(DATASETS[dataset].exportType, ifNoneMatch), parseAs: 'arrayBuffer' }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,
   };
 }
 
 export type SummaryApi = ReturnType<typeof summaryApi>;
+
+/** The validators of a 200 or 412: the result's ETag and the fingerprint of its columns (docs: "Validators"). */
+export function validatorsOf(response: Response): { etag: string; schema: string } {
+  return { etag: response.headers.get('etag') ?? '', schema: response.headers.get('x-summary-schema') ?? '' };
+}
+
+/** Whether an answer says the result is unchanged since the ETag the call sent. */
+export function isUnchanged(response: Response, error: unknown): boolean {
+  return response.status === 412 && (error as { code?: unknown } | undefined)?.code === 'RESULT_UNCHANGED';
+}

@@ -67,21 +67,27 @@ export function halves(window: Window): [Window, Window] | null {
 }
 
 /**
- * Whether a window is settled at `now`: `settleDays` whole days have passed since its last day
- * ended (UTC). Records of a settled window are taken to be all written; an open one (reaching
- * today, the future, or the settle margin) can still gain records, so it is pulled on every run.
+ * Whether a window still grows at `now`: its last day is yesterday (UTC) or later, so a run
+ * tomorrow asks for a longer window of the same month. Only the name of its files depends on it
+ * (fileLabel); every window, growing or not, is checked on every run.
  */
-export function isSettled(window: Pick<Window, 'to'>, now: number, settleDays: number): boolean {
-  return day(window.to) + DAY_MS * (1 + settleDays) <= now;
+export function isGrowing(window: Pick<Window, 'to'>, now: number): boolean {
+  return day(window.to) + 2 * DAY_MS > now;
+}
+
+/** The last day of the calendar month `YYYY-MM`. */
+export function monthEnd(month: string): string {
+  const [year, index] = month.split('-').map(Number) as [number, number];
+  return formatDay(Date.UTC(year, index, 0));
 }
 
 /**
- * The label a window's files are named by: its own; for an open window, which keeps growing, its
- * label up to the end of its month, so that the runs until it settles replace one file in place
+ * The label a window's files are named by: its own; for a growing window, its label up to the end
+ * of its month, so that the nightly runs of a range ending today replace one file in place
  * (`contracts-2026-11.parquet`, not a new `…-11-01_2026-11-24` every night).
  */
-export function fileLabel(window: Window, open: boolean): string {
-  if (!open) return windowLabel(window);
+export function fileLabel(window: Window, growing: boolean): string {
+  if (!growing) return windowLabel(window);
   const start = new Date(day(window.from));
   return windowLabel({ ...window, to: formatDay(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)) });
 }

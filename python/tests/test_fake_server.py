@@ -349,3 +349,69 @@ def test_windows_reach_the_last_representable_day():  # type: ignore[no-untyped-
     from summary_client._windows import Window, month_windows
 
     assert month_windows(dt.date(9999, 11, 15), dt.date(9999, 12, 31)) == [Window(dt.date(9999, 11, 15), dt.date(9999, 11, 30)), Window(dt.date(9999, 12, 1), dt.date(9999, 12, 31))]
+
+
+class Versions:
+    """A service whose results have ETags: each window's result is at a version; a request whose
+    If-None-Match names the current one is answered 412 RESULT_UNCHANGED."""
+
+    def __init__(self) -> None:
+        self.version: dict = {}
+
+    def answer(self, request):  # type: ignore[no-untyped-def]
+        window = (request.body["createdFrom"], request.body["createdTo"])
+        etag = f'W/"{window[0]}-{self.version.get(window[0][:7], 0)}"'
+        if request.headers.get("if-none-match") == etag:
+            return 412, {"Content-Type": "application/problem+json", "ETag": etag, "X-Request-ID": "rid-412"}, json.dumps({"status": 412, "code": "RESULT_UNCHANGED", "detail": "unchanged"}).encode()
+        status, headers, data = ok(rows_for(request))
+        return status, {**headers, "ETag": etag}, data
+
+
+def test_a_cache_folder_makes_a_second_call_with_nothing_changed_export_nothing(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    versions = Versions()
+    server = serve(servers, versions.answer)
+    first = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-03-31", cache=tmp_path, **server.settings())
+    assert all("if-none-match" not in call.headers for call in server.calls())
+    before = len(server.calls())
+    second = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-03-31", cache=tmp_path, **server.settings())
+    checks = server.calls()[before:]
+    assert [call.headers.get("if-none-match") for call in checks] == ['W/"2025-01-01-0"', 'W/"2025-02-01-0"', 'W/"2025-03-01-0"']
+    assert second.equals(first)
+    # February changes: only February is exported again, and the table has its new rows.
+    versions.version["2025-02"] = 1
+    before = len(server.calls())
+    third = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-03-31", cache=tmp_path, **server.settings())
+    assert third.num_rows == first.num_rows
+    fourth = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-03-31", cache=tmp_path, **server.settings())
+    assert fourth.equals(third)
+    assert sorted(os.listdir(tmp_path)) == sorted(["_cache.json", *[name for name in os.listdir(tmp_path) if name.endswith(".export")]])
+    assert len([name for name in os.listdir(tmp_path) if name.endswith(".export")]) == 3
+    assert len(server.calls()) - before == 6
+
+
+def test_a_cache_copy_that_was_tampered_with_is_fetched_again(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    versions = Versions()
+    server = serve(servers, versions.answer)
+    summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())
+    copy = next(name for name in os.listdir(tmp_path) if name.endswith(".export"))
+    (tmp_path / copy).write_bytes(b"PAR1 not what the service sent PAR1")
+    before = len(server.calls())
+    table = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())
+    assert table.num_rows == 31
+    assert "if-none-match" not in server.calls()[before].headers
+
+
+def test_a_cache_remembers_a_halved_window_and_asks_for_its_parts(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    versions = Versions()
+
+    def answer(request):  # type: ignore[no-untyped-def]
+        if request.body["createdFrom"] == "2025-01-01" and request.body["createdTo"] == "2025-01-31":
+            return problem(413, "RESULT_TOO_LARGE")
+        return versions.answer(request)
+
+    server = serve(servers, answer)
+    first = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())
+    before = len(server.calls())
+    second = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())
+    assert [(call.body["createdFrom"], call.body["createdTo"]) for call in server.calls()[before:]] == [("2025-01-01", "2025-01-16"), ("2025-01-17", "2025-01-31")]
+    assert second.equals(first)

@@ -93,3 +93,17 @@ def test_refuses_the_identity_provider_when_its_ca_is_not_trusted(monkeypatch): 
     monkeypatch.delenv("REQUESTS_CA_BUNDLE", raising=False)
     with pytest.raises((TokenError, UnsafeAnswerError), match="SUMMARY_CA_FILE"):
         summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-31")
+
+
+def test_a_cache_folder_exports_nothing_the_second_time(tmp_path, caplog, contracts):  # type: ignore[no-untyped-def]
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="summary_client"):
+        first = summary_client.load_as_arrow("contracts", *YEAR, cache=tmp_path)
+        caplog.clear()
+        second = summary_client.load_as_arrow("contracts", *YEAR, cache=tmp_path)
+    messages = [record.getMessage() for record in caplog.records]
+    assert len([message for message in messages if message.endswith("unchanged, read from the cache")]) == 12
+    assert [message for message in messages if message.endswith(" bytes")] == []
+    assert second.equals(first)
+    assert second.num_rows == contracts.num_rows

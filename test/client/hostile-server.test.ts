@@ -77,9 +77,10 @@ describe('summary-client pull is safe against the server', () => {
     let pid = 0;
     let peakKiB = 0;
     const settings = await serve(async (request, response, real) => {
-      // The second window's request: the first zip has been handled, the client still runs.
+      // The second request (the first window's confirmation): the first zip has been handled, the client still runs.
       if (request.index === 1) peakKiB = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
       const answer = await real();
+      if (answer.status !== 200) return send(response, answer);
       const entries = unzipSync(answer.body);
       const zip = rawZip([storedEntry('invoices.parquet', entries['invoices.parquet']!), bomb, storedEntry('invoice_tables.parquet', entries['invoice_tables.parquet']!)]);
       send(response, { ...answer, body: zip });
@@ -90,7 +91,7 @@ describe('summary-client pull is safe against the server', () => {
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise((resolve) => child.once('exit', resolve));
-    expect(stderr).toMatch(/^pulled: 2 windows \(2 now, 0 already done\)/m);
+    expect(stderr).toMatch(/^exact: 2 windows \(2 pulled, 0 unchanged\)/m);
     expect(code).toBe(0);
     expect(readdirSync(join(dir, 'invoices'))).toEqual(['invoices-2025-01.parquet', 'invoices-2025-02.parquet']);
     expect(peakKiB).toBeGreaterThan(0);
@@ -173,7 +174,7 @@ describe('summary-client pull is safe against the server', () => {
     expect(result.code).toBe(1);
   });
 
-  it('fails a settled window whose pages say there is more but announce no number of pages', async () => {
+  it('fails a window whose pages say there is more but announce no number of pages', async () => {
     const settings = await serve((request, response) => {
       const { page, pageSize } = JSON.parse(request.body) as { page: number; pageSize: number };
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -198,12 +199,12 @@ describe('summary-client pull is safe against the server', () => {
   });
 
   it('prints problem text without control characters: no escape sequence reaches the terminal, no line is forged', async () => {
-    const settings = await serve((_request, response) => problem(response, 503, 'STORE_UNAVAILABLE', 'busy\u001b[2J\u001b[H\r\npulled: 12 windows (12 now, 0 already done)\u009b31m\u202e'));
+    const settings = await serve((_request, response) => problem(response, 503, 'STORE_UNAVAILABLE', 'busy\u001b[2J\u001b[H\r\nexact: 12 windows (12 pulled, 0 unchanged)\u009b31m\u202e'));
     const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], settings);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^2025-01 failed: 503 STORE_UNAVAILABLE: busy \[2J \[H pulled: 12 windows \(12 now, 0 already done\) 31m /m);
+    expect(result.stderr).toMatch(/^2025-01 failed: 503 STORE_UNAVAILABLE: busy \[2J \[H exact: 12 windows \(12 pulled, 0 unchanged\) 31m /m);
     expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
-    expect(result.stderr).not.toMatch(/^pulled: 12/m);
+    expect(result.stderr).not.toMatch(/^exact: 12/m);
   });
 
   it('refuses a manifest that names a file outside --out (or one it never writes), deleting nothing', async () => {

@@ -61,7 +61,7 @@ describe('summary-client pull', () => {
   it('pulls a year of contracts as Parquet, one file per month, every stored record exactly once', async () => {
     const dir = outDir();
     const result = await runPull(['contracts', ...YEAR, '--out', dir]);
-    expect(result.stderr).toMatch(/^pulled: 12 windows \(12 now, 0 already done\)/m);
+    expect(result.stderr).toMatch(/^exact: 12 windows \(12 pulled, 0 unchanged\)/m);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', ...Array.from({ length: 12 }, (_, month) => `contracts-2025-${String(month + 1).padStart(2, '0')}.parquet`)]);
@@ -116,20 +116,20 @@ describe('summary-client pull', () => {
 
     const resumed = await runPull(['contracts', ...YEAR, '--out', dir]);
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toMatch(new RegExp(`^pulled: 12 windows \\(${12 - before} now, ${before} already done\\)`, 'm'));
+    expect(resumed.stderr).toMatch(new RegExp(`^exact: 12 windows \\(${12 - before} pulled, ${before} unchanged\\)`, 'm'));
     const files = (folder: string) => Object.fromEntries(manifest(folder).windows.map((entry) => [entry.window, entry.files.map((file) => file.file)]));
     expect(files(dir)).toEqual(files(complete));
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
     expect(await parquetIds(dir, 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
 
     const again = await runPull(['contracts', ...YEAR, '--out', dir]);
-    expect(again.stderr).toMatch(/^pulled: 12 windows \(0 now, 12 already done\)/m);
+    expect(again.stderr).toMatch(/^exact: 12 windows \(0 pulled, 12 unchanged\)/m);
   });
 
   it('gets its token from SUMMARY_TOKEN_URL as well as from the authority host and tenant', async () => {
     const { SUMMARY_AUTHORITY_HOST: host, SUMMARY_TENANT_ID: tenant, ...rest } = settingsFor();
     const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', outDir()], { ...rest, SUMMARY_TOKEN_URL: `${host}/${tenant}/oauth2/v2.0/token` });
-    expect(result.stderr).toMatch(/^pulled: 1 window \(1 now, 0 already done\)/m);
+    expect(result.stderr).toMatch(/^exact: 1 window \(1 pulled, 0 unchanged\)/m);
     expect(result.code).toBe(0);
   });
 
@@ -152,7 +152,7 @@ describe('summary-client pull', () => {
     expect(result).toEqual({ code: 0, stdout: '2024-01-31_2024-01-31\t2024-01-31\t2024-01-31\tpull\n2024-02\t2024-02-01\t2024-02-29\tpull\n2024-03-01_2024-03-02\t2024-03-01\t2024-03-02\tpull\n', stderr: '' });
   });
 
-  it('says in --dry-run which windows the folder holds already and which are open, changing nothing', async () => {
+  it('says in --dry-run which windows a run would check by their ETags and which it would pull, changing nothing', async () => {
     const dir = outDir();
     expect((await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir])).code).toBe(0);
     const before = readFileSync(join(dir, '_manifest.json'), 'utf8');
@@ -160,7 +160,7 @@ describe('summary-client pull', () => {
     const result = await runChild(process.execPath, [CLI, 'pull', 'contracts', '--from', '2025-01-01', '--to', `${nextYear}-31`, '--dry-run', '--out', dir], {});
     expect(result.code).toBe(0);
     const states = Object.fromEntries(result.stdout.trim().split('\n').map((line) => [line.split('\t')[0], line.split('\t')[3]]));
-    expect(states).toMatchObject({ '2025-01': 'done', '2025-02': 'done', '2025-03': 'pull', [nextYear]: 'open' });
+    expect(states).toMatchObject({ '2025-01': 'check', '2025-02': 'check', '2025-03': 'pull', [nextYear]: 'pull' });
     expect(readFileSync(join(dir, '_manifest.json'), 'utf8')).toBe(before);
   });
 
@@ -210,7 +210,7 @@ describe('summary-client pull', () => {
   it('writes no file for a window without records in JSON Lines (an empty .jsonl trips readers)', async () => {
     const dir = outDir();
     const result = await runPull(['contracts', '--from', '2023-01-01', '--to', '2023-02-28', '--format', 'jsonl', '--out', dir]);
-    expect(result.stderr).toMatch(/^pulled: 2 windows \(2 now, 0 already done\), 0 rows, 0 B in 0 files/m);
+    expect(result.stderr).toMatch(/^exact: 2 windows \(2 pulled, 0 unchanged\), 0 rows, 0 B in 0 files/m);
     expect(result.code).toBe(0);
     expect(readdirSync(dir)).toEqual(['_manifest.json']);
   });
@@ -222,7 +222,7 @@ describe('summary-client pull', () => {
     expect(failed.code).toBe(2);
     expect(existsSync(dir)).toBe(false);
     const corrected = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
-    expect(corrected.stderr).toMatch(/^pulled: 2 windows \(2 now, 0 already done\)/m);
+    expect(corrected.stderr).toMatch(/^exact: 2 windows \(2 pulled, 0 unchanged\)/m);
     expect(corrected.code).toBe(0);
   });
 
@@ -239,9 +239,10 @@ describe('summary-client pull', () => {
     expect(straddling.code).toBe(2);
     expect(straddling.stderr).toMatch(/holds 2025-04-16\.\.2025-04-30, which 2025-04-01\.\.2025-04-20 overlaps only in part/);
     expect(readFileSync(join(dir, '_manifest.json'), 'utf8')).toBe(before);
-    // The whole month: its two parts tile it, so it is already done.
+    // The whole month: its two parts tile it, so each is checked by its ETag; so are the windows the
+    // folder holds outside the range (March's part, May).
     const month = await runPull(['contracts', '--from', '2025-04-01', '--to', '2025-04-30', '--out', dir]);
-    expect(month.stderr).toMatch(/^pulled: 1 window \(0 now, 1 already done\)/m);
+    expect(month.stderr).toMatch(/^exact: 3 windows \(0 pulled, 3 unchanged\)/m);
     expect(readFileSync(join(dir, '_manifest.json'), 'utf8')).toBe(before);
     expect(await parquetIds(dir, 'contractId')).toEqual(expected);
   });
@@ -265,7 +266,7 @@ describe('summary-client pull', () => {
     writeFileSync(join(dir, 'contracts-2025-02.parquet'), readFileSync(join(dir, 'contracts-2025-01.parquet')));
     const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
     expect(result.stderr).toMatch(/^finished what a run stopped before renaming: contracts-2025-02\.parquet$/m);
-    expect(result.stderr).toMatch(/^pulled: 2 windows \(0 now, 2 already done\)/m);
+    expect(result.stderr).toMatch(/^exact: 2 windows \(0 pulled, 2 unchanged\)/m);
     expect(result.code).toBe(0);
     expect(readFileSync(join(dir, 'contracts-2025-02.parquet'))).toEqual(pulled);
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet', 'contracts-2025-02.parquet']);

@@ -1,8 +1,9 @@
 import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { pull, readSettings, summaryApi, type PullOptions } from '../../client/src/index.js';
+import { isExact, pull, readSettings, summaryApi, type PullOptions } from '../../client/src/index.js';
 import { projectRoot } from '../../dev/project-root.js';
+import { QUIET_SECONDS } from '../../shared/output/result-etag.js';
 import { withDuckDb } from '../support/duckdb.js';
 import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
 import { runChild, type ChildResult } from '../support/run-child.js';
@@ -20,7 +21,8 @@ const thisMonth = today.slice(0, 7);
 let own: OwnTenant;
 
 beforeAll(async () => {
-  own = await startOwnTenant(40);
+  // The service's clock past the quiet period: a pull right after a write is confirmed at once.
+  own = await startOwnTenant(40, { service: { clock: () => new Date(Date.now() + (QUIET_SECONDS + 3) * 1000) } });
 }, 60_000);
 
 afterAll(async () => {
@@ -49,74 +51,77 @@ async function createContract(suffix: string): Promise<string> {
   return id;
 }
 
-function manifest(dir: string): { version: number; windows: { window: string; status: string; from: string; to: string; files: { file: string }[]; finishedAt: string }[] } {
+function manifest(dir: string): { version: number; windows: { window: string; status: string; etag?: string; from: string; to: string; files: { file: string }[]; finishedAt: string }[] } {
   return JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8'));
 }
 
 describe('a nightly pull', () => {
   it('ends with exactly the stored records run after run, a record created after the first run included', async () => {
     const dir = outDir();
-    const args = ['contracts', '--from', '2025-01-01', '--to', today, '--out', dir];
+    const args = ['contracts', '--from', '2025-01', '--to', thisMonth, '--out', dir];
     const first = await runPull(args);
     expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(new RegExp(`^open: (.*, )?${thisMonth}-01_${today} \\(not settled yet: the next run pulls`, 'm'));
+    expect(first.stderr).toMatch(/^exact: /m);
     expect(await folderIds(dir)).toEqual(await storedIds());
 
     const created = await createContract('LATE');
     const second = await runPull(args);
     expect(second.code).toBe(0);
-    // Settled months are not asked again; the open ones are.
-    const [, now, done] = /^pulled: \d+ windows \((\d+) now, (\d+) already done\)/m.exec(second.stderr) ?? [];
-    expect(Number(now)).toBeGreaterThanOrEqual(1);
-    expect(Number(now)).toBeLessThanOrEqual(2);
-    expect(Number(done)).toBeGreaterThan(10);
+    // Every month is checked by its ETag; only this month changed.
+    const [, windows, pulled, unchanged] = /^exact: (\d+) windows \((\d+) pulled, (\d+) unchanged\)/m.exec(second.stderr) ?? [];
+    expect(Number(pulled)).toBe(1);
+    expect(Number(unchanged)).toBe(Number(windows) - 1);
     const ids = await folderIds(dir);
     expect(ids).toContain(created);
     expect(ids).toEqual(await storedIds());
-    // The open month is one file, named by the month while it grows, replaced in place run after run.
     expect(readdirSync(dir).filter((name) => name.startsWith(`contracts-${thisMonth}`))).toEqual([`contracts-${thisMonth}.parquet`]);
   });
 
-  it('records a window done once it has settled, and from then on skips it', async () => {
+  it('names a window that grows (a range ending today) by its month, so each night replaces one file in place', async () => {
     const dir = outDir();
     const settings = readSettings(own.settings);
     const api = summaryApi(settings);
     const options: PullOptions = { dataset: 'contracts', from: `${thisMonth}-01`, to: today, by: 'created', format: 'parquet', filters: {}, out: dir, source: { service: settings.baseUrl, client: settings.client } };
-    const label = `${thisMonth}-01_${today}`;
-    const first = await pull(api, options);
-    expect({ open: first.open, status: manifest(dir).windows.map((entry) => entry.status) }).toEqual({ open: [label], status: ['open'] });
-    const again = await pull(api, options);
-    expect({ pulled: again.pulled, resumed: again.resumed }).toEqual({ pulled: 1, resumed: 0 });
-
-    // Two days on, the window's last day is a whole day behind: settled.
-    const later = () => Date.now() + 2 * DAY_MS;
-    const settled = await pull(api, { ...options, now: later });
-    expect({ open: settled.open, status: manifest(dir).windows.map((entry) => entry.status) }).toEqual({ open: [], status: ['done'] });
-    const skipped = await pull(api, { ...options, now: later });
-    expect({ pulled: skipped.pulled, resumed: skipped.resumed, rows: skipped.rows }).toEqual({ pulled: 0, resumed: 1, rows: settled.rows });
-    // A longer settle margin keeps it open longer.
-    const margin = await pull(api, { ...options, now: later, settleDays: 3 });
-    expect(margin.open).toEqual([label]);
+    expect(isExact(await pull(api, options))).toBe(true);
+    expect(manifest(dir).windows.map((entry) => [entry.window, entry.files.map((file) => file.file)])).toEqual([[`${thisMonth}-01_${today}`, [`contracts-${thisMonth}.parquet`]]]);
+    // The next night asks for one more day: another result, pulled, into the same file.
+    const tomorrow = new Date(Date.parse(today) + DAY_MS).toISOString().slice(0, 10);
+    const last = tomorrow.startsWith(thisMonth) ? tomorrow : today;
+    if (last === tomorrow) {
+      const next = await pull(api, { ...options, to: tomorrow, now: () => Date.now() + DAY_MS });
+      expect({ pulled: next.pulled, exact: isExact(next) }).toEqual({ pulled: 1, exact: true });
+      expect(readdirSync(dir).filter((name) => name.endsWith('.parquet'))).toEqual([`contracts-${thisMonth}.parquet`]);
+    }
+    // Days later the same range is checked, unchanged: its file stays as it is.
+    const later = await pull(api, { ...options, to: last, now: () => Date.now() + 4 * DAY_MS });
+    expect({ unchanged: later.unchanged, exact: isExact(later) }).toEqual({ unchanged: 1, exact: true });
+    expect(readdirSync(dir).filter((name) => name.endsWith('.parquet'))).toEqual([`contracts-${thisMonth}.parquet`]);
   });
 
-  it('gives an incremental feed --by updated whose merge in docs/consuming.md keeps the latest row per id', async () => {
+  it('keeps a folder --by updated exact: a record updated again leaves its old month, no merge step anywhere', async () => {
     const dir = outDir();
-    const args = ['contracts', '--by', 'updated', '--from', '2025-01-01', '--to', today, '--out', dir];
+    const args = ['contracts', '--by', 'updated', '--from', '2025-01', '--to', thisMonth, '--out', dir];
     expect((await runPull(args)).code).toBe(0);
     const changed = (await own.documents('contracts')).find((document) => String(document.updatedDate) < '2026-01')!;
     await own.write('contracts', [{ ...changed, title: 'Renamed by the writer', updatedDate: new Date().toISOString() }]);
-    expect((await runPull(args)).code).toBe(0);
+    const second = await runPull(args);
+    expect(second.code).toBe(0);
+    // Its old month and this month were pulled again, nothing else.
+    expect(second.stderr).toMatch(/^exact: \d+ windows \(2 pulled, \d+ unchanged\)/m);
+    expect(await folderIds(dir)).toEqual(await storedIds());
+    const titles = await withDuckDb((query) => query(`SELECT title FROM read_parquet('${dir}/*.parquet') WHERE contractId = '${String(changed.contractId)}'`));
+    expect(titles.map((row) => row.title)).toEqual(['Renamed by the writer']);
+  });
 
-    // The old row stays in its settled month, the new one is in this month's file: twice in the folder.
-    expect((await folderIds(dir)).filter((id) => id === changed.contractId)).toHaveLength(2);
-    const merged = await withDuckDb((query) => query(changeCaptureSql('duckdb').replaceAll("'pulls/contracts-by-updated/", `'${dir}/`)));
-    expect(merged.map((row) => String(row.contractId)).sort()).toEqual(await storedIds());
-    expect(merged.find((row) => row.contractId === changed.contractId)?.title).toBe('Renamed by the writer');
+  it('accepts --settle, which is no longer needed, and says so', async () => {
+    const result = await runPull(['contracts', '--from', '2025-01', '--to', '2025-01', '--settle', '3', '--out', outDir()]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^summary-client: --settle is no longer needed and is ignored: every window is checked on every run$/m);
   });
 });
 
-describe('a folder of summary-client 0.1', () => {
-  it('is taken over: a window it recorded done before it settled is pulled again, so the records that landed late come', async () => {
+describe('a folder of an older summary-client', () => {
+  it('of 0.1 is taken over and pulled again whole once, so the records that landed late come', async () => {
     // A window that has settled by now (its last day three days ago), which 0.1 pulled and
     // recorded done on its last day, before a late writer landed a record dated that day.
     const last = new Date(Date.now() - 3 * DAY_MS).toISOString().slice(0, 10);
@@ -135,15 +140,16 @@ describe('a folder of summary-client 0.1', () => {
 
     const result = await runPull(args);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(new RegExp(`^pulled: ${legacy.windows.length} windows? \\(${legacy.windows.length} now, 0 already done\\)`, 'm'));
+    expect(result.stderr).toMatch(/^a folder of an older summary-client, without ETags: pulling every window again once/m);
+    expect(result.stderr).toMatch(new RegExp(`^exact: ${legacy.windows.length} windows? \\(${legacy.windows.length} pulled, 0 unchanged\\)`, 'm'));
     expect(readdirSync(dir)).toContain('_manifest.json');
     expect(readdirSync(dir)).not.toContain('manifest.json');
     expect(await folderIds(dir)).toContain(late);
-    // Pulled after it settled: done from now on.
-    expect(manifest(dir).windows.map((entry) => entry.status)).toEqual(legacy.windows.map(() => 'done'));
+    expect(manifest(dir).windows.every((entry) => entry.status === 'done' && typeof entry.etag === 'string')).toBe(true);
+    expect((await runPull(args)).stderr).toMatch(new RegExp(`^exact: ${legacy.windows.length} windows? \\(0 pulled, ${legacy.windows.length} unchanged\\)`, 'm'));
   });
 
-  it('is taken over: invoices move into one folder per table, settled windows stay done', async () => {
+  it('of 0.1 is taken over: invoices move into one folder per table, and are pulled again once', async () => {
     const dir = outDir();
     const args = ['invoices', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir];
     expect((await runPull(args)).code).toBe(0);
@@ -159,26 +165,32 @@ describe('a folder of summary-client 0.1', () => {
 
     // A dry run reads it as taken over and moves nothing.
     const dry = await runChild(process.execPath, [CLI, 'pull', ...args, '--dry-run'], own.settings);
-    expect(dry.stdout.trim().split('\n').map((line) => line.split('\t')[3])).toEqual(['done', 'done']);
+    expect(dry.stdout.trim().split('\n').map((line) => line.split('\t')[3])).toEqual(['pull', 'pull']);
     expect(readdirSync(dir)).toContain('manifest.json');
     expect(readdirSync(dir)).toContain('invoices-2025-01.parquet');
 
     const result = await runPull(args);
-    expect(result.stderr).toMatch(/^pulled: 2 windows \(0 now, 2 already done\)/m);
+    expect(result.stderr).toMatch(/^exact: 2 windows \(2 pulled, 0 unchanged\)/m);
     expect(result.code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'invoice_tables', 'invoices']);
-    expect(manifest(dir).windows).toEqual(current.windows);
+    const files = (windows: { files: { file: string; rows?: number }[] }[]) => windows.map((entry) => entry.files.map((file) => [file.file, file.rows]));
+    expect(files(manifest(dir).windows)).toEqual(files(current.windows));
     const stored = (await own.documents('invoices')).filter((document) => String(document.createdDate) < '2025-03').map((document) => String(document.invoiceId)).sort();
     expect(await folderIds(join(dir, 'invoices'), 'invoiceId')).toEqual(stored);
   });
-});
 
-/** A code block of docs/consuming.md's "Change capture" section, by language. */
-function changeCaptureSql(language: 'duckdb'): string {
-  const doc = readFileSync(join(root, 'docs', 'consuming.md'), 'utf8');
-  const start = doc.indexOf('## Change capture');
-  const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
-  const block = new RegExp(`\`\`\`${language === 'duckdb' ? 'sql' : language}\\n([\\s\\S]*?)\`\`\``).exec(section)?.[1];
-  if (start < 0 || !block) throw new Error(`docs/consuming.md has no ${language} block under ## Change capture`);
-  return block;
-}
+  it('with a version 2 manifest (no ETags) is pulled again whole once, then checked', async () => {
+    const dir = outDir();
+    const args = ['contracts', '--from', '2025-01', '--to', '2025-03', '--out', dir];
+    expect((await runPull(args)).code).toBe(0);
+    const current = manifest(dir) as { version: number; schema?: string; windows: Record<string, unknown>[] };
+    const older = { version: 2, request: (current as unknown as { request: unknown }).request, windows: current.windows.map(({ etag: _etag, ...entry }) => entry) };
+    writeFileSync(join(dir, '_manifest.json'), JSON.stringify(older));
+    expect((await runChild(process.execPath, [CLI, 'pull', ...args, '--dry-run'], own.settings)).stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[3])).toEqual(['pull', 'pull', 'pull']);
+    const rewritten = await runPull(args);
+    expect(rewritten.stderr).toMatch(/^exact: 3 windows \(3 pulled, 0 unchanged\)/m);
+    expect(manifest(dir).version).toBe(3);
+    expect((await runPull(args)).stderr).toMatch(/^exact: 3 windows \(0 pulled, 3 unchanged\)/m);
+    expect(await folderIds(dir)).toEqual((await own.documents('contracts')).filter((doc) => String(doc.createdDate) < '2025-04').map((doc) => String(doc.contractId)).sort());
+  });
+});

@@ -42,7 +42,7 @@ export async function startFakeService(handler: FakeHandler): Promise<FakeServic
       const request = { path: (req.url ?? '').replace(/^\/api/, ''), headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), index: requests.length };
       requests.push(request);
       const real = async (): Promise<RealAnswer> => {
-        const forwarded = Object.fromEntries(['authorization', 'ocp-apim-subscription-key', 'x-api-key', 'accept', 'content-type'].flatMap((name) => (typeof req.headers[name] === 'string' ? [[name, req.headers[name] as string]] : [])));
+        const forwarded = Object.fromEntries(['authorization', 'ocp-apim-subscription-key', 'x-api-key', 'accept', 'content-type', 'if-none-match'].flatMap((name) => (typeof req.headers[name] === 'string' ? [[name, req.headers[name] as string]] : [])));
         const answer = await fetch(`${stack.baseUrl}${request.path}`, { method: 'POST', headers: forwarded, body: request.body });
         return { status: answer.status, headers: answer.headers, body: Buffer.from(await answer.arrayBuffer()) };
       };
@@ -63,11 +63,13 @@ export async function startFakeService(handler: FakeHandler): Promise<FakeServic
   };
 }
 
-/** Answers a real answer as it came (status, media type, request id, body). */
+/** Answers a real answer as it came (status, media type, request id, validators, body). */
 export function send(response: ServerResponse, answer: RealAnswer): void {
   const headers: Record<string, string> = { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' };
-  const requestId = answer.headers.get('x-request-id');
-  if (requestId) headers['x-request-id'] = requestId;
+  for (const name of ['x-request-id', 'etag', 'x-summary-schema']) {
+    const value = answer.headers.get(name);
+    if (value) headers[name] = value;
+  }
   response.writeHead(answer.status, headers).end(answer.body);
 }
 

@@ -31,6 +31,8 @@ export interface TestServiceOptions {
   readonly datapoints?: Readonly<Record<string, RoleDatapoints>>;
   /** The service's clock (default: the machine's). */
   readonly clock?: () => Date;
+  /** The port to listen on (default: a free one): a service restarted at the same address. */
+  readonly port?: number;
 }
 
 /** A running service of a test's own, with its own identity provider and captured logs. */
@@ -72,7 +74,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const service = await startService({
     registrations: summaryFunctions(options.resources ?? RESOURCES, deps),
     subscriptionKeys: identities.subscriptionKeys,
-    port: 0,
+    port: options.port ?? 0,
     logRequest: (entry) => logs.push(JSON.stringify(entry)),
   });
   return {

@@ -205,11 +205,12 @@ class Transport:
         self._session = session
         self._token = token
 
-    def post(self, path: str, body: Mapping[str, Any], accept: str, cap: int) -> Answer:
-        """The answer to one request, after retries; a success's body capped at ``cap`` (raises BodyTooLarge)."""
-        return with_retries(lambda: self._send(path, body, accept, cap), "the service")
+    def post(self, path: str, body: Mapping[str, Any], accept: str, cap: int, if_none_match: Optional[str] = None) -> Answer:
+        """The answer to one request, after retries; a success's body capped at ``cap`` (raises BodyTooLarge).
+        With ``if_none_match`` (an earlier answer's ETag) the service answers 412 RESULT_UNCHANGED while the result still has it."""
+        return with_retries(lambda: self._send(path, body, accept, cap, if_none_match), "the service")
 
-    def _send(self, path: str, body: Mapping[str, Any], accept: str, cap: int) -> Answer:
+    def _send(self, path: str, body: Mapping[str, Any], accept: str, cap: int, if_none_match: Optional[str] = None) -> Answer:
         headers = {
             "Authorization": f"Bearer {self._token()}",
             "Ocp-Apim-Subscription-Key": self._settings.subscription_key,
@@ -219,4 +220,6 @@ class Transport:
             # The exports are compressed already; an encoded body would be inflated past the count.
             "Accept-Encoding": "identity",
         }
+        if if_none_match is not None:
+            headers["If-None-Match"] = if_none_match
         return fetch(self._session, "POST", f"{self._settings.base_url}{path}", cap, data=json.dumps(body), headers=headers, timeout=(10, 600))

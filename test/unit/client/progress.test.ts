@@ -13,7 +13,7 @@ const events: PullEvent[] = [
   { kind: 'progress', rows: 1500, bytes: 3 * 1024 * 1024 },
   { kind: 'retry', why: '503 EXPORTS_BUSY', waitMs: 1500 },
 ];
-const summary = { windows: 12, pulled: 11, resumed: 0, open: [] as string[], failed: [{ window: '2025-04', from: '2025-04-01', to: '2025-04-30', status: 'failed' as const, rows: 0, bytes: 0, files: [], requestIds: [], error: '400 X', finishedAt: '' }], rows: 1500, bytes: 3 * 1024 * 1024, files: ['a'] };
+const summary = { windows: 12, pulled: 11, unchanged: 0, unconfirmed: [] as string[], failed: [{ window: '2025-04', from: '2025-04-01', to: '2025-04-30', status: 'failed' as const, rows: 0, bytes: 0, files: [], requestIds: [], error: '400 X', finishedAt: '' }], rows: 1500, bytes: 3 * 1024 * 1024, files: ['a'] };
 
 describe('the progress reporter', () => {
   it('shows windows, rows, bytes and rate on one rewritten line when stderr is a terminal', () => {
@@ -36,17 +36,19 @@ describe('the progress reporter', () => {
     expect(text).not.toContain('rows/s');
     expect(text.split('\n').filter(Boolean)).toEqual([
       '2025-03: 503 EXPORTS_BUSY, retrying in 1.5 s',
-      'pulled in part: 12 windows (11 now, 0 already done), 1,500 rows, 3.0 MiB in 1 file in 0.0 s → /data/out',
+      'not exact: 12 windows (11 pulled, 0 unchanged), 1,500 rows, 3.0 MiB in 1 file in 0.0 s → /data/out',
       'failed windows: 2025-04 (run the same command again to retry them)',
     ]);
   });
 
-  it('counts one of a thing in the singular and names the open windows the next run pulls again', () => {
+  it('counts one of a thing in the singular, and says exact only when every window is confirmed', () => {
     const { written, stream: file } = stream(false);
-    reporter(file, () => 0).finish({ ...summary, windows: 1, pulled: 1, failed: [], open: ['2026-11'], rows: 1, files: ['a'] }, '/data/out');
+    reporter(file, () => 0).finish({ ...summary, windows: 1, pulled: 1, failed: [], rows: 1, files: ['a'] }, '/data/out');
+    reporter(file, () => 0).finish({ ...summary, windows: 2, pulled: 1, unchanged: 1, failed: [], unconfirmed: ['2026-11'], rows: 1, files: ['a'] }, '/data/out');
     expect(written.join('').split('\n').filter(Boolean)).toEqual([
-      'pulled: 1 window (1 now, 0 already done), 1 row, 3.0 MiB in 1 file in 0.0 s → /data/out',
-      'open: 2026-11 (not settled yet: the next run pulls it again)',
+      'exact: 1 window (1 pulled, 0 unchanged), 1 row, 3.0 MiB in 1 file in 0.0 s → /data/out',
+      'not exact: 2 windows (1 pulled, 1 unchanged), 1 row, 3.0 MiB in 1 file in 0.0 s → /data/out',
+      'still changing: 2026-11 (written to while pulled; the next run checks it again)',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { halves, isSettled, monthWindows, parseDay, windowLabel } from '../../../client/src/windows.js';
+import { fileLabel, halves, isGrowing, monthEnd, monthWindows, parseDay, windowLabel } from '../../../client/src/windows.js';
 
 describe('calendar-month windows', () => {
   it('splits a range into calendar months, cut to the range at both ends, never overlapping', () => {
@@ -47,21 +47,18 @@ describe('calendar-month windows', () => {
   });
 });
 
-describe('settled windows', () => {
+describe('growing windows', () => {
   const at = (instant: string) => Date.parse(instant);
 
-  it('settles a window once the margin has passed after its last day ended (UTC)', () => {
-    const window = { to: '2026-11-22' };
-    // The 22nd ends at the 23rd 00:00; one day of margin: settled from the 24th 00:00 on.
-    expect(isSettled(window, at('2026-11-23T23:59:59.999Z'), 1)).toBe(false);
-    expect(isSettled(window, at('2026-11-24T00:00:00.000Z'), 1)).toBe(true);
-    expect(isSettled(window, at('2026-11-23T00:00:00.000Z'), 0)).toBe(true);
-    expect(isSettled(window, at('2026-11-25T12:00:00.000Z'), 3)).toBe(false);
+  it('grow while their last day is yesterday or later (UTC): only their files\' name depends on it', () => {
+    const window = { month: '2026-11', from: '2026-11-01', to: '2026-11-22' };
+    expect(isGrowing(window, at('2026-11-23T23:59:59.999Z'))).toBe(true);
+    expect(isGrowing(window, at('2026-11-24T00:00:00.000Z'))).toBe(false);
+    expect(fileLabel(window, true)).toBe('2026-11');
+    expect(fileLabel(window, false)).toBe('2026-11-01_2026-11-22');
   });
 
-  it('never settles a window reaching today or the future', () => {
-    expect(isSettled({ to: '2026-11-24' }, at('2026-11-24T23:00:00Z'), 0)).toBe(false);
-    expect(isSettled({ to: '2026-11-30' }, at('2026-11-24T12:00:00Z'), 0)).toBe(false);
-    expect(isSettled({ to: '2027-01-31' }, at('2026-11-24T12:00:00Z'), 1)).toBe(false);
+  it('know the last day of every month', () => {
+    expect(['2024-02', '2025-02', '2025-04', '2025-12'].map(monthEnd)).toEqual(['2024-02-29', '2025-02-28', '2025-04-30', '2025-12-31']);
   });
 });

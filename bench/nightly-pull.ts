@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BulkOperationType } from '@azure/cosmos';
+import { pull, readSettings, summaryApi, trustCaFile, type PullOptions } from '../client/src/index.js';
+import { clientSettings } from '../dev/client-settings.js';
+import { startLocalStack } from '../dev/local-stack.js';
+import { generateContracts } from '../dev/seed-data.js';
+import { startService } from '../dev/start-service.js';
+import { loadConfig } from '../shared/config/load-config.js';
+import { createSummaryDeps } from '../shared/http/create-summary-deps.js';
+import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
+import { summaryFunctions } from '../shared/http/summary-function.js';
+import { partitionKeyOf } from '../shared/model/resource-definition.js';
+import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
+import { QUIET_SECONDS } from '../shared/output/result-etag.js';
+import { createCosmosClient } from '../shared/store/create-cosmos-client.js';
+import { BENCH_CLIENT } from './full-view.js';
+import { median } from './median.js';
+import { serveWorker } from './run-worker.js';
+
+/** What the nightly-pull measurement runs. */
+export interface NightlyInput {
+  /** Contracts of the tenant, spread over its two years. */
+  readonly records: number;
+  /** Share of them changed between two runs (created, updated, deleted). */
+  readonly changedShare: number;
+}
+
+/** One run of `summary-client pull` over the two years, as the service's log lines count it. */
+export interface RunFigures {
+  readonly ms: number;
+  readonly windows: number;
+  /** 200 answers (exports), 412 answers (checks that held: unchanged, or a confirmation). */
+  readonly exports: number;
+  readonly checks: number;
+  /** Record documents the store handed over, and the request charge it reported (0 on the embedded server). */
+  readonly documents: number;
+  readonly requestCharge: number;
+  /** The service's median time of one check (a 412), in ms. */
+  readonly checkMs: number;
+}
+
+export interface NightlyFigures {
+  readonly records: number;
+  readonly changed: number;
+  /** A full re-pull of the range into an empty folder (the baseline), after the changes. */
+  readonly full: RunFigures;
+  /** The nightly run after `changed` records changed in the open month. */
+  readonly nightly: RunFigures;
+  /** The nightly run after nothing changed. */
+  readonly unchanged: RunFigures;
+  /** The nightly run after one record changed in each of two settled months. */
+  readonly settled: RunFigures;
+}
+
+const DAY_MS = 86_400_000;
+const TENANT = 'nightly';
+
+/**
+ * A tenant of `records` contracts over two years on the embedded Cosmos server, served in this
+ * process by the production pipeline, and the pull client (the library the CLI runs) keeping a
+ * folder of it: a first pull, a night with nothing changed, a night after `changedShare` of the
+ * records changed as nightly traffic does (created today, updated this month), a night after two
+ * changes in settled months, and the baseline in the same run: a full re-pull into an empty folder.
+ */
+async function measure(input: NightlyInput): Promise<NightlyFigures> {
+  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, seedRecords: 1, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {} });
+  const store = createCosmosClient({ endpoint: stack.cosmos.endpoint, key: stack.cosmos.key, allowSelfSignedTls: true });
+  const folders = mkdtempSync(join(tmpdir(), 'bench-nightly-'));
+  const lines: RequestLogEntry[] = [];
+  const client = stack.identities.clients.find((candidate) => candidate.name === BENCH_CLIENT)!;
+  const config = loadConfig({ ...stack.settings, LOG_REQUESTS: 'true', CLIENT_REGISTRY: JSON.stringify({ [client.clientId]: TENANT }) });
+  const deps = createSummaryDeps(config, { log: { request: (entry) => lines.push(entry), fault: () => {}, warning: () => {} } });
+  const service = await startService({ registrations: summaryFunctions(RESOURCES, deps), subscriptionKeys: stack.identities.subscriptionKeys, port: 0 });
+  try {
+    const container = store.database(DATABASE_ID).container('contracts');
+    const write = async (documents: readonly Record<string, unknown>[]) => {
+      for (let start = 0; start < documents.length; start += 5000) {
+        const results = await container.items.executeBulkOperations(documents.slice(start, start + 5000).map((document) => (
+          { operationType: BulkOperationType.Upsert, partitionKey: partitionKeyOf(document as { tenantId: string; id: string }), resourceBody: document as { id: string } })));
+        if (results.some((result) => (result.response?.statusCode ?? 500) >= 400)) throw new Error('seeding the nightly tenant failed');
+      }
+    };
+    // The seed's 22 months moved to end with this month, so that "now" is inside the range.
+    const now = Date.now();
+    const thisMonth = new Date(now).toISOString().slice(0, 7);
+    const shift = Date.parse(`${thisMonth}-01T00:00:00Z`) + 25 * DAY_MS - Date.parse('2026-10-31T00:00:00Z');
+    const moved = (iso: string) => new Date(Math.min(Date.parse(iso) + shift, now - DAY_MS)).toISOString();
+    const contracts = generateContracts(TENANT, input.records).map((document) => ({ ...document, createdDate: moved(document.createdDate), updatedDate: moved(document.updatedDate) }));
+    await write(contracts);
+    const first = new Date(now - 730 * DAY_MS).toISOString().slice(0, 7);
+    const quiet = () => new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
+
+    const settings = readSettings(clientSettings({ baseUrl: service.baseUrl, authUrl: stack.authUrl, identities: stack.identities, caFile: stack.caFile }, BENCH_CLIENT));
+    if (settings.caFile) trustCaFile(settings.caFile);
+    const api = summaryApi(settings);
+    const run = async (out: string): Promise<RunFigures> => {
+      const options: PullOptions = { dataset: 'contracts', from: `${first}-01`, to: `${thisMonth}-${new Date(Date.UTC(Number(thisMonth.slice(0, 4)), Number(thisMonth.slice(5)), 0)).getUTCDate()}`, by: 'created', format: 'parquet', filters: {}, out, source: { service: settings.baseUrl, client: settings.client } };
+      const before = lines.length;
+      const started = performance.now();
+      const summary = await pull(api, options);
+      const ms = performance.now() - started;
+      if (summary.failed.length > 0 || summary.unconfirmed.length > 0) throw new Error(`the pull was not exact: ${JSON.stringify(summary.failed)} ${summary.unconfirmed.join()}`);
+      const mine = lines.slice(before);
+      const checks = mine.filter((line) => line.status === 412);
+      return {
+        ms, windows: summary.windows,
+        exports: mine.filter((line) => line.status === 200).length,
+        checks: checks.length,
+        documents: mine.reduce((total, line) => total + (line.storeDocuments ?? 0), 0),
+        requestCharge: mine.reduce((total, line) => total + (line.requestCharge ?? 0), 0),
+        checkMs: checks.length > 0 ? median(checks.map((line) => line.durationMs)) : 0,
+      };
+    };
+
+    await quiet();
+    const folder = join(folders, 'mirror');
+    await run(folder);
+    const unchanged = await run(folder);
+
+    // Nightly traffic: records created today and records of this month updated, half of them by a
+    // writer that leaves updatedDate alone.
+    const changed = Math.round(input.records * input.changedShare);
+    const current = contracts.filter((document) => document.createdDate.startsWith(thisMonth));
+    const created = Math.round(changed * 0.7);
+    const today = new Date(now - 60_000).toISOString();
+    const template = contracts[0]!;
+    await write([
+      ...Array.from({ length: created }, (_, index) => ({ ...template, id: `CT-NEW-${index}`, contractId: `CT-NEW-${index}`, createdDate: today, updatedDate: today })),
+      ...current.slice(0, changed - created).map((document, index) => ({ ...document, title: `${document.title} (amended)`, ...(index % 2 === 0 ? { updatedDate: today } : {}) })),
+    ]);
+    await quiet();
+    const nightly = await run(folder);
+
+    // Two settled months change: a record back-dated into one, a record of another deleted.
+    const old = contracts.filter((document) => document.createdDate.slice(0, 7) < thisMonth);
+    await write([{ ...template, id: 'CT-BACKDATED', contractId: 'CT-BACKDATED', createdDate: old[10]!.createdDate, updatedDate: today }]);
+    await container.item(old.at(-1000)!.id, [TENANT, old.at(-1000)!.id]).delete();
+    await quiet();
+    const settled = await run(folder);
+
+    const full = await run(join(folders, 'full'));
+    return { records: input.records, changed, full, nightly, unchanged, settled };
+  } finally {
+    await service.stop();
+    store.dispose();
+    await stack.stop();
+    rmSync(folders, { recursive: true, force: true });
+  }
+}
+
+serveWorker(measure);

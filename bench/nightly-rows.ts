@@ -1,0 +1,44 @@
+import type { NightlyFigures, RunFigures } from './nightly-pull.js';
+import { count, duration, times, type TableRow } from './table.js';
+
+/** Targets of the exact-mirrors issue: a nightly run against a full re-pull of the same range. */
+const DOCUMENTS_SHARE = 0.05;
+const WALL_SHARE = 0.2;
+
+function what(run: RunFigures): string {
+  return `${run.windows} windows: ${run.exports} exported, ${run.checks} checks (412); ${count(run.documents)} documents read${run.requestCharge > 0 ? `, ${count(run.requestCharge)} RU` : ''}`;
+}
+
+/** The nightly runs of a two-year folder against a full re-pull measured in the same run. */
+export function nightlyRows(figures: NightlyFigures): TableRow[] {
+  const { full } = figures;
+  const blank = { throughput: '', p99: '', memory: '—' } as const;
+  const row = (label: string, run: RunFigures, targeted: boolean): TableRow => {
+    const documents = run.documents / full.documents;
+    const wall = run.ms / full.ms;
+    const met = documents <= DOCUMENTS_SHARE && wall <= WALL_SHARE;
+    return {
+      measurement: `nightly pull of ${count(figures.records)} contracts over two years: ${label}`,
+      subject: what(run),
+      time: duration(run.ms),
+      ...blank,
+      output: `check p50 ${duration(run.checkMs)} in the service`,
+      ratio: `documents ${(documents * 100).toFixed(1)}%, wall ${times(wall)}`,
+      target: targeted ? `≤ ${DOCUMENTS_SHARE * 100}% documents, ≤ ${times(WALL_SHARE)} wall` : 'informational',
+      standing: targeted ? (met ? 'met' : 'not met') : 'info',
+      ...(targeted ? { verdict: `nightly pull, ${label}: ${(documents * 100).toFixed(1)}% of a full re-pull's documents (target ≤ 5%), ${times(wall)} its wall time (target ≤ ${times(WALL_SHARE)})` } : {}),
+    };
+  };
+  const none = figures.unchanged;
+  return [
+    { measurement: `full re-pull of the same two years into an empty folder (baseline)`, subject: what(full), time: duration(full.ms), ...blank, output: '', ratio: 'baseline', target: 'baseline', standing: 'info' },
+    row(`${count(figures.changed)} records (${((figures.changed / figures.records) * 100).toFixed(1)}%) changed in the open month`, figures.nightly, true),
+    {
+      ...row('nothing changed', none, false),
+      target: '0 documents',
+      standing: none.documents === 0 && none.exports === 0 ? 'met' : 'not met',
+      verdict: `nightly pull, nothing changed: ${count(none.documents)} record documents read and ${none.exports} exports (target 0), ${none.checks} checks of p50 ${duration(none.checkMs)} each in the service`,
+    },
+    row('one record back-dated into a settled month and one deleted from another', figures.settled, false),
+  ];
+}
