@@ -216,3 +216,37 @@ describe('a folder under random writes', () => {
     }), { numRuns: 6 });
   }, 240_000);
 });
+
+describe('an invoices folder night after night', () => {
+  it('keeps both tables with their invoice: a line changed and an invoice deleted in settled months, a night with nothing changed', async () => {
+    const dir = outDir();
+    const invoice = (await own.documents('invoices'))[0]!;
+    const lines = (count: number) => Array.from({ length: count }, (_, index) => ({ ...invoice.lines[0], lineNumber: index + 1, description: `line ${index + 1}` }));
+    const made = ['01', '02', '03'].map((month, index) => ({ ...invoice, id: `INV-NIGHT-${index}`, invoiceId: `INV-NIGHT-${index}`, contractId: null, contractWorkspaceID: null, contractStatus: null, createdDate: `2024-${month}-10T00:00:00.000Z`, lines: lines(index + 1) }));
+    await own.write('invoices', made);
+    const settings = readSettings(clientSettings({ baseUrl: service.baseUrl, authUrl: service.idp!.url, identities, caFile: stack.caFile }, 'contoso-full'));
+    const run = async () => {
+      night += DAY_MS;
+      const before = service.logs.length;
+      const summary = await pull(summaryApi(settings), { dataset: 'invoices', ...RANGE, by: 'created', format: 'parquet', filters: {}, out: dir, source: { service: settings.baseUrl, client: settings.client }, now: () => night });
+      expect(isExact(summary)).toBe(true);
+      const exports = service.logs.slice(before).map((line) => JSON.parse(line) as Doc).filter((line) => line.operation === 'invoices.summary' && line.status === 200).length;
+      const stored = (await own.documents('invoices')).filter((doc) => doc.createdDate < '2024-05');
+      const folder = await withDuckDb(async (query) => ({
+        invoices: (await query(`SELECT invoiceId FROM read_parquet('${dir}/invoices/*.parquet') ORDER BY 1`)).map((row) => String(row.invoiceId)),
+        lines: (await query(`SELECT invoiceId, count(*)::INTEGER AS n FROM read_parquet('${dir}/invoice_tables/*.parquet') GROUP BY 1 ORDER BY 1`)).map((row) => [String(row.invoiceId), Number(row.n)]),
+      }));
+      expect(folder).toEqual({
+        invoices: stored.map((doc) => String(doc.invoiceId)).sort(),
+        lines: stored.filter((doc) => doc.lines.length > 0).map((doc) => [String(doc.invoiceId), doc.lines.length]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+      });
+      return exports;
+    };
+    expect(await run()).toBe(4);
+    await own.write('invoices', [{ ...made[1], lines: lines(5) }]);
+    await own.remove('invoices', [made[2]!.id]);
+    expect(await run()).toBe(2);
+    expect(await run()).toBe(0);
+  });
+});
+
