@@ -41,14 +41,17 @@ let own: OwnTenant;
 let service: TestService;
 let port = 0;
 let datapoints: Readonly<Record<string, RoleDatapoints>> = DATAPOINTS;
+/** The roles the identity provider gives contoso-full now (a role taken away and granted again). */
+let fullRoles: readonly string[] = client('contoso-full').roles;
 let serial = 0;
 let night = Date.parse('2026-11-20T02:00:00Z');
 
-async function serve(config: Readonly<Record<string, RoleDatapoints>>): Promise<void> {
+async function serve(config: Readonly<Record<string, RoleDatapoints>>, roles: readonly string[] = client('contoso-full').roles): Promise<void> {
   await service?.stop();
   datapoints = config;
+  fullRoles = roles;
   service = await startTestService({
-    port, datapoints, clock: () => new Date(Date.now() + AHEAD_MS),
+    port, datapoints, roles: { 'contoso-full': roles }, clock: () => new Date(Date.now() + AHEAD_MS),
     settings: { CLIENT_REGISTRY: JSON.stringify(Object.fromEntries(CLIENTS.map((name) => [client(name).clientId, own.tenant]))) },
   });
   port = Number(new URL(service.baseUrl).port);
@@ -86,7 +89,7 @@ async function runNight(clientName: string, dir: string, format: 'parquet' | 'js
 
 /** What the store holds for the caller in the range: id → title and updatedDate, and the columns it sees. */
 async function truth(clientName: string): Promise<{ records: Record<string, [string, string]>; columns: string[] }> {
-  const view = buildAllowlist(datapoints).view(CONTRACTS, client(clientName).roles);
+  const view = buildAllowlist(datapoints).view(CONTRACTS, clientName === 'contoso-full' ? fullRoles : client(clientName).roles);
   const documents = (await own.documents('contracts')).filter((doc) => doc.createdDate >= RANGE.from && doc.createdDate < '2024-05' && (view.drafts || doc.status !== 'Draft'));
   return { records: Object.fromEntries(documents.map((doc) => [doc.contractId, [doc.title, doc.updatedDate]])), columns: view.fields.map((field) => field.name) };
 }
@@ -156,11 +159,11 @@ describe('a folder pulled night after night', () => {
     for (const result of results) expect(result).toEqual({ exports: 0, checks: 4 });
   });
 
-  it('night 4: one change in one settled month exports exactly that window', async () => {
-    const [record] = (await own.documents('contracts')).filter((doc) => doc.createdDate.startsWith('2024-02') && doc.status !== 'Draft');
-    await own.write('contracts', [{ ...record!, title: 'changed on night 4', expirationDate: '2027-01-31' }]);
+  it('night 4: one change in one settled month (the malformed value fixed) exports exactly that window', async () => {
+    const record = (await own.documents('contracts')).find((doc) => doc.expirationDate === 'not a date')!;
+    await own.write('contracts', [{ ...record, title: 'fixed on night 4', expirationDate: '2027-01-31' }]);
     const results = await allNights();
-    // Parquet: one export of February; JSON Lines (pages of 2): February's pages, the rest checked.
+    // Parquet: one export of April; JSON Lines (pages of 2): April's pages, the rest checked.
     expect(results[0]).toEqual({ exports: 1, checks: 3 + 1 });
     expect(results[1]).toEqual({ exports: 1, checks: 3 + 1 });
     expect(results[2]!.checks).toBe(3 + 1);
@@ -185,6 +188,17 @@ describe('a folder pulled night after night', () => {
     const results = await allNights();
     expect(results[0]!.exports).toBe(1 + 4);
     expect(results[1]!.exports).toBe(0);
+    expect((await readFolder(folders.full, 'parquet')).columns).toContain('contractAmount');
+  });
+
+  it('nights 7 and 8: a role taken away from the client and granted again (the identity provider restarted) rewrite its folder each time', async () => {
+    await serve(DATAPOINTS, client('contoso-full').roles.filter((role) => role !== 'Data.Read.Financials'));
+    const taken = await allNights();
+    expect(taken[0]!.exports).toBe(1 + 4);
+    expect((await readFolder(folders.full, 'parquet')).columns).not.toContain('contractAmount');
+    await serve(DATAPOINTS);
+    const granted = await allNights();
+    expect(granted[0]!.exports).toBe(1 + 4);
     expect((await readFolder(folders.full, 'parquet')).columns).toContain('contractAmount');
   });
 });

@@ -33,6 +33,8 @@ export interface TestServiceOptions {
   readonly clock?: () => Date;
   /** The port to listen on (default: a free one): a service restarted at the same address. */
   readonly port?: number;
+  /** The app roles its identity provider gives dev clients, by client name, over dev/identities.json (a role granted or taken away). */
+  readonly roles?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** A running service of a test's own, with its own identity provider and captured logs. */
@@ -52,7 +54,9 @@ export interface TestService {
  * fetches, rotate keys, or inject store faults, all over real HTTP on loopback.
  */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  const identities = loadDevIdentities();
+  const dev = loadDevIdentities();
+  const roles = options.roles ?? {};
+  const identities: DevIdentities = { ...dev, clients: dev.clients.map((devClient) => (roles[devClient.name] ? { ...devClient, roles: roles[devClient.name]! } : devClient)) };
   // The stack's local CA (.local/ca.pem), so a child process (the pull client) trusts it as a user would.
   const ca = await loadOrCreateLocalCa();
   trustInThisProcess(ca);
