@@ -31,7 +31,7 @@ export function nightlyRows(figures: NightlyFigures): TableRow[] {
   };
   const none = figures.unchanged;
   return [
-    { measurement: `full re-pull of the same two years into an empty folder (baseline)`, subject: what(full), time: duration(full.ms), ...blank, output: '', ratio: 'baseline', target: 'baseline', standing: 'info' },
+    { measurement: `full pull of the same two years into an empty folder (baseline: median of three)`, subject: what(full), time: duration(full.ms), ...blank, output: '', ratio: 'baseline', target: 'baseline', standing: 'info' },
     row(`${count(figures.changed)} records (${((figures.changed / figures.records) * 100).toFixed(1)}%) changed in the open month`, figures.nightly, true),
     {
       ...row('nothing changed', none, false),
