@@ -10,7 +10,7 @@ import { STREAM_PAGE_SIZE, type RecordStore } from '../shared/store/record-store
 export function memoryStore(records: readonly StoredRecord[]): RecordStore {
   return {
     // No write times: the version only counts (the benchmark never writes).
-    version: async () => ({ records: records.length, writeSeconds: 0, latestWrite: 0 }),
+    version: async () => ({ records: records.length, latestWrite: 0 }),
     page: async (_scope, _query, { skip, take, continuation }) => {
       const start = Number(continuation ?? 0) + skip;
       const end = Math.min(start + take, records.length);

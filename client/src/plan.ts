@@ -16,9 +16,16 @@ export interface Unit {
 export function plan(manifest: Manifest, dir: string, months: readonly Window[]): Unit[] {
   for (const month of months) refuseStraddling(manifest, dir, month);
   const units: Unit[] = months.map((month) => ({ window: month, parts: checkableEntries(manifest, dir, month.from, month.to) }));
-  const outside = manifest.windows.filter((entry) => !months.some((month) => overlaps(entry, month)));
-  const extents = new Map(outside.map((entry) => [`${entry.from}_${entry.to}`, { month: entry.from.slice(0, 7), from: entry.from, to: entry.to }]));
-  for (const window of extents.values()) units.push({ window, parts: checkableEntries(manifest, dir, window.from, window.to) });
+  // Entries outside the range that overlap (a failed month beside its done parts) are one window:
+  // visited twice, one visit would undo the other's commit.
+  const outside = manifest.windows.filter((entry) => !months.some((month) => overlaps(entry, month))).sort((a, b) => a.from.localeCompare(b.from));
+  const extents: Window[] = [];
+  for (const entry of outside) {
+    const last = extents.at(-1);
+    if (last && overlaps(entry, last)) extents[extents.length - 1] = { ...last, to: entry.to > last.to ? entry.to : last.to };
+    else extents.push({ month: entry.from.slice(0, 7), from: entry.from, to: entry.to });
+  }
+  for (const window of extents) units.push({ window, parts: checkableEntries(manifest, dir, window.from, window.to) });
   return units.sort((a, b) => a.window.from.localeCompare(b.window.from));
 }
 

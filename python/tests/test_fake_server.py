@@ -415,3 +415,26 @@ def test_a_cache_remembers_a_halved_window_and_asks_for_its_parts(servers, waits
     second = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())
     assert [(call.body["createdFrom"], call.body["createdTo"]) for call in server.calls()[before:]] == [("2025-01-01", "2025-01-16"), ("2025-01-17", "2025-01-31")]
     assert second.equals(first)
+
+
+def test_a_cache_keeps_one_copy_of_a_month_read_to_a_later_day_each_time(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    server = serve(servers, Versions().answer)
+    for end in ("2025-01-10", "2025-01-11", "2025-01-12"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", end, cache=tmp_path, **server.settings())
+    assert len([name for name in os.listdir(tmp_path) if name.endswith(".export")]) == 1
+
+
+def test_a_cache_index_that_names_a_file_outside_its_folder_is_not_followed(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    server = serve(servers, Versions().answer)
+    summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())
+    outside = tmp_path.parent / "outside.export"
+    outside.write_bytes(b"keep me")
+    index = json.loads((tmp_path / "_cache.json").read_text())
+    for entry in index["windows"].values():
+        entry["file"] = "../outside.export"
+    (tmp_path / "_cache.json").write_text(json.dumps(index))
+    before = len(server.calls())
+    table = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())
+    assert table.num_rows == 31
+    assert "if-none-match" not in server.calls()[before].headers
+    assert outside.read_bytes() == b"keep me"

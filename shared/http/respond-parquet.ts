@@ -16,6 +16,8 @@ export const respondParquet: OutputStage = async (input) => {
   const { scope, query, requestId, clientId, deps, callerGone, meter } = input;
   // Before an export slot is taken: a check that holds costs one aggregate and no slot.
   const { etag } = await validateResult(input, 'parquet');
+  // Gone while the version was taken: no slot, no store read for nobody.
+  if (callerGone?.aborted) throw new CallerGone('the caller went away before the export started');
   const generatedAt = deps.clock();
   const metadata = [
     { key: 'summary.requestId', value: requestId },

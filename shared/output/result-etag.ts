@@ -63,11 +63,13 @@ export function resultEtag({ scope, query, format, version, now, requestId }: Re
     schemaTag(scope.view, format),
     scope.tenant,
     scope.view.drafts,
+    // What decides which records and references show besides the columns.
+    scope.view.resource.drafts ?? null,
+    scope.view.resource.draftReferences ?? null,
     query.filters.map((filter) => (filter.kind === 'equals' ? [filter.field.name, filter.value] : [filter.field.name, filter.from, filter.to])),
     query.orderBy,
     query.order,
     version.records,
-    version.writeSeconds,
     version.latestWrite,
     moving ? `${requestId} ${now.getTime()}` : '',
   ])}"`;

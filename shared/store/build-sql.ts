@@ -72,12 +72,17 @@ function conditionsOf(filter: FilterValue): [condition: string, value: string][]
 }
 
 /**
- * The result's version under the same filters: its count, and the sum and maximum of the system
- * write time `_ts` (record-store.ts, ResultVersion). One aggregate: no document leaves the store.
+ * The result's version under the same filters, as two aggregates (record-store.ts, ResultVersion):
+ * its count, and the latest system write time `_ts`. Each is a `SELECT VALUE` aggregate, the only
+ * kind the SDK runs across partitions (a tenant's key prefix may span several), and no document
+ * leaves the store.
  */
-export function buildVersionSql(scope: Scope, query: SummaryQuery): SqlQuery {
+export function buildVersionSql(scope: Scope, query: SummaryQuery): { readonly records: SqlQuery; readonly latestWrite: SqlQuery } {
   const where = buildWhere(scope, query);
-  return { query: `SELECT COUNT(1) AS records, SUM(c._ts) AS writeSeconds, MAX(c._ts) AS latestWrite FROM c WHERE ${where.query}`, parameters: where.parameters };
+  return {
+    records: { query: `SELECT VALUE COUNT(1) FROM c WHERE ${where.query}`, parameters: where.parameters },
+    latestWrite: { query: `SELECT VALUE MAX(c._ts) FROM c WHERE ${where.query}`, parameters: where.parameters },
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import { buildListSql, buildVersionSql, type SqlQuery } from './build-sql.js';
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/telemetry.js';
 import { storeFault } from './store-fault.js';
-import { STREAM_PAGE_SIZE, type RecordStore, type ResultVersion, type StoreMeter } from './record-store.js';
+import { STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -65,11 +65,22 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
 
   return {
     async version(scope, query, meter) {
-      const abort = new AbortController();
-      const response = await roundTrip(query, open<Partial<ResultVersion>>(scope, query, buildVersionSql(scope, query), { maxItemCount: 1 }, abort), abort, undefined);
-      // The aggregate is no record document: only its charge is counted.
-      if (meter) meter.requestCharge += response.requestCharge ?? 0;
-      return versionOf(response.resources[0]);
+      const sql = buildVersionSql(scope, query);
+      // Both at once: a check costs one round trip's latency. An aggregate may come back in pages
+      // (across partitions): read until its one value comes, or the query ends (nothing matched).
+      const aggregate = async (text: SqlQuery): Promise<unknown> => {
+        const abort = new AbortController();
+        const iterator = open<unknown>(scope, query, text, {}, abort);
+        for (;;) {
+          const response = await roundTrip(query, iterator, abort, undefined);
+          // An aggregate is no record document: only its charge is counted.
+          if (meter) meter.requestCharge += response.requestCharge ?? 0;
+          if (response.resources.length > 0) return response.resources[0];
+          if (!iterator.hasMoreResults()) return undefined;
+        }
+      };
+      const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
+      return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
     },
     async page(scope, query, { skip, take, continuation }, meter) {
       const wanted = skip + take;
@@ -107,10 +118,9 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   };
 }
 
-/** The aggregate's row as a version: SUM and MAX of nothing come back 0 or missing. */
-function versionOf(row: Partial<ResultVersion> | undefined): ResultVersion {
-  const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-  return { records: number(row?.records), writeSeconds: number(row?.writeSeconds), latestWrite: number(row?.latestWrite) };
+/** An aggregate's value as a number: COUNT and MAX of nothing come back 0 or missing. */
+function wholeNumber(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
 /** Lines come out ordered by their `orderBy` field whatever order the array subquery yields. */

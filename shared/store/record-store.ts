@@ -29,23 +29,21 @@ export interface StoreMeter {
 }
 
 /**
- * What one aggregate over a result tells of its state, without reading a record document: how many
- * records match, the sum and the latest of their store write times (Cosmos `_ts`, whole seconds).
- * Any create, update (whatever the writer did to its own date fields), delete, or record moving in
- * or out of the result after a version was taken changes `records` or raises `writeSeconds`, as
- * long as no matching record was written in the second the version was taken in (result-etag.ts
- * tells those versions apart: docs/decisions.md, "Validators").
+ * What two aggregates over a result tell of its state, without reading a record document: how many
+ * records match, and the latest store write time among them (Cosmos `_ts`, whole seconds). Once a
+ * version is taken with every matching write older than its second, any later create, update
+ * (whatever the writer did to its own date fields) or record moving into the result raises
+ * `latestWrite`, and a delete or a record moving out alone lowers `records` (result-etag.ts tells
+ * the versions taken too close to a write apart: docs/store.md, "Validators").
  */
 export interface ResultVersion {
   readonly records: number;
-  /** The sum of the matching records' write times, in seconds (0 for none). */
-  readonly writeSeconds: number;
   /** The latest write time of a matching record, in seconds since the epoch (0 for none). */
   readonly latestWrite: number;
 }
 
 /** The version of a result that matches nothing. */
-export const EMPTY_VERSION: ResultVersion = Object.freeze({ records: 0, writeSeconds: 0, latestWrite: 0 });
+export const EMPTY_VERSION: ResultVersion = Object.freeze({ records: 0, latestWrite: 0 });
 
 /**
  * The data access seam. Implementations must scope every read to `scope.tenant`, apply every
@@ -54,7 +52,7 @@ export const EMPTY_VERSION: ResultVersion = Object.freeze({ records: 0, writeSec
  * STORE_UNAVAILABLE (503), never as partial results. Every read adds what it cost to `meter`.
  */
 export interface RecordStore {
-  /** How many records match, and the state of the result (one aggregate; no record document is read). */
+  /** How many records match, and the state of the result (aggregates only; no record document is read). */
   version(scope: Scope, query: SummaryQuery, meter?: StoreMeter): Promise<ResultVersion>;
   /**
    * The matching records from position `skip` (0-based, counted from the continuation when one is

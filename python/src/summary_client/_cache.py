@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Tuple, Union
@@ -21,6 +22,8 @@ from ._windows import Window
 
 _INDEX = "_cache.json"
 _VERSION = 1
+#: The only names a copy may have: a key and the extension (nothing an index could point elsewhere with).
+_COPY = re.compile(r"[0-9a-f]{32}\.export")
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class WindowCache:
             raise SettingsError(f"cache={self._folder!r} is a file, not a folder")
         os.makedirs(self._folder, exist_ok=True)
         self._request = json.dumps(request, sort_keys=True)
+        self._load = hashlib.sha256(self._request.encode()).hexdigest()[:32]
         self._index = self._read_index()
 
     def _read_index(self) -> Dict[str, Any]:
@@ -60,18 +64,19 @@ class WindowCache:
         return hashlib.sha256(f"{self._request}|{window.start}|{window.end}".encode()).hexdigest()[:32]
 
     def get(self, window: Window) -> Union[Cached, List[Window], None]:
-        """The window's copy (intact), the parts it was halved into, or None."""
+        """The window's copy (intact), the parts it was halved into (tiling it), or None."""
         entry = self._index["windows"].get(self._key(window))
         if not isinstance(entry, dict):
             return None
         parts = entry.get("parts")
         if isinstance(parts, list):
             try:
-                return [Window(*(_day(day) for day in part)) for part in parts]
+                windows = [Window(*(_day(day) for day in part)) for part in parts]
             except (TypeError, ValueError):
                 return None
+            return windows if _tiles(windows, window) else None
         etag, name, digest = entry.get("etag"), entry.get("file"), entry.get("sha256")
-        if not (isinstance(etag, str) and etag and isinstance(name, str) and isinstance(digest, str)) or os.sep in name or name.startswith("."):
+        if not (isinstance(etag, str) and etag and isinstance(name, str) and _COPY.fullmatch(name) and isinstance(digest, str)):
             return None
         path = os.path.join(self._folder, name)
         if not os.path.isfile(path) or _sha256_file(path) != digest:
@@ -79,26 +84,35 @@ class WindowCache:
         return Cached(etag, path)
 
     def put(self, window: Window, etag: str, body: Union[bytes, bytearray]) -> None:
-        """Keeps ``body`` as the window's copy with its ETag (none kept without an ETag)."""
+        """Keeps ``body`` as the window's copy with its ETag (none kept without an ETag). Copies of
+        this load's windows that overlap it (yesterday's month so far, say) are removed."""
         key = self._key(window)
+        self._forget_overlapping(window, key)
         if not etag:
             self._forget(key)
             return
         name = f"{key}.export"
         _write_atomically(os.path.join(self._folder, name), bytes(body))
-        self._index["windows"][key] = {"from": str(window.start), "to": str(window.end), "etag": etag, "file": name, "sha256": hashlib.sha256(body).hexdigest()}
+        self._index["windows"][key] = {"load": self._load, "from": str(window.start), "to": str(window.end), "etag": etag, "file": name, "sha256": hashlib.sha256(body).hexdigest()}
         self._save()
 
     def split(self, window: Window, parts: Tuple[Window, Window]) -> None:
         """Records that ``window`` is read as ``parts``."""
         key = self._key(window)
         self._forget(key, save=False)
-        self._index["windows"][key] = {"from": str(window.start), "to": str(window.end), "parts": [[str(part.start), str(part.end)] for part in parts]}
+        self._index["windows"][key] = {"load": self._load, "from": str(window.start), "to": str(window.end), "parts": [[str(part.start), str(part.end)] for part in parts]}
         self._save()
+
+    def _forget_overlapping(self, window: Window, keep: str) -> None:
+        for key, entry in list(self._index["windows"].items()):
+            if key == keep or not isinstance(entry, dict) or entry.get("load") != self._load:
+                continue
+            if str(entry.get("from", "")) <= str(window.end) and str(entry.get("to", "")) >= str(window.start) and "parts" not in entry:
+                self._forget(key, save=False)
 
     def _forget(self, key: str, save: bool = True) -> None:
         entry = self._index["windows"].pop(key, None)
-        if isinstance(entry, dict) and isinstance(entry.get("file"), str) and os.sep not in entry["file"]:
+        if isinstance(entry, dict) and isinstance(entry.get("file"), str) and _COPY.fullmatch(entry["file"]):
             try:
                 os.remove(os.path.join(self._folder, entry["file"]))
             except FileNotFoundError:
@@ -114,6 +128,18 @@ def _day(text: Any) -> Any:
     import datetime as dt
 
     return dt.date.fromisoformat(text)
+
+
+def _tiles(parts: List[Window], window: Window) -> bool:
+    """Whether ``parts`` cover ``window`` exactly, in order, without gap or overlap."""
+    import datetime as dt
+
+    expected = window.start
+    for part in parts:
+        if part.start != expected or part.end < part.start:
+            return False
+        expected = part.end + dt.timedelta(days=1)
+    return bool(parts) and expected == window.end + dt.timedelta(days=1)
 
 
 def _sha256_file(path: str) -> str:
