@@ -106,7 +106,7 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
 }
 
 /** What a window's pull left: its entries, the files written hidden for them, and what could not be confirmed. */
-interface Pulled {
+interface WindowEntries {
   readonly entries: ManifestWindow[];
   readonly staged: string[];
   readonly unconfirmed: string[];
@@ -207,9 +207,9 @@ async function updateFolder(run: Run): Promise<PullSummary> {
  * A window checked part by part by their ETags (the parts that changed pulled again, halved as
  * needed), or pulled whole; 'unchanged' when every part is.
  */
-async function updateUnit(run: Run, unit: Unit, expect: (schema: string) => void): Promise<Pulled | 'unchanged'> {
-  if (!unit.parts) return pullWhole(run, unit.window, undefined, expect) as Promise<Pulled>;
-  const result: Pulled = { entries: [], staged: [], unconfirmed: [] };
+async function updateUnit(run: Run, unit: Unit, expect: (schema: string) => void): Promise<WindowEntries | 'unchanged'> {
+  if (!unit.parts) return pullWhole(run, unit.window, undefined, expect) as Promise<WindowEntries>;
+  const result: WindowEntries = noEntries();
   let changed = false;
   try {
     for (const part of unit.parts) {
@@ -236,8 +236,8 @@ async function updateUnit(run: Run, unit: Unit, expect: (schema: string) => void
  * them. With `ifNoneMatch`, the first request is a check: 'unchanged' when it holds. The files are
  * left hidden; on any other failure none is left.
  */
-async function pullWhole(run: Run, window: Window, ifNoneMatch: string | undefined, expect: (schema: string) => void): Promise<Pulled | 'unchanged'> {
-  const result: Pulled = { entries: [], staged: [], unconfirmed: [] };
+async function pullWhole(run: Run, window: Window, ifNoneMatch: string | undefined, expect: (schema: string) => void): Promise<WindowEntries | 'unchanged'> {
+  const result: WindowEntries = noEntries();
   const pending: { window: Window; etag: string | undefined }[] = [{ window, etag: ifNoneMatch }];
   try {
     while (pending.length > 0) {
@@ -282,12 +282,12 @@ async function rewriteFolder(run: Run, why: Rewrite): Promise<PullSummary> {
     schema ??= answered;
     if (answered !== schema) throw new SchemaChanged();
   };
-  const all: Pulled = { entries: [], staged: [], unconfirmed: [] };
+  const all: WindowEntries = noEntries();
   for (const [index, unit] of run.units.entries()) {
     observe({ kind: 'window-start', window: unit.window, index, count: run.units.length });
-    let pulled: Pulled;
+    let pulled: WindowEntries;
     try {
-      pulled = (await pullWhole(run, unit.window, undefined, expect)) as Pulled;
+      pulled = (await pullWhole(run, unit.window, undefined, expect)) as WindowEntries;
     } catch (error) {
       discard(run.context, { files: all.staged.map((file) => ({ file })) });
       if (!(error instanceof WindowFailure)) throw error;
@@ -305,12 +305,17 @@ async function rewriteFolder(run: Run, why: Rewrite): Promise<PullSummary> {
   return summary;
 }
 
+/** An empty WindowEntries, to add a window's parts to. */
+function noEntries(): WindowEntries {
+  return { entries: [], staged: [], unconfirmed: [] };
+}
+
 function newSummary(windows: number) {
   return { windows, pulled: 0, unchanged: 0, unconfirmed: [] as string[], failed: [] as ManifestWindow[], files: [] as string[], rows: 0, bytes: 0, stopped: undefined as string | undefined };
 }
 
 /** Counts a committed pull's entries into the summary and tells the observer of each. */
-function report(summary: ReturnType<typeof newSummary>, pulled: Pulled, observe: (event: PullEvent) => void): void {
+function report(summary: ReturnType<typeof newSummary>, pulled: WindowEntries, observe: (event: PullEvent) => void): void {
   summary.pulled++;
   summary.unconfirmed.push(...pulled.unconfirmed);
   tally(summary, pulled.entries);
