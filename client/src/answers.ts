@@ -3,9 +3,13 @@
  * can never succeed for any window of this pull (the pull stops at once), and what to change.
  */
 
-/** 429 (rate limit), 5xx (503: exports busy, store or identity provider unavailable) and 408: worth another try. */
+/**
+ * 408, 429 (rate limit), 502, 503 (exports busy, store or identity provider unavailable) and 504:
+ * worth another try. 500 is not: the service failed on this very request, and asking again fails
+ * the same way.
+ */
 export function isRetried(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
+  return status === 408 || status === 429 || status > 500;
 }
 
 /**

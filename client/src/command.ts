@@ -42,7 +42,8 @@ Settings (environment): SUMMARY_BASE_URL, SUMMARY_SCOPE, SUMMARY_SUBSCRIPTION_KE
 SUMMARY_CLIENT_ID + SUMMARY_CLIENT_SECRET with SUMMARY_TOKEN_URL or SUMMARY_TENANT_ID
 (+ SUMMARY_AUTHORITY_HOST, default https://login.microsoftonline.com); without a secret, any
 DefaultAzureCredential source (managed identity, Azure CLI, AZURE_* variables). SUMMARY_CA_FILE: a
-CA to trust (a local identity provider); SUMMARY_MAX_EXPORT_BYTES: the largest export taken (2 GiB).`;
+CA to trust (a local identity provider); SUMMARY_MAX_EXPORT_BYTES: the largest export taken (2 GiB); SUMMARY_DEADLINE_SECONDS: the most one
+call may take, its retries included (900).`;
 
 class UsageError extends Error {}
 
@@ -168,7 +169,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     const source = { service: settings.baseUrl, client: settings.client };
     if (command.settleIgnored) process.stderr.write('summary-client: --settle is no longer needed and is ignored: every window is checked on every run\n');
     try {
-      const summary = await pull(api, { ...command, source, now, retry: { ...DEFAULT_RETRY, maxWaitMs: command.maxRetryWaitMs } }, report.observe);
+      const summary = await pull(api, { ...command, source, now, retry: { ...DEFAULT_RETRY, maxWaitMs: command.maxRetryWaitMs, deadlineMs: settings.deadlineMs } }, report.observe);
       report.finish(summary, command.out);
       return isExact(summary) ? 0 : 1;
     } catch (error) {

@@ -16,8 +16,8 @@ import { DATASETS, dateMembers, type DatasetName, type DateBy, type Format } fro
 import { dataFile, partialFile } from './layout.js';
 import { sha256, type ManifestFile } from './manifest.js';
 import { printable } from './printable.js';
-import { networkCause, problemCode, withRetry, type RetryPolicy } from './retry.js';
-import { BodyTooLarge, isUnchanged, validatorsOf, type Filters, type Page, type Problem, type SummaryApi } from './summary-api.js';
+import { DeadlinePassed, networkCause, problemCode, withRetry, type RetryPolicy } from './retry.js';
+import { BodyTooLarge, Stalled, isUnchanged, validatorsOf, type Filters, type Page, type Problem, type SummaryApi } from './summary-api.js';
 import type { Window } from './windows.js';
 
 /** What fetching a window needs to know of the pull. */
@@ -140,11 +140,13 @@ function windowFilters(context: FetchContext, window: Window): Filters {
   return { ...context.filters, [members.from]: window.from, [members.to]: window.to };
 }
 
-/** Calls with retries; a network failure that outlasts them stops the pull. */
-async function call<T extends { response: Response }>(context: FetchContext, send: () => Promise<T>): Promise<T> {
+/** Calls with retries; a network failure that outlasts them, or the call's deadline, stops the pull. */
+async function call<T extends { response: Response }>(context: FetchContext, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
   try {
     return await withRetry(send, context.retry, context.onRetry);
   } catch (error) {
+    if (error instanceof DeadlinePassed) throw new Unreachable(`the service gave ${error.message}: try again later, or raise SUMMARY_DEADLINE_SECONDS for a slow link`);
+    if (error instanceof Stalled) throw new Unreachable(`the service was silent: ${error.message}`);
     if (!(error instanceof TypeError)) throw error;
     const permanent = permanentNetworkFailure(error);
     if (permanent) throw new PullStopped(`${permanent} (${networkCause(error)})`);
@@ -153,7 +155,7 @@ async function call<T extends { response: Response }>(context: FetchContext, sen
 }
 
 async function exportWindow(context: FetchContext, window: Window, label: string, ifNoneMatch: string | undefined): Promise<Fetched> {
-  const result = await call(context, () => context.api.export(context.dataset, windowFilters(context, window), ifNoneMatch));
+  const result = await call(context, (signal) => context.api.export(context.dataset, windowFilters(context, window), ifNoneMatch, signal));
   const requestId = result.response.headers.get('x-request-id') ?? '';
   if (isUnchanged(result.response, result.error)) return { kind: 'unchanged', schema: validatorsOf(result.response).schema };
   if (!result.data) return refusal(result.response, result.error, requestId);
@@ -179,7 +181,8 @@ function refusal(response: Response, error: unknown, requestId: string): { kind:
   const retryAfter = response.headers.get('retry-after')?.trim();
   const wait = retryAfter && (/^\d+$/.test(retryAfter) ? `${retryAfter} s` : `until ${printable(retryAfter, 64)}`);
   const later = wait && (response.status === 429 || response.status === 503) ? ` (the service asks to retry after ${wait}, beyond --max-retry-wait or the attempts)` : '';
-  throw new WindowFailure(`${said}${later}`, requestId);
+  const failed = response.status === 500 ? ': the service failed on this request (asking again fails alike): report the request id to the service owners' : '';
+  throw new WindowFailure(`${said}${later}${failed}`, requestId);
 }
 
 /** The Parquet files of an export: the file itself, or the expected entries of its zip, each capped. */
@@ -189,11 +192,14 @@ function unpack(dataset: DatasetName, bytes: Uint8Array, cap: number, requestId:
   const expected: readonly string[] = entries;
   let files: Record<string, Uint8Array>;
   try {
-    // Only the two expected entries are inflated, and only up to their declared size, itself capped.
+    // Only the two expected entries are taken, each within its declared size, itself capped.
     files = unzipSync(bytes, {
+      // The service stores its entries (Parquet is compressed already): one that would have to be
+      // inflated is refused, as inflating is what a zip bomb needs; a stored one is taken as it is.
       filter: (entry) => {
         if (!expected.includes(entry.name)) return false;
-        if (entry.originalSize > cap) throw new WindowFailure(`the export's ${entry.name} declares ${entry.originalSize} bytes, more than SUMMARY_MAX_EXPORT_BYTES (${cap})`, requestId);
+        if (entry.compression !== 0) throw new WindowFailure(`the export's ${entry.name} is compressed (zip method ${entry.compression}); the service stores its entries, and this client inflates none`, requestId);
+        if (entry.originalSize > cap || entry.size !== entry.originalSize) throw new WindowFailure(`the export's ${entry.name} declares ${entry.originalSize} bytes (${entry.size} stored), more than SUMMARY_MAX_EXPORT_BYTES (${cap}) or not what is stored`, requestId);
         return true;
       },
     });
@@ -259,7 +265,7 @@ async function walkPages(context: FetchContext, window: Window, label: string, i
     // Never past the pages the first answer announced: a server that says hasNext forever ends here.
     for (let page = 1; page <= announced; page++) {
       const filters = { ...windowFilters(context, window), page, pageSize: context.pageSize };
-      const result = await call(context, () => context.api.page(context.dataset, filters, page === 1 ? ifNoneMatch : undefined));
+      const result = await call(context, (signal) => context.api.page(context.dataset, filters, page === 1 ? ifNoneMatch : undefined, signal));
       const requestId = result.response.headers.get('x-request-id') ?? '';
       if (page === 1 && isUnchanged(result.response, result.error)) return { kind: 'unchanged', schema: validatorsOf(result.response).schema };
       if (!result.data) {
@@ -272,9 +278,12 @@ async function walkPages(context: FetchContext, window: Window, label: string, i
       // A later page that names another result (the data changed, and its cursor was lost) is
       // caught by the confirmation: the walk's ETag is the first page's.
       if (page === 1) {
-        announced = pagination.totalPages;
+        // What a server may make it walk: the pages its own count needs, and never more than
+        // MAX_WALK_RECORDS' worth, whatever totalPages says.
+        announced = Math.min(pagination.totalPages, Math.ceil(pagination.totalRecords / context.pageSize), Math.ceil(MAX_WALK_RECORDS / context.pageSize));
         validators = validatorsOf(result.response);
       }
+      if (pagination.hasNext && data.length === 0) throw new WindowFailure(`page ${page} is empty but says there is more: the service does not move through the pages`, requestId);
       requestIds.push(requestId);
       more = pagination.hasNext;
       const text = data.map((record) => `${JSON.stringify(record)}\n`).join('');
@@ -314,9 +323,13 @@ async function walkPages(context: FetchContext, window: Window, label: string, i
   return { kind: 'pulled', ...validators, confirmed: false, rows, bytes, files: [{ file: name, rows, bytes, sha256: hash.digest('hex') }], requestIds, ...grew };
 }
 
+/** The most records one window's walk takes (a month past it is halved, or exported as Parquet). */
+export const MAX_WALK_RECORDS = 10_000_000;
+
 /** Whether a 200 answer is a page the walk can go by. */
 function isPage(value: unknown): value is Page {
   const page = value as Partial<Page> | null;
   const pagination = page?.pagination as Partial<Page['pagination']> | undefined;
-  return Array.isArray(page?.data) && Number.isSafeInteger(pagination?.totalPages) && pagination!.totalPages! >= 0 && typeof pagination?.hasNext === 'boolean';
+  return Array.isArray(page?.data) && Number.isSafeInteger(pagination?.totalPages) && pagination!.totalPages! >= 0
+    && Number.isSafeInteger(pagination?.totalRecords) && pagination!.totalRecords! >= 0 && typeof pagination?.hasNext === 'boolean';
 }

@@ -4,15 +4,29 @@
  * jitter, so clients told the same Retry-After do not return in step, and is bounded.
  */
 import { isRetried, permanentNetworkFailure } from './answers.js';
+import { Stalled } from './summary-api.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
   readonly attempts: number;
   /** The longest single wait in milliseconds, whatever Retry-After says. */
   readonly maxWaitMs: number;
+  /** The most one call may take, its attempts and waits included (SUMMARY_DEADLINE_SECONDS). */
+  readonly deadlineMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, maxWaitMs: 60_000 };
+/** The default deadline of one call: 15 minutes, its retries included. */
+export const DEFAULT_DEADLINE_MS = 900_000;
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, maxWaitMs: 60_000, deadlineMs: DEFAULT_DEADLINE_MS };
+
+/** A call that had not answered in full at its deadline (its retries and waits included). */
+export class DeadlinePassed extends Error {
+  override readonly name = 'DeadlinePassed';
+  constructor(readonly ms: number, why: string) {
+    super(`${why} within ${ms / 1000} s (SUMMARY_DEADLINE_SECONDS), attempts and waits included`);
+  }
+}
 
 /** Milliseconds Retry-After asks for (seconds or an HTTP date); undefined when absent or unreadable. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
@@ -36,27 +50,32 @@ export interface CallResult {
 }
 
 /**
- * Calls `send` until it answers something not retried (answers.ts) and no network failure, or the attempts
- * run out; `onRetry` hears of each wait. Resolves with the last result; rejects with the last
- * network failure.
+ * Calls `send` until it answers something not retried (answers.ts) and no network failure, or the
+ * attempts or the deadline run out; `onRetry` hears of each wait. `send` is given the deadline's
+ * signal, which gives its request up. Resolves with the last result; rejects with the last
+ * network failure, or DeadlinePassed.
  */
 export async function withRetry<T extends CallResult>(
-  send: () => Promise<T>,
+  send: (signal: AbortSignal) => Promise<T>,
   policy: RetryPolicy,
   onRetry: (why: string, waitMs: number) => void = () => {},
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 ): Promise<T> {
+  const started = Date.now();
+  const deadline = AbortSignal.timeout(policy.deadlineMs);
   for (let attempt = 1; ; attempt++) {
     let result: T | undefined;
     let failure: Error | undefined;
     try {
-      result = await send();
+      result = await send(deadline);
     } catch (error) {
-      // fetch fails with a TypeError when no answer came (refused, reset, TLS): worth another try,
-      // unless no try can change it (a redirect, an untrusted certificate). Anything else (no
-      // token, a bug) is not.
-      if (!(error instanceof TypeError) || permanentNetworkFailure(error)) throw error;
-      failure = error;
+      if (deadline.aborted) throw new DeadlinePassed(policy.deadlineMs, 'no full answer');
+      // fetch fails with a TypeError when no answer came (refused, reset, TLS), and a server
+      // silent too long is given up: worth another try, unless no try can change it (a redirect,
+      // an untrusted certificate). Anything else (no token, a bug) is not.
+      if (error instanceof Stalled) failure = error;
+      else if (!(error instanceof TypeError) || permanentNetworkFailure(error)) throw error;
+      else failure = error;
     }
     const retriable = result === undefined || isRetried(result.response.status);
     if (!retriable || attempt >= policy.attempts) {
@@ -67,6 +86,10 @@ export async function withRetry<T extends CallResult>(
     // Never back before the server said: a longer Retry-After than the bound ends the retries.
     if (asked !== undefined && asked > policy.maxWaitMs) return result!;
     const wait = waitMs(attempt, asked, policy);
+    if (Date.now() - started + wait >= policy.deadlineMs) {
+      if (result) return result;
+      throw new DeadlinePassed(policy.deadlineMs, `no answer (${networkCause(failure!)})`);
+    }
     onRetry(result ? `${result.response.status} ${problemCode(result.error)}` : `network: ${networkCause(failure!)}`, wait);
     await sleep(wait);
   }

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
+import { DEFAULT_DEADLINE_MS } from './retry.js';
 import { ClientSecretCredential, DefaultAzureCredential, type TokenCredential } from '@azure/identity';
 
 export interface ClientSettings {
@@ -18,6 +19,8 @@ export interface ClientSettings {
   readonly authority?: { readonly host: string; readonly tenantId: string };
   /** The largest export body taken (SUMMARY_MAX_EXPORT_BYTES); a window past it is halved. */
   readonly maxExportBytes: number;
+  /** The most one call may take, its retries and waits included (SUMMARY_DEADLINE_SECONDS). */
+  readonly deadlineMs: number;
   /** A CA to trust besides the system's (SUMMARY_CA_FILE): see trustCaFile. */
   readonly caFile?: string;
 }
@@ -80,6 +83,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): ClientSettin
   const caFile = env.SUMMARY_CA_FILE?.trim() || undefined;
   return {
     baseUrl, client, scope, subscriptionKey, apiKey, credential, maxExportBytes: maxExportBytes(env.SUMMARY_MAX_EXPORT_BYTES),
+    deadlineMs: deadlineMs(env.SUMMARY_DEADLINE_SECONDS),
     ...(tokenAuthority ? { authority: tokenAuthority } : {}), ...(caFile ? { caFile } : {}),
   };
 }
@@ -89,6 +93,13 @@ function maxExportBytes(value: string | undefined): number {
   const bytes = Number(value);
   if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new SettingsError('SUMMARY_MAX_EXPORT_BYTES must be a whole number of bytes, at least 1024 (default 2147483648, 2 GiB)');
   return bytes;
+}
+
+function deadlineMs(value: string | undefined): number {
+  if (!value?.trim()) return DEFAULT_DEADLINE_MS;
+  const seconds = Number(value);
+  if (!(seconds > 0 && seconds <= 86_400)) throw new SettingsError('SUMMARY_DEADLINE_SECONDS must be a number of seconds, more than 0 and at most 86400 (default 900: one call, its retries included)');
+  return Math.round(seconds * 1000);
 }
 
 /**

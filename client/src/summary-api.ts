@@ -26,6 +26,21 @@ export class BodyTooLarge extends Error {
   }
 }
 
+/**
+ * The longest silence taken from a server: before its headers (the service answers within the
+ * 230 s of an Azure Functions call) and between two pieces of a body. Past it the request is
+ * given up, and retried like one that got no answer.
+ */
+export const READ_TIMEOUT_MS = 240_000;
+
+/** A server that was silent for READ_TIMEOUT_MS, before its headers or within its body. */
+export class Stalled extends Error {
+  override readonly name = 'Stalled';
+  constructor(readonly ms: number) {
+    super(`no byte for ${ms / 1000} s`);
+  }
+}
+
 /** The most a JSON page or a problem document may take: a page of 1000 records is far below it. */
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
@@ -33,20 +48,28 @@ export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
  * The response with its body capped: a declared length past the cap fails at once, a body that
  * grows past it fails as it does, so a broken or hostile server cannot fill this machine's memory.
  */
-export function capBody(response: Response, limit: number, exporting = false): Response {
+export function capBody(response: Response, limit: number, exporting = false, heard: (done: boolean) => void = () => {}): Response {
   const tooLarge = () => new BodyTooLarge(limit, response.status, exporting);
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > limit) {
+    heard(true);
     void response.body?.cancel();
     throw tooLarge();
   }
-  if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
+  if (!response.body || [101, 204, 205, 304].includes(response.status)) {
+    heard(true);
+    return response;
+  }
   let seen = 0;
   const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
+      heard(false);
       seen += chunk.byteLength;
       if (seen > limit) controller.error(tooLarge());
       else controller.enqueue(chunk);
+    },
+    flush() {
+      heard(true);
     },
   }));
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -57,10 +80,25 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
   const api = createClient<paths>({
     baseUrl: settings.baseUrl,
     // No redirects: the keys would follow one to wherever it points.
+    // Silence past READ_TIMEOUT_MS gives the request up; the caller's signal (its deadline) too.
     fetch: async (request) => {
-      const response = await fetchImpl(new Request(request, { redirect: 'error' }));
+      const silence = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      const heard = (done: boolean) => {
+        clearTimeout(timer);
+        if (!done) timer = setTimeout(() => silence.abort(new Stalled(READ_TIMEOUT_MS)), READ_TIMEOUT_MS).unref();
+      };
+      heard(false);
+      let response: Response;
+      try {
+        response = await fetchImpl(new Request(request, { redirect: 'error', signal: AbortSignal.any([request.signal, silence.signal]) }));
+      } catch (error) {
+        heard(true);
+        throw error;
+      }
+      heard(false);
       const exporting = response.ok && !request.headers.get('accept')?.includes('json');
-      return capBody(response, exporting ? settings.maxExportBytes : MAX_DOCUMENT_BYTES, exporting);
+      return capBody(response, exporting ? settings.maxExportBytes : MAX_DOCUMENT_BYTES, exporting, heard);
     },
   });
   api.use({
@@ -82,13 +120,14 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
     maxExportBytes: settings.maxExportBytes,
     /**
      * One JSON page of `dataset` for `filters` (with page and pageSize). With `ifNoneMatch` (an
-     * earlier answer's ETag) the service answers 412 RESULT_UNCHANGED while the result still has it.
+     * earlier answer's ETag) the service answers 412 RESULT_UNCHANGED while the result still has it;
+     * `signal` gives the request up (its deadline).
      */
-    page: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string) =>
-      api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers('application/json', ifNoneMatch) }) as Promise<{ data?: Page; error?: Problem; response: Response }>,
+    page: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string, signal?: AbortSignal) =>
+      api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers('application/json', ifNoneMatch), signal }) as Promise<{ data?: Page; error?: Problem; response: Response }>,
     /** The whole export of `dataset` for `filters`: a Parquet file or a zip of them; `ifNoneMatch` as for a page. */
-    export: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string) =>
-      api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers(DATASETS[dataset].exportType, ifNoneMatch), parseAs: 'arrayBuffer' }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,
+    export: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string, signal?: AbortSignal) =>
+      api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers(DATASETS[dataset].exportType, ifNoneMatch), parseAs: 'arrayBuffer', signal }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,
   };
 }
 

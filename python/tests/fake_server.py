@@ -15,6 +15,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 Reply = Tuple[int, Dict[str, str], bytes]
+#: An answer written by hand, for a server that trickles or never answers: given the handler.
+Writer = Callable[[BaseHTTPRequestHandler], None]
 
 
 def parquet(rows: List[dict]) -> bytes:
@@ -24,9 +26,10 @@ def parquet(rows: List[dict]) -> bytes:
     return sink.getvalue()
 
 
-def zipped(entries: Dict[str, bytes]) -> bytes:
+def zipped(entries: Dict[str, bytes], method: int = zipfile.ZIP_STORED) -> bytes:
+    """A zip of ``entries``, stored as the service stores them unless ``method`` says otherwise."""
     sink = io.BytesIO()
-    with zipfile.ZipFile(sink, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(sink, "w", method) as archive:
         for name, data in entries.items():
             archive.writestr(name, data)
     return sink.getvalue()
@@ -52,7 +55,7 @@ class Recorded:
 class FakeServer:
     """``answer(request)`` scripts the operation's answers; ``requests`` records every call."""
 
-    answer: Callable[[Recorded], Union[Reply, None]]
+    answer: Callable[[Recorded], Union[Reply, Writer, None]]
     token_reply: Reply = (200, {"Content-Type": "application/json"}, json.dumps({"access_token": "fake-token", "token_type": "Bearer", "expires_in": 3600}).encode())
     #: Answers each token request in turn when set (else token_reply).
     token_answer: Optional[Callable[[], Reply]] = None
@@ -89,6 +92,13 @@ class FakeServer:
                 if reply is None:  # drop the connection without an answer
                     self.close_connection = True
                     self.connection.shutdown(2)
+                    return
+                if callable(reply):
+                    self.close_connection = True
+                    try:
+                        reply(self)
+                    except OSError:
+                        pass  # the client gave up
                     return
                 status, headers, data = reply
                 self.send_response(status)

@@ -3,6 +3,7 @@ the pull client, with a scripted HTTP server on loopback (fake_server.py) and no
 from __future__ import annotations
 
 import datetime as dt
+import zipfile
 import json
 import os
 from typing import Iterator, List
@@ -171,10 +172,12 @@ def test_takes_only_the_asked_table_of_the_zip_within_its_cap(servers, waits):  
     with pytest.raises(UnsafeAnswerError, match="no invoice_tables.parquet"):
         summary_client.load_as_arrow("invoices", "2025-03-01", "2025-03-31", table="invoice_tables", **missing.settings())
 
-    bomb = zipped({"invoices.parquet": b"PAR1" + b"\0" * 50_000 + b"PAR1", "invoice_tables.parquet": b""})
-    bombing = serve(servers, lambda request: ok(bomb, "application/zip"))
-    with pytest.raises(UnsafeAnswerError, match="SUMMARY_MAX_EXPORT_BYTES"):
-        summary_client.load_as_arrow("invoices", "2025-03-01", "2025-03-01", **bombing.settings(max_export_bytes="10000"))
+    import zlib
+
+    lying = zip_of_one("invoices.parquet", 10_000_000, b"PAR1" + b"\0" * 500 + b"PAR1", zlib.crc32(b"PAR1" + b"\0" * 500 + b"PAR1"), method=0)
+    lies = serve(servers, lambda request: ok(lying, "application/zip"))
+    with pytest.raises(UnsafeAnswerError, match="declares 10000000 bytes .508 stored.*SUMMARY_MAX_EXPORT_BYTES 10000 or not what is stored"):
+        summary_client.load_as_arrow("invoices", "2025-03-01", "2025-03-01", **lies.settings(max_export_bytes="10000"))
 
 
 def test_quotes_server_text_without_control_characters_or_bidi_overrides(servers, waits):  # type: ignore[no-untyped-def]
@@ -438,3 +441,128 @@ def test_a_cache_index_that_names_a_file_outside_its_folder_is_not_followed(serv
     assert table.num_rows == 31
     assert "if-none-match" not in server.calls()[before].headers
     assert outside.read_bytes() == b"keep me"
+
+
+def zip_of_one(name: str, declared: int, data: bytes, crc: int, method: int = 8) -> bytes:
+    """A zip of one entry (deflated unless ``method`` says otherwise) that declares ``declared`` bytes, whatever ``data`` holds."""
+    import struct
+
+    encoded = name.encode()
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0, crc, len(data), declared, len(encoded), 0) + encoded
+    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, method, 0, 0, crc, len(data), declared, len(encoded), 0, 0, 0, 0, 0, 0) + encoded
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(central), len(local) + len(data), 0)
+    return local + data + central + end
+
+
+def test_a_zip_bomb_is_refused_before_anything_is_inflated(servers, waits):  # type: ignore[no-untyped-def]
+    import resource
+    import zlib
+
+    # The red team's High: an entry declaring 10,000,000 bytes that inflates to 512 MiB of zeros.
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, -15)
+    zero = bytes(1024 * 1024)
+    deflated = b"".join(squeeze.compress(zero) for _ in range(512)) + squeeze.flush()
+    assert len(deflated) < 1024 * 1024
+    bomb = zip_of_one("invoices.parquet", 10_000_000, deflated, 0)
+    server = serve(servers, lambda request: ok(bomb, "application/zip"))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(UnsafeAnswerError, match="is compressed .* inflates none"):
+        summary_client.load_as_arrow("invoices", "2025-03-01", "2025-03-01", **server.settings())
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mib < 64, f"the bomb took {grown_mib:.0f} MiB"
+
+    # Deflated entries are refused however honest: the service stores its entries.
+    honest = zipped({"invoices.parquet": parquet([{"id": "i1", "day": "d"}]), "invoice_tables.parquet": parquet([])}, zipfile.ZIP_DEFLATED)
+    deflating = serve(servers, lambda request: ok(honest, "application/zip"))
+    with pytest.raises(UnsafeAnswerError, match="is compressed"):
+        summary_client.load_as_arrow("invoices", "2025-03-01", "2025-03-01", **deflating.settings())
+
+
+def test_a_parquet_file_that_decodes_to_far_more_than_it_weighs_is_refused(servers, waits):  # type: ignore[no-untyped-def]
+    import io as _io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # One 1 MiB dictionary value and 400 run-length indices: a few kB sent, 400 MiB decoded.
+    value = pa.DictionaryArray.from_arrays(pa.array([0] * 400, pa.int32()), pa.array(["x" * (1024 * 1024)]))
+    sink = _io.BytesIO()
+    pq.write_table(pa.table({"id": value, "day": pa.array(["d"] * 400)}), sink, compression="zstd", store_schema=False)
+    dictionary_bomb = sink.getvalue()
+    assert len(dictionary_bomb) < 64 * 1024
+    server = serve(servers, lambda request: ok(dictionary_bomb))
+    with pytest.raises(UnsafeAnswerError, match="dictionaries expand past"):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **server.settings())
+
+    # Nine million zeros: the footer alone says they decode to 72 MB, from a file of kilobytes.
+    sink = _io.BytesIO()
+    pq.write_table(pa.table({"id": pa.array(["r"] * 9_000_000, pa.dictionary(pa.int8(), pa.string())), "n": pa.array(bytes(9_000_000), pa.uint8()).cast(pa.int64())}), sink, compression="zstd")
+    rows_bomb = sink.getvalue()
+    footer = serve(servers, lambda request: ok(rows_bomb))
+    with pytest.raises(UnsafeAnswerError, match="footer says it decodes to"):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **footer.settings())
+
+    # What the service sends reads as it did: a dictionary column of a thousand repeated names.
+    sink = _io.BytesIO()
+    pq.write_table(pa.table({"id": [f"r{n}" for n in range(1000)], "day": ["2025-03-01"] * 1000}), sink)
+    plain = serve(servers, lambda request: ok(sink.getvalue()))
+    table = summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **plain.settings())
+    assert table.schema.field("day").type == pa.string() and table.num_rows == 1000
+
+
+#: The real sleep, for the fake server's own waits (the waits fixture records the loader's instead).
+_sleep = __import__("time").sleep
+
+
+def trickle(headers: dict, first: bytes, every: float):  # type: ignore[no-untyped-def]
+    """A reply that sends its headers and ``first``, then one byte every ``every`` seconds (for at most a minute)."""
+
+    def write(handler) -> None:  # type: ignore[no-untyped-def]
+        handler.send_response(200)
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(first)
+        handler.wfile.flush()
+        for _ in range(int(60 / every)):
+            _sleep(every)
+            handler.wfile.write(b"\0")
+            handler.wfile.flush()
+
+    return write
+
+
+def silent(handler) -> None:  # type: ignore[no-untyped-def]
+    """Never a byte back, until the client hangs up (or a minute passes)."""
+    handler.connection.settimeout(60)
+    handler.rfile.read(1)
+
+
+@pytest.mark.parametrize("reply", [
+    trickle({"Content-Type": "application/vnd.apache.parquet"}, b"PAR1", 0.3),  # chunked, never ending
+    trickle({"Content-Type": "application/vnd.apache.parquet", "Content-Length": "100000"}, b"PAR1", 5.0),  # four bytes of 100000, then almost nothing
+    silent,  # headers never sent
+], ids=["trickle", "short-body", "silent"])
+def test_a_server_that_trickles_or_never_answers_ends_at_the_deadline(servers, waits, reply):  # type: ignore[no-untyped-def]
+    import time as _time
+
+    server = serve(servers, lambda request: reply)
+    started = _time.monotonic()
+    with pytest.raises(UnavailableError, match="within 1.5 s .SUMMARY_DEADLINE_SECONDS"):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **server.settings(deadline_seconds="1.5"))
+    assert _time.monotonic() - started < 4
+    assert len(server.calls()) == 1
+
+
+def test_a_deadline_that_is_not_a_number_of_seconds_is_refused_by_name():  # type: ignore[no-untyped-def]
+    for value in ("0", "-1", "soon", "nan", "1e9"):
+        with pytest.raises(SettingsError, match="SUMMARY_DEADLINE_SECONDS"):
+            summary_client.read_settings(base_url="https://gw.example/summary", scope="s", subscription_key="k", api_key="k", token_provider=lambda scope: "t", deadline_seconds=value)
+
+
+def test_a_service_failure_is_reported_at_once_not_retried_as_unavailable(servers, waits):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: problem(500, "INTERNAL", "An unexpected error occurred."))
+    with pytest.raises(summary_client.ServiceFailedError, match="500 INTERNAL.*request id rid-1.*report"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-03-31", **server.settings())
+    assert len(server.calls()) == 1
+    assert waits == []

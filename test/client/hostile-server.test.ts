@@ -60,14 +60,26 @@ describe('summary-client pull fails fast on what no window can change', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
-  it('retries 500, 502 and 504 like 503, and then pulls', async () => {
+  it('retries 502 and 504 like 503, and then pulls', async () => {
     const settings = await serve(async (request, response, real) => {
-      if (request.index < 3) return problem(response, [500, 502, 504][request.index]!, 'INTERNAL');
+      if (request.index < 2) return problem(response, [502, 504][request.index]!, 'BAD_GATEWAY');
       send(response, await real());
     });
     const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], settings);
-    expect(result.stderr.match(/^2025-01: 50\d INTERNAL, retrying in/gm)).toHaveLength(3);
+    expect(result.stderr.match(/^2025-01: 50\d BAD_GATEWAY, retrying in/gm)).toHaveLength(2);
     expect(result.code).toBe(0);
+  });
+
+  it('fails a window at its first 500 (the service failed on it: asking again fails alike), naming the request to report', async () => {
+    const settings = await serve(async (request, response, real) => {
+      if (JSON.parse(request.body).createdFrom === '2025-01-01') return problem(response, 500, 'INTERNAL');
+      send(response, await real());
+    });
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', outDir()], settings);
+    expect(result.stderr).toMatch(/^2025-01 failed: 500 INTERNAL: fake INTERNAL \(request fake-500\): the service failed on this request \(asking again fails alike\): report the request id/m);
+    expect(result.stderr).not.toMatch(/retrying/);
+    expect(fake!.requests.filter((request) => JSON.parse(request.body).createdFrom === '2025-01-01')).toHaveLength(1);
+    expect(result.code).toBe(1);
   });
 });
 
@@ -98,17 +110,29 @@ describe('summary-client pull is safe against the server', () => {
     expect(peakKiB * 1024).toBeLessThan(400 * MiB);
   }, 120_000);
 
-  it('refuses a zip entry that declares more than SUMMARY_MAX_EXPORT_BYTES before inflating it, naming the cap', async () => {
+  it('refuses a zip entry that declares more than SUMMARY_MAX_EXPORT_BYTES, or other than it stores, before taking it', async () => {
     const settings = await serve(async (_request, response, real) => {
       const answer = await real();
       const entries = unzipSync(answer.body);
-      const lying = { ...(await zerosEntry('invoices.parquet', 1024)), size: 3 * 1024 * MiB };
+      const lying = { ...storedEntry('invoices.parquet', entries['invoices.parquet']!), size: 3 * 1024 * MiB };
       send(response, { ...answer, body: rawZip([lying, storedEntry('invoice_tables.parquet', entries['invoice_tables.parquet']!)]) });
     });
     const result = await runPull(['invoices', ...JANUARY, '--out', outDir()], { ...settings, SUMMARY_MAX_EXPORT_BYTES: String(64 * MiB) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^2025-01 failed: the export's invoices\.parquet declares 3221225472 bytes, more than SUMMARY_MAX_EXPORT_BYTES \(67108864\)/m);
+    expect(result.stderr).toMatch(/^2025-01 failed: the export's invoices\.parquet declares 3221225472 bytes \(\d+ stored\), more than SUMMARY_MAX_EXPORT_BYTES \(67108864\) or not what is stored/m);
   });
+
+  it('refuses a compressed zip entry without inflating it: a 2 GiB bomb of 2 MB costs nothing (the service stores its entries)', async () => {
+    const bomb = { ...(await zerosEntry('invoices.parquet', 2048 * MiB)), size: 10_000_000 };
+    const settings = await serve(async (_request, response, real) => {
+      const answer = await real();
+      const entries = unzipSync(answer.body);
+      send(response, { ...answer, body: rawZip([bomb, storedEntry('invoice_tables.parquet', entries['invoice_tables.parquet']!)]) });
+    });
+    const result = await runPull(['invoices', ...JANUARY, '--out', outDir()], settings);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^2025-01 failed: the export's invoices\.parquet is compressed \(zip method 8\); the service stores its entries, and this client inflates none/m);
+  }, 60_000);
 
   it('stops reading a body past SUMMARY_MAX_EXPORT_BYTES, halving the window down to the one day that stays too large, keeping the others', async () => {
     let sent = 0;
@@ -166,11 +190,37 @@ describe('summary-client pull is safe against the server', () => {
     const settings = await serve((request, response) => {
       const { page, pageSize } = JSON.parse(request.body) as { page: number; pageSize: number };
       response.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `fake-${page}` });
-      response.end(JSON.stringify({ data: [], pagination: { page, pageSize, totalRecords: 0, totalPages: 2, hasNext: true }, meta: { requestId: `fake-${page}`, generatedAt: new Date().toISOString() } }));
+      response.end(JSON.stringify({ data: [{ contractId: `CT-${page}` }], pagination: { page, pageSize, totalRecords: 5000, totalPages: 2, hasNext: true }, meta: { requestId: `fake-${page}`, generatedAt: new Date().toISOString() } }));
     });
     const result = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--out', outDir()], settings);
     expect(fake!.requests).toHaveLength(2);
     expect(result.stderr).toMatch(/^2025-01 failed: the service announced 2 pages, and page 2 says there is more/m);
+    expect(result.code).toBe(1);
+  });
+
+  it('ends a walk at an empty page that says there is more, whatever it announces', async () => {
+    const settings = await serve((request, response) => {
+      const { page, pageSize } = JSON.parse(request.body) as { page: number; pageSize: number };
+      response.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `fake-${page}` });
+      response.end(JSON.stringify({ data: [], pagination: { page, pageSize, totalRecords: Number.MAX_SAFE_INTEGER, totalPages: Number.MAX_SAFE_INTEGER, hasNext: true }, meta: { requestId: `fake-${page}`, generatedAt: new Date().toISOString() } }));
+    });
+    const dir = outDir();
+    const result = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--out', dir], settings);
+    expect(fake!.requests).toHaveLength(1);
+    expect(result.stderr).toMatch(/^2025-01 failed: page 1 is empty but says there is more/m);
+    expect(result.code).toBe(1);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('walks no more pages than its own count needs, however many it announces, one new record a page', async () => {
+    const settings = await serve((request, response) => {
+      const { page, pageSize } = JSON.parse(request.body) as { page: number; pageSize: number };
+      response.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `fake-${page}` });
+      response.end(JSON.stringify({ data: [{ contractId: `CT-${page}`, padding: 'x'.repeat(1000) }], pagination: { page, pageSize, totalRecords: 2500, totalPages: Number.MAX_SAFE_INTEGER, hasNext: true }, meta: { requestId: `fake-${page}`, generatedAt: new Date().toISOString() } }));
+    });
+    const result = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--out', outDir()], settings);
+    expect(fake!.requests).toHaveLength(3); // ceil(2500 / 1000)
+    expect(result.stderr).toMatch(/^2025-01 failed: the service announced 3 pages, and page 3 says there is more/m);
     expect(result.code).toBe(1);
   });
 
@@ -205,6 +255,28 @@ describe('summary-client pull is safe against the server', () => {
     expect(result.stderr).toMatch(/^2025-01 failed: 503 STORE_UNAVAILABLE: busy \[2J \[H exact: 12 windows \(12 pulled, 0 unchanged\) 31m /m);
     expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(result.stderr).not.toMatch(/^exact: 12/m);
+  });
+
+  it.each([
+    ['trickles its body', (response: import('node:http').ServerResponse) => {
+      response.writeHead(200, { 'content-type': 'application/vnd.apache.parquet' });
+      response.write('PAR1');
+      const timer = setInterval(() => response.write('\0'), 300);
+      response.on('close', () => clearInterval(timer));
+    }],
+    ['declares 100000 bytes and sends four', (response: import('node:http').ServerResponse) => {
+      response.writeHead(200, { 'content-type': 'application/vnd.apache.parquet', 'content-length': '100000' });
+      response.write('PAR1');
+    }],
+    ['never sends its headers', () => {}],
+  ])('gives up a server that %s at SUMMARY_DEADLINE_SECONDS, and tries no further window', async (_what, answer) => {
+    const settings = await serve((_request, response) => answer(response));
+    const started = Date.now();
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-03-31', '--out', outDir()], { ...settings, SUMMARY_DEADLINE_SECONDS: '1.5' });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(result.stderr).toMatch(/^2025-01 failed: the service gave no full answer within 1\.5 s \(SUMMARY_DEADLINE_SECONDS\), attempts and waits included: try again later, or raise SUMMARY_DEADLINE_SECONDS/m);
+    expect(fake!.requests).toHaveLength(1);
+    expect(result.code).toBe(1);
   });
 
   it('refuses a manifest that names a file outside --out (or one it never writes), deleting nothing', async () => {

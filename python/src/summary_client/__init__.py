@@ -8,6 +8,7 @@ keyword arguments (README.md).
 """
 from ._errors import (
     RefusedError,
+    ServiceFailedError,
     SettingsError,
     SummaryError,
     TokenError,
@@ -30,6 +31,7 @@ __all__ = [
     "SettingsError",
     "TokenError",
     "RefusedError",
+    "ServiceFailedError",
     "UnavailableError",
     "TooLargeError",
     "UnsafeAnswerError",

@@ -45,7 +45,11 @@ class RefusedError(SummaryError):
 
 
 class UnavailableError(SummaryError):
-    """The service stayed unavailable (429, 5xx, 408 or no answer) through every retry; try again later."""
+    """The service stayed unavailable (408, 429, 502-504 or no answer) through every retry or past SUMMARY_DEADLINE_SECONDS; try again later."""
+
+
+class ServiceFailedError(SummaryError):
+    """The service failed on this request (500): not retried, since asking again fails alike; report the request id to the service owners."""
 
 
 class TooLargeError(SummaryError):

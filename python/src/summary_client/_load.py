@@ -13,11 +13,12 @@ import zlib
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ._cache import Cached, WindowCache
 from ._datasets import DATASETS, Dataset
-from ._errors import RefusedError, TooLargeError, UnavailableError, UnsafeAnswerError, printable
+from ._errors import RefusedError, ServiceFailedError, TooLargeError, UnavailableError, UnsafeAnswerError, printable
 from ._settings import read_settings
 from ._token import token_source
 from ._transport import Answer, BodyTooLarge, Transport, is_retried, new_session
@@ -200,6 +201,8 @@ def _failure(answer: Answer) -> Exception:
     problem = answer.problem()
     code = answer.code
     detail = printable(problem["detail"]) if isinstance(problem.get("detail"), str) else printable(bytes(answer.body[:1000]).decode("utf-8", "replace"))
+    if answer.status == 500:
+        return ServiceFailedError(f"the service failed on this request: 500 {code}: {detail} (request id {answer.request_id}); asking again fails alike: report the request id to the service owners")
     if is_retried(answer.status):
         return UnavailableError(f"the service stayed unavailable: {answer.status} {code}: {detail} (request id {answer.request_id}); try again later")
     if 200 <= answer.status < 300:
@@ -209,25 +212,79 @@ def _failure(answer: Answer) -> Exception:
 
 
 def _read_export(answer: Answer, entry: Optional[str], cap: int) -> pa.Table:
-    """The Parquet table of an export: the file itself, or one expected entry of its zip, inflated within its declared size, itself capped."""
-    data = answer.body
-    if entry is not None:
-        try:
-            archive = zipfile.ZipFile(io.BytesIO(data))
-            info = archive.getinfo(entry)
-            if info.file_size > cap:
-                raise UnsafeAnswerError(f"the export's {entry} declares {info.file_size} bytes, more than SUMMARY_MAX_EXPORT_BYTES {cap} (request id {answer.request_id})")
-            with archive.open(info) as member:
-                data = member.read(cap + 1)
-            if len(data) > cap:
-                raise UnsafeAnswerError(f"the export's {entry} inflates past SUMMARY_MAX_EXPORT_BYTES {cap} (request id {answer.request_id})")
-        except KeyError:
-            raise UnsafeAnswerError(f"the export has no {entry} (request id {answer.request_id})") from None
-        except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, RuntimeError, ValueError, zlib.error) as error:
-            raise UnsafeAnswerError(f"the export is not a readable zip ({printable(str(error))}; request id {answer.request_id})") from None
+    """The Parquet table of an export: the file itself, or one expected entry of its zip, each
+    decoded only once what decoding it costs is known to be within bounds (_decoded_bounds)."""
+    data = answer.body if entry is None else _zip_entry(answer, entry, cap)
     if not (bytes(data[:4]) == _PARQUET_MAGIC and bytes(data[-4:]) == _PARQUET_MAGIC):
         raise UnsafeAnswerError(f"the export is not a Parquet file (request id {answer.request_id})")
     try:
-        return pq.read_table(pa.BufferReader(data))
+        return _read_parquet(data, answer.request_id)
     except (pa.ArrowException, OSError, ValueError) as error:
         raise UnsafeAnswerError(f"the export is not a readable Parquet file ({printable(str(error))}; request id {answer.request_id})") from None
+
+
+def _zip_entry(answer: Answer, entry: str, cap: int) -> bytes:
+    """One entry of the export's zip, read to its declared size and no further. The service stores
+    its entries (Parquet is compressed already), so a compressed entry is refused: inflating is
+    what a zip bomb needs."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(answer.body))
+        info = archive.getinfo(entry)
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise UnsafeAnswerError(f"the export's {entry} is compressed (zip method {info.compress_type}); the service stores its entries, and this client inflates none (request id {answer.request_id})")
+        if info.file_size > cap or info.compress_size != info.file_size:
+            raise UnsafeAnswerError(f"the export's {entry} declares {info.file_size} bytes ({info.compress_size} stored), more than SUMMARY_MAX_EXPORT_BYTES {cap} or not what is stored (request id {answer.request_id})")
+        with archive.open(info) as member:
+            data = member.read(info.file_size)
+        if len(data) != info.file_size:
+            raise UnsafeAnswerError(f"the export's {entry} is shorter than it declares (request id {answer.request_id})")
+        return data
+    except KeyError:
+        raise UnsafeAnswerError(f"the export has no {entry} (request id {answer.request_id})") from None
+    except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, RuntimeError, ValueError, zlib.error) as error:
+        raise UnsafeAnswerError(f"the export is not a readable zip ({printable(str(error))}; request id {answer.request_id})") from None
+
+
+#: Bytes one value of a fixed-width Parquet type decodes to (a boolean: one byte in the count).
+_WIDTHS = {"BOOLEAN": 1, "INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8}
+#: Decoded bytes of a variable-width value besides its own: Arrow's offset and validity.
+_OFFSET_BYTES = 8
+#: However small its file, an export may decode to this much; past it, to at most
+#: MAX_DECODED_RATIO times its file's size. The service's exports decode to a few times their size.
+MIN_DECODED_LIMIT = 64 * 1024 * 1024
+MAX_DECODED_RATIO = 256
+
+
+def decoded_limit(file_bytes: int) -> int:
+    """The most a Parquet file of ``file_bytes`` may decode to (the floor for small files)."""
+    return max(MIN_DECODED_LIMIT, MAX_DECODED_RATIO * file_bytes)
+
+
+def _read_parquet(data: Union[bytes, bytearray], request_id: str) -> pa.Table:
+    """Reads a Parquet file whose decoded size is bounded twice before it is decoded: by its footer
+    (rows times widths, the pages' uncompressed sizes), then by its dictionaries (string columns are
+    read as dictionaries first, and the lengths their indices point at are summed): a one-value
+    dictionary repeated by run-length indices costs nothing to send and everything to decode."""
+    limit = decoded_limit(len(data))
+    footer = pq.ParquetFile(pa.BufferReader(data))
+    metadata = footer.metadata
+    claimed = 0
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for index in range(row_group.num_columns):
+            column = row_group.column(index)
+            width = _WIDTHS.get(column.physical_type) or metadata.schema.column(index).length or _OFFSET_BYTES
+            claimed += max(column.total_uncompressed_size, column.num_values * width)
+    if claimed > limit:
+        raise UnsafeAnswerError(f"the export's footer says it decodes to {claimed} bytes, more than this client takes for a file of {len(data)} bytes ({limit}; request id {request_id})")
+    schema = footer.schema_arrow
+    strings = [field.name for field in schema if pa.types.is_string(field.type) or pa.types.is_binary(field.type) or pa.types.is_large_string(field.type) or pa.types.is_large_binary(field.type)]
+    table = pq.ParquetFile(pa.BufferReader(data), read_dictionary=strings).read()
+    expanded = claimed
+    for name in strings:
+        for chunk in table.column(name).chunks:
+            lengths = pc.binary_length(chunk.dictionary)
+            expanded += (pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0) + _OFFSET_BYTES * len(chunk)
+            if expanded > limit:
+                raise UnsafeAnswerError(f"the export's dictionaries expand past {limit} bytes, more than this client takes for a file of {len(data)} bytes (request id {request_id})")
+    return table.cast(schema)

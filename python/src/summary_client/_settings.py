@@ -16,6 +16,9 @@ ENTRA = "https://login.microsoftonline.com"
 #: The default cap of one export body: the largest export the service can be configured for (2 GiB).
 DEFAULT_MAX_EXPORT_BYTES = 2 * 1024**3
 
+#: The most one call to the service may take, its retries and waits included (SUMMARY_DEADLINE_SECONDS).
+DEFAULT_DEADLINE_SECONDS = 900.0
+
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 #: A key as a header carries it: visible ASCII only (nothing that could end the header or need encoding).
@@ -41,6 +44,7 @@ class Settings:
     authority_host: str = ENTRA
     ca_file: Optional[str] = None
     max_export_bytes: int = DEFAULT_MAX_EXPORT_BYTES
+    deadline_seconds: float = DEFAULT_DEADLINE_SECONDS
     token_provider: Optional[Callable[[str], str]] = field(default=None, repr=False)
 
     @property
@@ -107,6 +111,7 @@ def read_settings(env: Optional[Mapping[str, str]] = None, **overrides: Any) -> 
         authority_host=authority_host,
         ca_file=ca_file,
         max_export_bytes=_max_export_bytes(get("max_export_bytes")),
+        deadline_seconds=_deadline_seconds(get("deadline_seconds")),
         token_provider=token_provider,
     )
 
@@ -128,3 +133,15 @@ def _max_export_bytes(value: Optional[str]) -> int:
     if not re.fullmatch("[0-9]+", value) or int(value) < 1024:
         raise SettingsError("SUMMARY_MAX_EXPORT_BYTES must be a whole number of bytes, at least 1024 (default 2147483648, 2 GiB)")
     return int(value)
+
+
+def _deadline_seconds(value: Optional[str]) -> float:
+    if value is None:
+        return DEFAULT_DEADLINE_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not (0 < seconds <= 86400):
+        raise SettingsError("SUMMARY_DEADLINE_SECONDS must be a number of seconds, more than 0 and at most 86400 (default 900: one call, its retries included)")
+    return seconds

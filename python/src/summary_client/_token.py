@@ -16,6 +16,9 @@ from ._errors import SummaryError, TokenError, printable
 from ._settings import ENTRA, Settings
 from ._transport import Answer, BodyTooLarge, fetch, whole_number, with_retries
 
+#: The most one token request may take, its retries and waits included.
+TOKEN_DEADLINE_SECONDS = 120.0
+
 try:  # MSAL is optional (the `msal` extra, or Debian's python3-msal).
     import msal  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - which branch runs depends on the environment
@@ -68,9 +71,9 @@ class _MsalHttp:
 
     def _call(self, method: str, url: str, **options: Any) -> _Response:
         options.pop("allow_redirects", None)
-        options.setdefault("timeout", (10, 60))
+        options.pop("timeout", None)  # the transport's own timeouts and deadline
         try:
-            return _Response(with_retries(lambda: fetch(self._session, method, url, _MAX_TOKEN_ANSWER, **options), f"the authority {self._authority}"))
+            return _Response(with_retries(lambda deadline: fetch(self._session, method, url, _MAX_TOKEN_ANSWER, deadline, **options), f"the authority {self._authority}", TOKEN_DEADLINE_SECONDS))
         except BodyTooLarge:
             raise TokenError(f"the authority {self._authority} answered more than {_MAX_TOKEN_ANSWER} bytes") from None
 
@@ -122,7 +125,7 @@ def _plain_source(settings: Settings, session: requests.Session) -> Callable[[],
             return str(cached["token"])
         form = {"grant_type": "client_credentials", "client_id": settings.client_id, "client_secret": settings.client_secret, "scope": settings.scope}
         try:
-            answer = with_retries(lambda: fetch(session, "POST", endpoint, _MAX_TOKEN_ANSWER, data=form, timeout=(10, 60)), f"the token endpoint {endpoint}")
+            answer = with_retries(lambda deadline: fetch(session, "POST", endpoint, _MAX_TOKEN_ANSWER, deadline, data=form), f"the token endpoint {endpoint}", TOKEN_DEADLINE_SECONDS)
         except SummaryError as error:
             raise TokenError(f"no access token: {error}; check SUMMARY_TOKEN_URL or SUMMARY_AUTHORITY_HOST and SUMMARY_TENANT_ID") from None
         except BodyTooLarge:

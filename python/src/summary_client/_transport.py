@@ -11,7 +11,9 @@ import json
 import logging
 import random
 import re
+import socket
 import ssl
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Union
@@ -28,6 +30,12 @@ log = logging.getLogger("summary_client")
 #: Attempts in all (the first included) and the longest single wait, whatever Retry-After says.
 ATTEMPTS = 6
 MAX_WAIT_SECONDS = 60.0
+
+#: The longest silence taken from a server: before its headers (the service answers within the 230 s
+#: of an Azure Functions call) and between two pieces of a body.
+READ_TIMEOUT_SECONDS = 240.0
+#: The longest wait for a connection.
+CONNECT_TIMEOUT_SECONDS = 10.0
 
 #: The most a problem document or a token answer may take.
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -103,8 +111,9 @@ class Answer:
 
 
 def is_retried(status: int) -> bool:
-    """429 (rate limit), 5xx (503: exports busy, store or identity provider unavailable) and 408: worth another try."""
-    return status == 408 or status == 429 or status >= 500
+    """408, 429 (rate limit), 502, 503 (exports busy, store or identity provider unavailable), 504: worth another try.
+    500 is not: the service failed on this very request, and asking again fails the same way."""
+    return status in (408, 429) or status > 500
 
 
 def whole_number(text: Optional[str]) -> Optional[int]:
@@ -143,9 +152,62 @@ def _certificate_failure(error: BaseException) -> bool:
     return "CERTIFICATE_VERIFY_FAILED" in text or "doesn't match" in text or "does not match" in text
 
 
-def fetch(session: requests.Session, method: str, url: str, cap: int, **options: Any) -> Answer:
-    """One request, its body read within ``cap`` (a success's; a refusal's within MAX_DOCUMENT_BYTES, dropped past it)."""
-    with session.request(method, url, stream=True, allow_redirects=False, **options) as response:
+class DeadlinePassed(Exception):
+    """A request was still unanswered, or its body unfinished, at its deadline."""
+
+
+def _shut(response: requests.Response, passed: threading.Event) -> None:
+    """Ends a body being read in another thread: a socket shut down wakes its reader (closing it would not)."""
+    passed.set()
+    # The connection's socket; for a body that ends when the connection does, http.client has
+    # handed the socket to the response's reader instead.
+    sock = getattr(getattr(response.raw, "connection", None), "sock", None)
+    if sock is None:
+        reader = getattr(getattr(getattr(response.raw, "_fp", None), "fp", None), "raw", None)
+        sock = getattr(reader, "_sock", None)
+    try:
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def fetch(session: requests.Session, method: str, url: str, cap: int, deadline: Optional[float] = None, **options: Any) -> Answer:
+    """One request, its body read within ``cap`` (a success's; a refusal's within MAX_DOCUMENT_BYTES,
+    dropped past it) and by ``deadline`` (``time.monotonic()``; raises DeadlinePassed): a server that
+    trickles its body or never sends its headers holds it no longer."""
+    left = float("inf") if deadline is None else deadline - time.monotonic()
+    if left <= 0:
+        raise DeadlinePassed()
+    options["timeout"] = (min(CONNECT_TIMEOUT_SECONDS, left), min(READ_TIMEOUT_SECONDS, left))
+    try:
+        response = session.request(method, url, stream=True, allow_redirects=False, **options)
+    except requests.exceptions.ReadTimeout:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise DeadlinePassed() from None
+        raise
+    passed = threading.Event()
+    watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _shut, (response, passed)) if deadline is not None else None
+    if watchdog is not None:
+        watchdog.daemon = True
+        watchdog.start()
+    try:
+        answer = _read(response, url, cap)
+    except (requests.exceptions.RequestException, OSError, ValueError):
+        if passed.is_set():
+            raise DeadlinePassed() from None
+        raise
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+        response.close()
+    if passed.is_set():  # a body read to its connection's end: the end was the deadline's
+        raise DeadlinePassed()
+    return answer
+
+
+def _read(response: requests.Response, url: str, cap: int) -> Answer:
+    with response:
         status = response.status_code
         if 300 <= status < 400:
             raise UnsafeAnswerError(f"{printable(url.split('?')[0])} answered {status}, a redirect, which is never followed (the keys would go with it): set the URL the server serves")
@@ -166,13 +228,17 @@ def fetch(session: requests.Session, method: str, url: str, cap: int, **options:
         return Answer(status, headers, body)
 
 
-def with_retries(send: Callable[[], Answer], what: str) -> Answer:
-    """``send`` until it answers something not retried and no network failure, or the attempts run out (the last answer then)."""
+def with_retries(send: Callable[[Optional[float]], Answer], what: str, deadline_seconds: Optional[float] = None) -> Answer:
+    """``send(deadline)`` until it answers something not retried and no network failure, or the
+    attempts or ``deadline_seconds`` (every attempt and wait included) run out: the last answer then."""
+    deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
     for attempt in range(1, ATTEMPTS + 1):
         answer: Optional[Answer] = None
         failure: Optional[str] = None
         try:
-            answer = send()
+            answer = send(deadline)
+        except DeadlinePassed:
+            raise UnavailableError(f"{what} did not answer in full within {deadline_seconds:g} s (SUMMARY_DEADLINE_SECONDS), attempts and waits included; try again later, or raise it for a slow link") from None
         except requests.exceptions.SSLError as error:
             if _certificate_failure(error):
                 raise UnsafeAnswerError(f"the certificate of {what} is not trusted here (or not for this host): set SUMMARY_CA_FILE to the CA that issued it, and the URL to the name in the certificate") from None
@@ -191,6 +257,10 @@ def with_retries(send: Callable[[], Answer], what: str) -> Answer:
         if answer is not None and asked is not None and asked > MAX_WAIT_SECONDS:
             return answer  # never back before the server said
         wait = min(MAX_WAIT_SECONDS, (asked if asked is not None else 2.0 ** (attempt - 1)) * (1 + random.random() / 4))
+        if deadline is not None and time.monotonic() + wait >= deadline:
+            if answer is not None:
+                return answer
+            raise UnavailableError(f"{what} gave no answer within {deadline_seconds:g} s (SUMMARY_DEADLINE_SECONDS; {failure}); check the URL, or try again later")
         why = f"{answer.status} {answer.code}" if answer is not None else f"no answer: {failure}"
         log.info("retrying %s in %.1f s (%s)", what, wait, why)
         time.sleep(wait)
@@ -208,9 +278,9 @@ class Transport:
     def post(self, path: str, body: Mapping[str, Any], accept: str, cap: int, if_none_match: Optional[str] = None) -> Answer:
         """The answer to one request, after retries; a success's body capped at ``cap`` (raises BodyTooLarge).
         With ``if_none_match`` (an earlier answer's ETag) the service answers 412 RESULT_UNCHANGED while the result still has it."""
-        return with_retries(lambda: self._send(path, body, accept, cap, if_none_match), "the service")
+        return with_retries(lambda deadline: self._send(path, body, accept, cap, if_none_match, deadline), "the service", self._settings.deadline_seconds)
 
-    def _send(self, path: str, body: Mapping[str, Any], accept: str, cap: int, if_none_match: Optional[str] = None) -> Answer:
+    def _send(self, path: str, body: Mapping[str, Any], accept: str, cap: int, if_none_match: Optional[str], deadline: Optional[float]) -> Answer:
         headers = {
             "Authorization": f"Bearer {self._token()}",
             "Ocp-Apim-Subscription-Key": self._settings.subscription_key,
@@ -222,4 +292,4 @@ class Transport:
         }
         if if_none_match is not None:
             headers["If-None-Match"] = if_none_match
-        return fetch(self._session, "POST", f"{self._settings.base_url}{path}", cap, data=json.dumps(body), headers=headers, timeout=(10, 600))
+        return fetch(self._session, "POST", f"{self._settings.base_url}{path}", cap, deadline, data=json.dumps(body), headers=headers)

@@ -2,9 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { isPermanent, isRetried, remedy } from '../../../client/src/answers.js';
 
 describe('what the client makes of an answer', () => {
-  it('retries rate limits, time-outs and every server fault', () => {
-    expect([408, 429, 500, 502, 503, 504].map(isRetried)).toEqual([true, true, true, true, true, true]);
-    expect([200, 400, 401, 403, 404, 413].map(isRetried)).toEqual([false, false, false, false, false, false]);
+  it('retries rate limits, time-outs and the faults of what stands behind the service, not its own failure (500)', () => {
+    expect([408, 429, 502, 503, 504].map(isRetried)).toEqual([true, true, true, true, true]);
+    expect([200, 400, 401, 403, 404, 413, 500].map(isRetried)).toEqual([false, false, false, false, false, false, false]);
   });
 
   it('stops the pull on a refusal no other window could change, but not on a result too large for one window', () => {

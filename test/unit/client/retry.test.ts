@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { retryAfterMs, waitMs, withRetry } from '../../../client/src/retry.js';
+import { DeadlinePassed, retryAfterMs, waitMs, withRetry } from '../../../client/src/retry.js';
+import { Stalled } from '../../../client/src/summary-api.js';
 
 const answer = (status: number, headers: Record<string, string> = {}, code?: string) => ({ response: new Response(null, { status, headers }), ...(code ? { error: { code } } : {}) });
 
@@ -12,7 +13,7 @@ describe('retries', () => {
   });
 
   it('waits what the server asked plus at most a quarter of jitter, never past the bound', () => {
-    const policy = { attempts: 5, maxWaitMs: 60_000 };
+    const policy = { attempts: 5, maxWaitMs: 60_000, deadlineMs: 600_000 };
     expect(waitMs(1, 10_000, policy, () => 0)).toBe(10_000);
     expect(waitMs(1, 10_000, policy, () => 0.999)).toBeLessThanOrEqual(12_500);
     expect(waitMs(1, 600_000, policy, () => 0.5)).toBe(60_000);
@@ -23,7 +24,7 @@ describe('retries', () => {
     const answers = [answer(503, { 'retry-after': '2' }, 'EXPORTS_BUSY'), answer(429, { 'retry-after': '1' }, 'RATE_LIMITED'), answer(200)];
     const waits: number[] = [];
     const reasons: string[] = [];
-    const result = await withRetry(async () => answers.shift()!, { attempts: 6, maxWaitMs: 60_000 }, (why) => reasons.push(why), async (ms) => void waits.push(ms));
+    const result = await withRetry(async () => answers.shift()!, { attempts: 6, maxWaitMs: 60_000, deadlineMs: 600_000 }, (why) => reasons.push(why), async (ms) => void waits.push(ms));
     expect(result.response.status).toBe(200);
     expect(reasons).toEqual(['503 EXPORTS_BUSY', '429 RATE_LIMITED']);
     expect(waits[0]).toBeGreaterThanOrEqual(2000);
@@ -32,10 +33,10 @@ describe('retries', () => {
 
   it('gives up after the attempts with the last answer, and never retries a 4xx that is not 429', async () => {
     let calls = 0;
-    const busy = await withRetry(async () => (calls++, answer(503)), { attempts: 3, maxWaitMs: 1 }, () => {}, async () => {});
+    const busy = await withRetry(async () => (calls++, answer(503)), { attempts: 3, maxWaitMs: 1, deadlineMs: 600_000 }, () => {}, async () => {});
     expect([busy.response.status, calls]).toEqual([503, 3]);
     calls = 0;
-    const refused = await withRetry(async () => (calls++, answer(400)), { attempts: 3, maxWaitMs: 1 }, () => {}, async () => {});
+    const refused = await withRetry(async () => (calls++, answer(400)), { attempts: 3, maxWaitMs: 1, deadlineMs: 600_000 }, () => {}, async () => {});
     expect([refused.response.status, calls]).toEqual([400, 1]);
   });
 
@@ -44,13 +45,13 @@ describe('retries', () => {
     await expect(withRetry(async () => {
       calls++;
       throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
-    }, { attempts: 2, maxWaitMs: 1 }, () => {}, async () => {})).rejects.toThrow('fetch failed');
+    }, { attempts: 2, maxWaitMs: 1, deadlineMs: 600_000 }, () => {}, async () => {})).rejects.toThrow('fetch failed');
     expect(calls).toBe(2);
   });
 
   it('never comes back before Retry-After: a longer one than the bound ends the retries', async () => {
     let calls = 0;
-    const result = await withRetry(async () => (calls++, answer(503, { 'retry-after': '120' }, 'EXPORTS_BUSY')), { attempts: 6, maxWaitMs: 60_000 }, () => {}, async () => {});
+    const result = await withRetry(async () => (calls++, answer(503, { 'retry-after': '120' }, 'EXPORTS_BUSY')), { attempts: 6, maxWaitMs: 60_000, deadlineMs: 600_000 }, () => {}, async () => {});
     expect([result.response.status, calls]).toEqual([503, 1]);
   });
 
@@ -59,7 +60,34 @@ describe('retries', () => {
     await expect(withRetry(async () => {
       calls++;
       throw new Error('no token');
-    }, { attempts: 3, maxWaitMs: 1 }, () => {}, async () => {})).rejects.toThrow('no token');
+    }, { attempts: 3, maxWaitMs: 1, deadlineMs: 600_000 }, () => {}, async () => {})).rejects.toThrow('no token');
     expect(calls).toBe(1);
+  });
+
+  it('reports a 500 at once: the service failed on this request, and asking again fails alike', async () => {
+    let calls = 0;
+    const failed = await withRetry(async () => (calls++, answer(500, {}, 'INTERNAL')), { attempts: 6, maxWaitMs: 1, deadlineMs: 600_000 }, () => {}, async () => {});
+    expect([failed.response.status, calls]).toEqual([500, 1]);
+  });
+
+  it('retries a server that fell silent like one that never answered', async () => {
+    let calls = 0;
+    const result = await withRetry(async () => {
+      if (++calls === 1) throw new Stalled(240_000);
+      return answer(200);
+    }, { attempts: 3, maxWaitMs: 1, deadlineMs: 600_000 }, () => {}, async () => {});
+    expect([result.response.status, calls]).toEqual([200, 2]);
+  });
+
+  it('gives a request up at the deadline, attempts and waits included', async () => {
+    const started = Date.now();
+    await expect(withRetry((signal) => new Promise<ReturnType<typeof answer>>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))), { attempts: 6, maxWaitMs: 1, deadlineMs: 200 }))
+      .rejects.toThrow(new DeadlinePassed(200, 'no full answer'));
+    expect(Date.now() - started).toBeLessThan(2000);
+    // A wait that would end past the deadline is not waited: the last answer is the result.
+    let calls = 0;
+    const waits: number[] = [];
+    const busy = await withRetry(async () => (calls++, answer(503, { 'retry-after': '2' })), { attempts: 6, maxWaitMs: 60_000, deadlineMs: 1500 }, () => {}, async (ms) => void waits.push(ms));
+    expect([busy.response.status, calls, waits]).toEqual([503, 1, []]);
   });
 });
