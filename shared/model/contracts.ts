@@ -5,6 +5,9 @@ import { defineResource, type FilterDefinition } from './resource-definition.js'
 /** The status hidden from callers without a drafts grant (contracts and invoices alike). */
 export const DRAFT_STATUS = 'Draft';
 
+/** A contract's statuses; every one but Draft shows to callers without a drafts grant. */
+export const CONTRACT_STATUSES = [DRAFT_STATUS, 'Pending', 'Published', 'OnHold', 'Expired', 'Closed'] as const;
+
 /** Workspaces are "CW" and digits; contracts and invoices are filtered by them alike. */
 export const WORKSPACE_FILTER: FilterDefinition = {
   kind: 'equals',
@@ -28,7 +31,7 @@ export const CONTRACTS = defineResource({
     text('contractId'),
     text('contractWorkspaceID'),
     text('title'),
-    oneOf('status', [DRAFT_STATUS, 'Pending', 'Published', 'OnHold', 'Expired', 'Closed']),
+    oneOf('status', CONTRACT_STATUSES),
     text('supplierId'),
     text('supplierName'),
     text('ownerEmail'),

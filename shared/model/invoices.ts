@@ -1,4 +1,4 @@
-import { CREATED_UPDATED_FILTERS, DRAFT_STATUS, WORKSPACE_FILTER } from './contracts.js';
+import { CONTRACT_STATUSES, CREATED_UPDATED_FILTERS, DRAFT_STATUS, WORKSPACE_FILTER } from './contracts.js';
 import { day, decimal, int32, money, oneOf, text, timestamp } from './fields.js';
 import { textRule, valuesRule } from './member-rules.js';
 import { defineResource } from './resource-definition.js';
@@ -53,8 +53,8 @@ export const INVOICES = defineResource({
   drafts: { field: 'status', value: DRAFT_STATUS },
   // The contract an invoice belongs to may be a Draft: its status is kept on the invoice
   // (contractStatus, the writer's contract in docs/data-model.md) so one single-partition query can
-  // hide the reference.
-  draftReferences: { fields: ['contractId', 'contractWorkspaceID'], statusProperty: 'contractStatus', value: DRAFT_STATUS },
+  // hide the reference. It shows only for a contract status known not to be Draft.
+  draftReferences: { fields: ['contractId', 'contractWorkspaceID'], statusProperty: 'contractStatus', shownFor: CONTRACT_STATUSES.filter((status) => status !== DRAFT_STATUS) },
   filters: [
     WORKSPACE_FILTER,
     ...CREATED_UPDATED_FILTERS,

@@ -67,7 +67,11 @@ export interface DraftReferences {
   readonly fields: readonly string[];
   /** A stored property, never returned: the referenced record's status. */
   readonly statusProperty: string;
-  readonly value: string;
+  /**
+   * The referenced record's statuses that are known not to be Draft: the references show only for
+   * these (fail closed: `draft`, a missing status or one this service does not know hides them).
+   */
+  readonly shownFor: readonly string[];
 }
 
 /** Names and words the OpenAPI document uses for the resource. */
@@ -96,7 +100,10 @@ export interface ResourceDefinition {
   /** Fields a caller may order by (only those it can also see). */
   readonly sortable: readonly string[];
   readonly defaultOrder: { readonly orderBy: string; readonly order: 'asc' | 'desc' };
-  /** Records whose `field` is `value` are hidden from callers without a drafts grant. */
+  /**
+   * Records whose `field` is `value` are hidden from callers without a drafts grant; fail closed:
+   * those callers see only the field's other known values (a missing or unknown status hides the record).
+   */
   readonly drafts?: { readonly field: string; readonly value: string };
   readonly draftReferences?: DraftReferences;
   readonly filters: readonly FilterDefinition[];

@@ -28,7 +28,9 @@ function makeCheck(field: FieldSpec): ValueCheck {
   switch (field.kind) {
     case 'string': {
       const values = valuesOf(field);
-      if (values === undefined) return (value) => typeof value === 'string';
+      // Well-formed Unicode only: a lone surrogate has no UTF-8 (Parquet would answer U+FFFD where
+      // JSON answers the escape), so it is malformed in both.
+      if (values === undefined) return (value) => typeof value === 'string' && value.isWellFormed();
       const allowed: ReadonlySet<unknown> = new Set(values);
       return (value) => allowed.has(value);
     }
@@ -38,10 +40,16 @@ function makeCheck(field: FieldSpec): ValueCheck {
       return (value) => typeof value === 'string' && isTimestamp(value);
     case 'decimal': {
       // DECIMAL(precision, scale): an exact unscaled integer (the Parquet encoder's own test,
-      // decimalEncoder) of at most `precision` digits.
+      // decimalEncoder) of at most `precision` digits, and no more digits than the scale: 123.456789
+      // is no amount at scale 2, and is malformed in JSON and Parquet alike rather than answered
+      // whole in one and rounded in the other (the double nearest the rounded amount is that amount).
       const limit = 10 ** (field.precision - field.scale);
       const factor = 10 ** field.scale;
-      return (value) => typeof value === 'number' && value < limit && value > -limit && Number.isSafeInteger(Math.round(value * factor));
+      return (value) => {
+        if (typeof value !== 'number' || !(value < limit && value > -limit)) return false;
+        const unscaled = Math.round(value * factor);
+        return Number.isSafeInteger(unscaled) && unscaled / factor === value;
+      };
     }
     case 'int32':
       return (value) => typeof value === 'number' && (value | 0) === value;

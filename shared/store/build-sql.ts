@@ -1,6 +1,7 @@
 import { TENANT_FIELD, type DraftReferences } from '../model/resource-definition.js';
 import type { FilterValue, SummaryQuery } from '../model/summary-query.js';
 import type { Scope } from '../model/view.js';
+import { valuesOf } from '../model/fields.js';
 import { unreachable } from '../util/unreachable.js';
 
 /** A parameterized Cosmos SQL query. */
@@ -10,6 +11,12 @@ export interface SqlQuery {
 }
 
 const DAY_START = 'T00:00:00.000Z';
+/**
+ * After a day's date, a text past every instant of that day (hours stop at 23) and before the next
+ * day's: the upper bound of a day range. The next day's midnight would be, but the day after
+ * 9999-12-31 has no four-digit year (`+010000-01-01` sorts before every timestamp).
+ */
+const PAST_THE_DAY = 'T24';
 
 /**
  * The WHERE clause for a scope and query. Every value is a bound parameter; the only identifiers
@@ -25,32 +32,48 @@ export function buildWhere(scope: Scope, query: SummaryQuery): SqlQuery {
     parameters.push({ name: `@${name}`, value });
   };
   const { drafts } = query.resource;
-  if (drafts && !scope.view.drafts) bind(`c.${drafts.field} != @`, 'draft', drafts.value);
+  if (drafts && !scope.view.drafts) {
+    const shown = valuesOf(query.resource.fields.find((field) => field.name === drafts.field)!)!.filter((value) => value !== drafts.value);
+    conditions.push(isOneOf(`c.${drafts.field}`, shown, 'shown', parameters));
+  }
   const hidden = hiddenReferences(scope, query);
+  let visible: string | undefined;
   query.filters.forEach((filter, f) => {
     conditionsOf(filter).forEach(([condition, value], c) => bind(condition, `f${f}_${c}`, value));
     // A filter on a reference the caller may not see matches only the references it may see.
-    if (hidden && hidden.fields.includes(filter.field.name)) conditions.push(referenceVisible(hidden));
+    if (hidden && hidden.fields.includes(filter.field.name)) conditions.push(visible ??= referenceVisible(hidden, parameters));
   });
-  if (conditions.some((condition) => condition.includes(DRAFT_REFERENCE))) parameters.push({ name: DRAFT_REFERENCE, value: hidden!.value });
   return { query: conditions.join(' AND '), parameters };
 }
-
-/** The parameter holding the drafts value a reference is compared with. */
-const DRAFT_REFERENCE = '@hiddenStatus';
 
 /** The resource's Draft references, when the caller may not see Drafts (else undefined: nothing to hide). */
 function hiddenReferences(scope: Scope, query: SummaryQuery): DraftReferences | undefined {
   return scope.view.drafts ? undefined : query.resource.draftReferences;
 }
 
+/** The parameters' prefix of the statuses a reference shows for. */
+const SHOWN_FOR = 'referenced';
+
 /**
- * True when a reference may be shown: the referenced record's stored status is known and not the
- * drafts value. Always a boolean (a missing or non-string status is false), so it fails closed.
+ * True when a reference may be shown: the referenced record's stored status is one known not to
+ * be Draft. Binds those statuses into `parameters` once.
  */
-function referenceVisible(references: DraftReferences): string {
-  const status = `c.${references.statusProperty}`;
-  return `(IS_STRING(${status}) AND ${status} != ${DRAFT_REFERENCE})`;
+function referenceVisible(references: DraftReferences, parameters: SqlQuery['parameters']): string {
+  return isOneOf(`c.${references.statusProperty}`, references.shownFor, SHOWN_FOR, parameters);
+}
+
+/**
+ * `property` is one of `values`, as a condition that is always a boolean (a missing or non-string
+ * value is false, never undefined), so that whatever it guards fails closed. The values are bound
+ * as `@<prefix><n>` (once, however often the condition is used).
+ */
+function isOneOf(property: string, values: readonly string[], prefix: string, parameters: SqlQuery['parameters']): string {
+  const names = values.map((value, index) => {
+    const name = `@${prefix}${index}`;
+    if (!parameters.some((parameter) => parameter.name === name)) parameters.push({ name, value });
+    return name;
+  });
+  return `(IS_STRING(${property}) AND (${names.map((name) => `${property} = ${name}`).join(' OR ')}))`;
 }
 
 /**
@@ -64,7 +87,7 @@ function conditionsOf(filter: FilterValue): [condition: string, value: string][]
       return [[`${field} = @`, filter.value]];
     case 'dayRange':
       return filter.field.kind === 'timestamp'
-        ? [[`${field} >= @`, filter.from + DAY_START], [`${field} < @`, nextDay(filter.to) + DAY_START]]
+        ? [[`${field} >= @`, filter.from + DAY_START], [`${field} < @`, filter.to + PAST_THE_DAY]]
         : [[`${field} >= @`, filter.from], [`${field} <= @`, filter.to]];
     default:
       return unreachable(filter, 'filter kind');
@@ -96,24 +119,21 @@ export function buildListSql(scope: Scope, query: SummaryQuery): SqlQuery {
   const where = buildWhere(scope, query);
   const direction = query.order === 'desc' ? 'DESC' : 'ASC';
   const hidden = hiddenReferences(scope, query);
-  const columns = scope.view.fields.map((field) => (hidden?.fields.includes(field.name)
-    ? `(${referenceVisible(hidden)} ? c.${field.name} : null) AS ${field.name}`
-    : `c.${field.name}`));
   const parameters = [...where.parameters];
-  if (columns.some((column) => column.includes(DRAFT_REFERENCE)) && !parameters.some((parameter) => parameter.name === DRAFT_REFERENCE)) {
-    parameters.push({ name: DRAFT_REFERENCE, value: hidden!.value });
-  }
+  const columns = scope.view.fields.map((field) => (hidden?.fields.includes(field.name)
+    ? `(${referenceVisible(hidden, parameters)} ? c.${field.name} : null) AS ${field.name}`
+    : `c.${field.name}`));
   const { lines } = query.resource;
   if (lines && scope.view.lineFields.length > 0) {
-    const lineColumns = scope.view.lineFields.map((field) => `l.${field.name}`).join(', ');
-    columns.push(`ARRAY(SELECT ${lineColumns} FROM l IN c.${lines.member}) AS ${lines.member}`);
+    // Guarded in the query itself, so that no stored shape fails it (in the embedded store or in
+    // Cosmos): lines that are not an array, and lines that are not objects, come back as they are
+    // stored, for the record cleaner to leave out and count.
+    const member = `c.${lines.member}`;
+    const line = `{${scope.view.lineFields.map((field) => `${field.name}: l.${field.name}`).join(', ')}}`;
+    columns.push(`(IS_ARRAY(${member}) ? ARRAY(SELECT VALUE (IS_OBJECT(l) ? ${line} : l) FROM l IN ${member}) : ${member}) AS ${lines.member}`);
   }
   return {
     query: `SELECT ${columns.join(', ')} FROM c WHERE ${where.query} ORDER BY c.${query.orderBy} ${direction}, c.id ${direction}`,
     parameters,
   };
-}
-
-function nextDay(day: string): string {
-  return new Date(Date.parse(day + DAY_START) + 86_400_000).toISOString().slice(0, 10);
 }

@@ -123,12 +123,19 @@ function wholeNumber(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
-/** Lines come out ordered by their `orderBy` field whatever order the array subquery yields. */
+/**
+ * Lines come out ordered by their `orderBy` field whatever order the array subquery yields; a line
+ * of another shape (no object, no number there) goes last, for the record cleaner to leave out.
+ */
 function sortLines(row: Record<string, unknown>, lines: LineTable | undefined): StoredRecord {
   const values = lines ? row[lines.member] : undefined;
   if (lines && Array.isArray(values)) {
     const key = lines.orderBy;
-    row[lines.member] = [...(values as Record<string, unknown>[])].sort((a, b) => Number(a[key]) - Number(b[key]));
+    const rank = (line: unknown) => {
+      const value = typeof line === 'object' && line !== null ? Number((line as Record<string, unknown>)[key]) : Number.NaN;
+      return Number.isNaN(value) ? Number.POSITIVE_INFINITY : value;
+    };
+    row[lines.member] = [...values].sort((a, b) => (rank(a) === rank(b) ? 0 : rank(a) < rank(b) ? -1 : 1));
   }
   return row;
 }

@@ -14,9 +14,16 @@ export function isCalendarDay(value: string): boolean {
   return value.length === 10 && isCivilDayAt(value, 0);
 }
 
+/**
+ * ISO 8601 with a date, a time and an offset (`Z` or `±HH:MM`): the only other form an instant is
+ * taken in. Without an offset (or in any other form: "March 15, 2025 10:00") a text names no
+ * instant, and Date.parse would read it in this host's time zone.
+ */
+const OFFSET_FORM = /^\d{4}-\d{2}-\d{2}T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
 /** Whether `value` is an instant timestampMillis takes (the stored form checked digit by digit, as it reads it). */
 export function isTimestamp(value: string): boolean {
-  if (!isStoredForm(value)) return !Number.isNaN(Date.parse(value));
+  if (!isStoredForm(value)) return isOffsetForm(value);
   // NaN (a non-digit) fails every comparison.
   return isCivilDayAt(value, 0) && twoDigitsAt(value, 11) <= 23 && twoDigitsAt(value, 14) <= 59 && twoDigitsAt(value, 17) <= 59 && digitsAt(value, 20, 3) >= 0;
 }
@@ -31,8 +38,8 @@ export function epochDay(value: string): number {
 /**
  * An ISO 8601 UTC timestamp's milliseconds since the epoch, as a number: INT64 columns hold safe
  * integers, so no BigInt per value. The form the store keeps (`YYYY-MM-DDTHH:MM:SS.sssZ`) is read
- * by arithmetic on its digits and must be a real instant; any other ISO form goes through
- * Date.parse (slower, still exact).
+ * by arithmetic on its digits and must be a real instant; the other ISO form it takes (with an
+ * offset, OFFSET_FORM) goes through Date.parse (slower, still exact, never the host's time zone).
  */
 export function timestampMillis(value: string): number {
   if (isStoredForm(value)) {
@@ -45,9 +52,16 @@ export function timestampMillis(value: string): number {
     if (hours <= 23 && minutes <= 59 && seconds <= 59 && !Number.isNaN(millis)) return millis;
     throw new TypeError(`not an ISO 8601 timestamp: ${value}`);
   }
-  const parsed = Date.parse(value);
-  if (Number.isNaN(parsed)) throw new TypeError(`not an ISO 8601 timestamp: ${value}`);
-  return parsed;
+  if (!isOffsetForm(value)) throw new TypeError(`not an ISO 8601 timestamp with an offset: ${value}`);
+  return Date.parse(value);
+}
+
+/** Whether `value` is OFFSET_FORM with a real calendar day, hours, minutes, seconds and offset. */
+function isOffsetForm(value: string): boolean {
+  const parts = OFFSET_FORM.exec(value);
+  if (!parts || !isCivilDayAt(value, 0)) return false;
+  const [, hours, minutes, seconds = '00', offsetHours = '00', offsetMinutes = '00'] = parts;
+  return Number(hours) <= 23 && Number(minutes) <= 59 && Number(seconds) <= 59 && Number(offsetHours) <= 23 && Number(offsetMinutes) <= 59 && !Number.isNaN(Date.parse(value));
 }
 
 /** Whether `value` has the shape of the form the store keeps, `YYYY-MM-DDTHH:MM:SS.sssZ` (its digits not yet checked). */
