@@ -77,6 +77,19 @@ function ensure(cli: Cli, lookup: readonly string[], create: readonly string[], 
   return cli.read(lookup) || cli.change(create, { name });
 }
 
+/**
+ * The uat pipeline identity's rights on the uat slot: read it and its app settings, and point it
+ * at a new package (`az functionapp config appsettings set --slot`, which restarts it). Not Website
+ * Contributor: its `Microsoft.Web/sites/*` includes `slots/slotsswap/action`, with which the uat
+ * identity could swap UAT into production past the production environment's approval.
+ */
+export const UAT_SLOT_ACTIONS = [
+  'Microsoft.Web/sites/slots/read',
+  'Microsoft.Web/sites/slots/config/read',
+  'Microsoft.Web/sites/slots/config/list/action',
+  'Microsoft.Web/sites/slots/config/write',
+] as const;
+
 /** The API app registration's app roles: one per role of the datapoints configuration. */
 export function appRoles(existing: ReadonlyMap<string, string> = new Map()): object[] {
   return Object.keys(DATAPOINTS).map((value) => ({
@@ -244,9 +257,11 @@ export function afterInfra(cli: Cli, inputs: Inputs): void {
   const smokeAppId = appIdNamed(cli, inputs.smokeAppName) || '<smokeAppId>';
 
   const site = `${group}/providers/Microsoft.Web/sites/${String(output('functionAppName'))}`;
-  // Website Contributor on the slot; Reader on the app itself, which `az functionapp config
-  // appsettings set --slot` reads first (a slot-only right answers that read 403).
-  assignRole(cli, uatPrincipal, 'Website Contributor', `${site}/slots/${String(output('functionAppSlotName'))}`);
+  // What deploying to the slot needs, on the slot only (UAT_SLOT_ACTIONS); Reader on the app
+  // itself, which `az functionapp config appsettings set --slot` reads first (a slot-only right
+  // answers that read 403).
+  const slotDeployer = customRole(cli, 'Summary UAT slot deployer', UAT_SLOT_ACTIONS, group);
+  assignRole(cli, uatPrincipal, slotDeployer, `${site}/slots/${String(output('functionAppSlotName'))}`);
   assignRole(cli, uatPrincipal, 'Reader', site);
   const subscriptions = output('uatSubscriptionNames');
   const smokeSubscription = (typeof subscriptions === 'object' && subscriptions !== null ? (subscriptions as Record<string, string>)[smokeAppId] : undefined) ?? `uat-${smokeAppId}`;

@@ -9,6 +9,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { DATAPOINTS } from '../../shared/access/datapoints.js';
 import {
+  UAT_SLOT_ACTIONS,
   ASSIGNABLE_ROLES,
   ENVIRONMENTS,
   OUTPUTS_READ,
@@ -156,7 +157,7 @@ describe('npm run bootstrap -- after-infra', () => {
       if (line.startsWith('az deployment group show')) return JSON.stringify(outputs);
       if (line.startsWith('az identity show')) return 'uat-principal';
       if (line.startsWith("az ad app list --filter displayName eq 'summary-smoke-uat'")) return 'smoke-app';
-      if (line.startsWith('az role definition list')) return 'key-reader-role';
+      if (line.startsWith('az role definition list')) return line.includes('slot deployer') ? 'slot-deployer-role' : 'key-reader-role';
       return '';
     });
     afterInfra(cli, INPUTS);
@@ -164,10 +165,37 @@ describe('npm run bootstrap -- after-infra', () => {
       command[command.indexOf('--assignee-object-id') + 1], command[command.indexOf('--role') + 1], command[command.indexOf('--scope') + 1]]);
     const group = '/subscriptions/00000000-0000-0000-0000-00000000abcd/resourceGroups/rg-summary';
     expect(grants).toEqual([
-      ['uat-principal', 'Website Contributor', `${group}/providers/Microsoft.Web/sites/func-summary-x/slots/uat`],
+      ['uat-principal', 'slot-deployer-role', `${group}/providers/Microsoft.Web/sites/func-summary-x/slots/uat`],
       ['uat-principal', 'Reader', `${group}/providers/Microsoft.Web/sites/func-summary-x`],
       ['uat-principal', 'key-reader-role', `${group}/providers/Microsoft.ApiManagement/service/apim-summary-x/subscriptions/uat-smoke-app`],
     ]);
+  });
+});
+
+describe('the uat identity\'s rights on the slot', () => {
+  /** Whether an Azure RBAC action pattern (with `*` wildcards, case-insensitive) covers `action`. */
+  const covers = (pattern: string, action: string) => new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.\\/]/g, '\\$&')).join('.*')}$`, 'i').test(action);
+
+  it('are what pointing the slot at a package needs, and never a swap into production, a slot write or a delete', () => {
+    const forbidden = ['Microsoft.Web/sites/slots/slotsswap/action', 'Microsoft.Web/sites/slotsswap/action', 'Microsoft.Web/sites/slots/write', 'Microsoft.Web/sites/slots/delete', 'Microsoft.Web/sites/slots/publishxml/action', 'Microsoft.Web/sites/write'];
+    for (const action of forbidden) expect([action, UAT_SLOT_ACTIONS.filter((pattern) => covers(pattern, action))]).toEqual([action, []]);
+    // The wildcard check itself: Website Contributor's pattern would have covered the swap.
+    expect(covers('Microsoft.Web/sites/*', 'Microsoft.Web/sites/slots/slotsswap/action')).toBe(true);
+    // What the pipeline's `az functionapp config appsettings set --slot` calls on the slot.
+    for (const action of ['Microsoft.Web/sites/slots/read', 'Microsoft.Web/sites/slots/config/list/action', 'Microsoft.Web/sites/slots/config/write']) {
+      expect([action, UAT_SLOT_ACTIONS.some((pattern) => covers(pattern, action))]).toEqual([action, true]);
+    }
+    expect(workflowSource).toMatch(/az functionapp config appsettings set \\\n(.*\\\n)*\s+--slot "\$SLOT_NAME"/);
+  });
+
+  it('are granted as a custom role whose actions are exactly those, assignable in the resource group only', () => {
+    const cli = standIn((command) => (command.join(' ').startsWith('az deployment group show') ? JSON.stringify({ functionAppName: { value: 'f' }, functionAppSlotName: { value: 'uat' }, apiManagementName: { value: 'a' }, uatSubscriptionNames: { value: {} } }) : ''));
+    afterInfra(cli, INPUTS);
+    const created = cli.changes.map(({ command }) => command).filter((command) => command.slice(0, 4).join(' ') === 'az role definition create')
+      .map((command) => JSON.parse(command[command.indexOf('--role-definition') + 1]!) as { Name: string; Actions: string[]; AssignableScopes: string[] });
+    const deployer = created.find((definition) => definition.Name === 'Summary UAT slot deployer')!;
+    expect(deployer.Actions).toEqual([...UAT_SLOT_ACTIONS]);
+    expect(deployer.AssignableScopes).toEqual(['/subscriptions/00000000-0000-0000-0000-00000000abcd/resourceGroups/rg-summary']);
   });
 });
 

@@ -94,6 +94,18 @@ describe('buildWhere', () => {
     expect(ids(ALL_ROLES)).toEqual(documents.map((document) => document.id).sort());
   });
 
+  it.each([['2025-03-01', '2025-03-31'], ['9999-12-01', '9999-12-31'], ['2024-02-29', '2024-02-29']])('takes every instant of %s..%s and none of the days around it, the last representable day included', (from, to) => {
+    const [, contracts] = named[0]!;
+    const built = query(contracts, { createdFrom: from, createdTo: to });
+    const where = buildWhere(built.scope, built.query);
+    const day = (text: string, offset: number) => new Date(Date.parse(`${text}T00:00:00.000Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+    const inside = [`${from}T00:00:00.000Z`, `${to}T10:00:00.000Z`, `${to}T23:59:59.999Z`];
+    const outside = [`${day(from, -1)}T23:59:59.999Z`, ...(to.startsWith('9999-12-31') ? [] : [`${day(to, 1)}T00:00:00.000Z`])];
+    const documents = [...inside, ...outside].map((createdDate, index) => ({ id: String(index), tenantId: 'contoso', status: 'Published', createdDate }));
+    const found = (run(`SELECT VALUE c.createdDate FROM c WHERE ${where.query}`, where, documents) as string[]).sort();
+    expect(found).toEqual([...inside].sort());
+  });
+
   it('never splices a value into the text, however hostile', () => {
     const [, contracts] = named[0]!;
     const hostile = "x' OR 1=1 --";
