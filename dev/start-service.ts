@@ -1,4 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ApiError } from '../shared/errors/api-error.js';
+import { pickRequestId } from '../shared/http/request-id.js';
 import type { AddressInfo } from 'node:net';
 import { createFunctionsHost, type FunctionRegistration } from './functions-host.js';
 import { createGateway } from './gateway.js';
@@ -54,6 +57,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       response.end(body);
     });
   });
+  server.on('clientError', answerUnreadable);
   const port = await listen(server, options.port ?? 7071, host);
   const baseUrl = `http://${host}:${port}/api`;
   try {
@@ -64,6 +68,29 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw error;
   }
   return { baseUrl, stop: () => close(server) };
+}
+
+/**
+ * A request Node's HTTP parser refuses before any handler sees it (a head past 16 KiB, an unknown
+ * method, a request line that is no HTTP) is answered as problem+json like every other 4xx, not
+ * with Node's empty 400/431 or a reset. What the caller still sends is read and dropped for a
+ * moment, so that closing the connection does not reset it before the answer is read.
+ */
+function answerUnreadable(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const problem = tooLarge
+    ? new ApiError('HEADERS_TOO_LARGE', 'The request head (the URL with its query, and the headers) is larger than 16 KiB: send the filters in the JSON body instead of the query.')
+    : new ApiError('MALFORMED_REQUEST', 'The request is not HTTP this service can read: send POST with a JSON body (see /docs).');
+  const { status, headers, body } = errorResponse(problem, pickRequestId(null), () => {});
+  const text = String(body);
+  const lines = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(text)), connection: 'close' }).map(([name, value]) => `${name}: ${value}`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.join('\r\n')}\r\n\r\n${text}`);
+  socket.on('data', () => {});
+  setTimeout(() => socket.destroy(), 2000).unref();
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

@@ -11,6 +11,8 @@ import type { JsonObject } from './json-schema.js';
 export const NOT_OPERATION_CODES: Readonly<Partial<Record<ErrorCode, string>>> = {
   NOT_FOUND: 'a path that is not an operation',
   METHOD_NOT_ALLOWED: 'a method other than POST on an operation path (with `Allow: POST`)',
+  MALFORMED_REQUEST: 'a request HTTP cannot read (an unknown method such as `FOO`, a broken request line), before any path is looked at',
+  HEADERS_TOO_LARGE: 'a request whose head (the URL and its query included) is past 16 KiB, before any path is looked at',
 };
 
 /**

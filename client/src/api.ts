@@ -323,7 +323,7 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
         };
-        /** @description An RFC 9457 problem document. Every error response of this API is one. Beside the codes listed under each operation's responses, `NOT_FOUND` (404) answers a path that is not an operation; `METHOD_NOT_ALLOWED` (405) answers a method other than POST on an operation path (with `Allow: POST`). */
+        /** @description An RFC 9457 problem document. Every error response of this API is one. Beside the codes listed under each operation's responses, `NOT_FOUND` (404) answers a path that is not an operation; `METHOD_NOT_ALLOWED` (405) answers a method other than POST on an operation path (with `Allow: POST`); `MALFORMED_REQUEST` (400) answers a request HTTP cannot read (an unknown method such as `FOO`, a broken request line), before any path is looked at; `HEADERS_TOO_LARGE` (431) answers a request whose head (the URL and its query included) is past 16 KiB, before any path is looked at. */
         Problem: {
             /**
              * Format: uri
@@ -340,7 +340,7 @@ export interface components {
              * @description The stable error code: match on it, never on title, detail or message.
              * @enum {string}
              */
-            code: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY";
+            code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY";
             /** @description Equals the X-Request-ID response header; quote it to support. */
             requestId: string;
             /** @description Every problem found in the request (validation errors); the first decides `code`. */
@@ -351,7 +351,7 @@ export interface components {
                  * @description The stable error code: match on it, never on title, detail or message.
                  * @enum {string}
                  */
-                code: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY";
+                code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY";
                 /** @description What was wrong and how to fix it. */
                 message: string;
             }[];

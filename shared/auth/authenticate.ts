@@ -53,12 +53,17 @@ export async function authenticate(headers: CredentialHeaders, deps: Authenticat
   return { principal: { clientId: identity.clientId, roles: identity.roles, dataTenant }, exp: identity.exp };
 }
 
+/** The token of an Authorization header however the scheme is spelled (`bearer`, more spaces); undefined when it is no bearer token. */
+export function tokenOf(authorization: string): string | undefined {
+  return /^Bearer +([A-Za-z0-9\-_.~+/]+=*)\s*$/i.exec(authorization)?.[1];
+}
+
 function bearerToken(authorization: string | null): string {
-  const match = authorization === null ? null : /^Bearer +([A-Za-z0-9\-_.~+/]+=*)\s*$/i.exec(authorization);
-  if (!match?.[1]) {
+  const token = authorization === null ? undefined : tokenOf(authorization);
+  if (!token) {
     throw authorization === null
       ? new ApiError('INVALID_TOKEN', 'Send an access token in the Authorization header: Bearer <access_token>.', { headers: { 'WWW-Authenticate': 'Bearer' } })
       : invalidToken('malformed', 'The Authorization header must be "Bearer <access_token>".');
   }
-  return match[1];
+  return token;
 }

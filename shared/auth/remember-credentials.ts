@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { inSpan } from '../telemetry/telemetry.js';
-import { authenticate, type AuthenticateDeps, type Authenticator, type CheckedCredentials } from './authenticate.js';
+import { authenticate, tokenOf, type AuthenticateDeps, type Authenticator, type CheckedCredentials } from './authenticate.js';
 
 /** Longer Authorization headers are checked in full every time: Entra's access tokens are a few kB. */
 export const MAX_REMEMBERED_HEADER = 16 * 1024;
@@ -20,9 +20,9 @@ export interface CredentialsCacheOptions {
  * costs one SHA-256 instead of three digests (a page of 25 in the benchmark: ~3.5 µs less than a
  * cache of verified tokens behind the key check, measured).
  *
- * Keyed by a SHA-256 of the two header values exactly as sent (neither is kept), so a token that
- * passed with one key is checked in full with any other, and each spelling of the header
- * (`bearer`, more spaces) is a pair of its own; bounded in size; an entry is never used at or past
+ * Keyed by a SHA-256 of the key and the token (neither is kept), so a token that passed with one
+ * key is checked in full with any other; the token, not the header, so that one token cannot fill
+ * the cache by spelling its header many ways (`bearer`, more spaces); bounded in size; an entry is never used at or past
  * the token's `exp`; failures are not remembered. The client registry and the keys are settings,
  * fixed for the life of the process, so a remembered pair would pass them again.
  */
@@ -34,9 +34,10 @@ export function rememberCredentials(deps: AuthenticateDeps, options: Credentials
     const { apiKey, authorization } = headers;
     // A missing credential fails, and its failure is the full check's to tell. A header longer
     // than any token is not digested before its key is checked (nor remembered).
-    if (apiKey === null || authorization === null || authorization.length > MAX_REMEMBERED_HEADER) return (await authenticate(headers, deps)).principal;
+    const token = authorization === null || authorization.length > MAX_REMEMBERED_HEADER ? undefined : tokenOf(authorization);
+    if (apiKey === null || token === undefined) return (await authenticate(headers, deps)).principal;
     // The key's length first, so that no two pairs are one text.
-    const key = hash('sha256', `${apiKey.length}:${apiKey}${authorization}`, 'base64');
+    const key = hash('sha256', `${apiKey.length}:${apiKey}${token}`, 'base64');
     const hit = remembered.get(key);
     if (hit !== undefined) {
       remembered.delete(key);

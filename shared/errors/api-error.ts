@@ -12,12 +12,18 @@ export interface FieldError {
 /** The most characters of a request-provided name or value an error quotes back. */
 export const MAX_ECHO = 64;
 
+/** Control and format characters (bidi overrides, zero-width ones), and lone surrogates. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}]|\p{Cs}/gu;
+
 /**
  * A name or value from the request as an error quotes it: cut to MAX_ECHO characters, so an error
- * answer never amplifies its input (a 60 kB member name once came back three times).
+ * answer never amplifies its input (a 60 kB member name once came back three times), and with
+ * every control, bidi or zero-width character written as its `\u` escape, so that what a client
+ * prints shows what was sent and cannot reorder or hide the rest of the message.
  */
 export function echo(text: string): string {
-  return text.length <= MAX_ECHO ? text : `${text.slice(0, MAX_ECHO - 1)}…`;
+  const cut = text.length <= MAX_ECHO ? text : `${text.slice(0, MAX_ECHO - 1)}…`;
+  return cut.replace(UNPRINTABLE, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Extra response headers an error needs (`WWW-Authenticate`, `Retry-After`, `Allow`). */

@@ -3,6 +3,7 @@
  * `docs/errors.md` and the README's table are kept in step with this by a test.
  */
 export const ERROR_CODES = {
+  MALFORMED_REQUEST: { status: 400, title: 'Malformed HTTP request' },
   INVALID_JSON: { status: 400, title: 'The request body is not valid JSON' },
   INVALID_BODY: { status: 400, title: 'The request body is not a JSON object of filters' },
   UNKNOWN_FILTER: { status: 400, title: 'Unknown filter' },
@@ -28,6 +29,7 @@ export const ERROR_CODES = {
   RESULT_TOO_LARGE: { status: 413, title: 'Result too large for one Parquet export' },
   RESULT_UNCHANGED: { status: 412, title: 'Result unchanged since the ETag sent' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL: { status: 500, title: 'Internal error' },
   STORE_UNAVAILABLE: { status: 503, title: 'Data store unavailable' },

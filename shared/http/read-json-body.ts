@@ -1,5 +1,6 @@
 import { ApiError, echo } from '../errors/api-error.js';
 import { findDuplicateMember } from './find-duplicate-member.js';
+import { PAGINATION_MEMBERS } from '../filters/filter-members.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: false });
 
@@ -39,13 +40,34 @@ export async function readJsonBody(request: BodySource): Promise<unknown> {
   } catch {
     throw new ApiError('INVALID_JSON', 'The body is not valid JSON; send a JSON object such as {"createdFrom":"2025-01-01","createdTo":"2025-01-31"}.');
   }
-  const duplicate = typeof body === 'object' && body !== null && !Array.isArray(body) ? findDuplicateMember(text) : undefined;
+  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+  if (isObject && [...PAGINATION_MEMBERS].some((member) => typeof (body as Record<string, unknown>)[member] === 'number')) body = withIntegerLiterals(text, body);
+  const duplicate = isObject ? findDuplicateMember(text) : undefined;
   if (duplicate !== undefined) {
     throw new ApiError('INVALID_BODY', `The member ${echo(duplicate)} appears more than once in the body; send each filter once.`, {
       errors: [{ member: echo(duplicate), code: 'INVALID_BODY', message: `${echo(duplicate)} is given more than once.` }],
     });
   }
   return body;
+}
+
+/**
+ * The body again, with `page` and `pageSize` kept as their source text unless they are written as
+ * JSON integers: 0.99999999999999999, 1.0 or 1e3 parse to whole numbers but are none, and the
+ * members' rules then refuse the text. (Parsed a second time only for such a body: a reviver walks
+ * the whole document, which nesting too deep for it makes fail; such a body is refused anyway, for
+ * its other members.)
+ */
+function withIntegerLiterals(text: string, parsed: unknown): unknown {
+  try {
+    return JSON.parse(text, (key: string, value: unknown, context?: { source?: string }) => {
+      if (typeof value !== 'number' || !PAGINATION_MEMBERS.has(key)) return value;
+      const source = context?.source ?? '';
+      return /^-?(0|[1-9][0-9]*)$/.test(source) ? value : source;
+    }) as unknown;
+  } catch {
+    return parsed;
+  }
 }
 
 function isJsonContentType(value: string | null): boolean {

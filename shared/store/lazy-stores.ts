@@ -3,22 +3,25 @@ import type { CosmosStores } from './cosmos-stores.js';
 /**
  * Both stores, built on first use: the Cosmos SDK is the largest module the app loads, and an
  * instance that starts cold answers its first request sooner when loading it overlaps with that
- * request instead of delaying the host's start. `load` runs once.
+ * request instead of delaying the host's start. `load` runs once. Every call is passed on with all
+ * its arguments (a cursor call's deadline signal included).
  */
 export function lazyStores(load: () => Promise<CosmosStores>): CosmosStores {
   let stores: Promise<CosmosStores> | undefined;
   const get = () => (stores ??= load());
+  type Store = CosmosStores['store'];
+  type Cursors = CosmosStores['cursors'];
   return {
     store: {
-      version: async (scope, query, meter) => (await get()).store.version(scope, query, meter),
-      page: async (scope, query, request, meter) => (await get()).store.page(scope, query, request, meter),
-      async *stream(scope, query, meter) {
-        yield* (await get()).store.stream(scope, query, meter);
+      version: async (...args: Parameters<Store['version']>) => (await get()).store.version(...args),
+      page: async (...args: Parameters<Store['page']>) => (await get()).store.page(...args),
+      async *stream(...args: Parameters<Store['stream']>) {
+        yield* (await get()).store.stream(...args);
       },
     },
     cursors: {
-      get: async (tenant, key) => (await get()).cursors.get(tenant, key),
-      put: async (tenant, key, cursor) => (await get()).cursors.put(tenant, key, cursor),
+      get: async (...args: Parameters<Cursors['get']>) => (await get()).cursors.get(...args),
+      put: async (...args: Parameters<Cursors['put']>) => (await get()).cursors.put(...args),
     },
   };
 }

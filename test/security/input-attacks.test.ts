@@ -111,13 +111,53 @@ describe('the host layer', () => {
   });
 });
 
+describe('what Node\'s HTTP parser refuses before the gateway', () => {
+  /** Sends `head` as it is and reads the whole answer (the server closes the connection). */
+  const raw = (head: string) => new Promise<string>((resolve, reject) => {
+    const url = new URL(stack.baseUrl);
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(head));
+    let text = '';
+    socket.on('data', (chunk) => { text += chunk.toString(); });
+    socket.on('end', () => resolve(text));
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+  });
+  const path = `${new URL(stack.baseUrl).pathname}/v1/contracts/summary`;
+
+  it.each([
+    ['a query of 20,000 characters', `POST ${path}?${'q'.repeat(20_000)}=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+    ['a query of 70,000 characters', `POST ${path}?${'q'.repeat(70_000)}=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+    ['a header of 40,000 characters', `POST ${path} HTTP/1.1\r\nHost: x\r\nX-Big: ${'h'.repeat(40_000)}\r\nContent-Length: 0\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+    ['the method FOO', `FOO ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`, 400, 'MALFORMED_REQUEST'],
+    ['a request line that is no HTTP', 'hello there\r\n\r\n', 400, 'MALFORMED_REQUEST'],
+  ])('answers %s with a problem document, never an empty answer or a reset', async (_what, head, status, code) => {
+    const answer = await raw(head);
+    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(answer).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
+    const problem = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Problem;
+    expect(problem).toMatchObject({ status, code });
+    expect(problem.detail).toBeTruthy();
+    expect((await call('contracts', { body: {} })).status).toBe(200);
+  });
+});
+
+describe('echoed names', () => {
+  it('are quoted with control, bidi and zero-width characters escaped', async () => {
+    const answer = await status({ body: { ['evil\u202e\u200bname\u0007']: 'x' } });
+    expect(answer.status).toBe(400);
+    const text = JSON.stringify(answer.body);
+    expect(text).not.toMatch(/[\u202e\u200b\u0007]/);
+    expect(answer.body?.errors?.[0]?.member).toBe('evil\\u202e\\u200bname\\u0007');
+  });
+});
+
 describe('numbers at every edge', () => {
   // Raw JSON text, so that values JSON.stringify cannot write (1e400) are sent as they are.
-  it.each(['0', '-1', '1.5', '"1"', '"2"', 'true', 'null', '[]', '{}', '1e400', '-0.0001', '9007199254740993'])('refuses page %s', async (page) => {
+  it.each(['0', '-1', '1.5', '"1"', '"2"', 'true', 'null', '[]', '{}', '1e400', '-0.0001', '9007199254740993', '1.0', '1e0', '0.99999999999999999'])('refuses page %s', async (page) => {
     expect((await status({ rawBody: `{"page":${page}}` })).code).toBe('INVALID_FILTER');
   });
 
-  it.each([['0', 'INVALID_FILTER'], ['-5', 'INVALID_FILTER'], ['2.5', 'INVALID_FILTER'], ['"10"', 'INVALID_FILTER'], ['1001', 'PAGE_SIZE_TOO_LARGE'], ['1e9', 'PAGE_SIZE_TOO_LARGE'], ['1e400', 'INVALID_FILTER']])('refuses pageSize %s with %s', async (pageSize, code) => {
+  it.each([['0', 'INVALID_FILTER'], ['-5', 'INVALID_FILTER'], ['2.5', 'INVALID_FILTER'], ['"10"', 'INVALID_FILTER'], ['1001', 'PAGE_SIZE_TOO_LARGE'], ['1e9', 'INVALID_FILTER'], ['1e400', 'INVALID_FILTER'], ['0.99999999999999999', 'INVALID_FILTER'], ['1.0', 'INVALID_FILTER'], ['25.000000000000001', 'INVALID_FILTER']])('refuses pageSize %s with %s', async (pageSize, code) => {
     expect((await status({ rawBody: `{"pageSize":${pageSize}}` })).code).toBe(code);
   });
 
