@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { unzipSync } from 'fflate';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { clientSettings } from '../../dev/client-settings.js';
 import { projectRoot } from '../../dev/project-root.js';
 import { startFakeService, problem, send, type FakeHandler, type FakeService } from '../support/fake-service.js';
@@ -132,6 +133,18 @@ describe('summary-client pull is safe against the server', () => {
     const result = await runPull(['invoices', ...JANUARY, '--out', outDir()], settings);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^2025-01 failed: the export's invoices\.parquet is compressed \(zip method 8\); the service stores its entries, and this client inflates none/m);
+  }, 60_000);
+
+  it('refuses a Parquet file whose footer says it decodes to far more than it weighs, writing nothing a reader would open', async () => {
+    // Nine million zeros: a few kilobytes sent, 72 MB to decode.
+    const bomb = parquetWriteBuffer({ columnData: [{ name: 'contractAmount', data: new Float64Array(9_000_000), type: 'DOUBLE' }] });
+    expect(bomb.byteLength).toBeLessThan(64 * 1024);
+    const settings = await serve((_request, response) => send(response, { status: 200, headers: new Headers({ 'content-type': 'application/vnd.apache.parquet', etag: 'W/"bomb"' }), body: Buffer.from(bomb) }));
+    const dir = outDir();
+    const result = await runPull(['contracts', ...JANUARY, '--out', dir], settings);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^2025-01 failed: contracts-2025-01\.parquet: the footer says it decodes to \d+ bytes, more than a reader should be given for a file of \d+ bytes \(67108864\)/m);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.parquet'))).toEqual([]);
   }, 60_000);
 
   it('stops reading a body past SUMMARY_MAX_EXPORT_BYTES, halving the window down to the one day that stays too large, keeping the others', async () => {
