@@ -7,6 +7,7 @@ import { clientRegistry, loadDevIdentities, type DevIdentities } from './identit
 import type { FunctionRegistration } from './functions-host.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import { startService } from './start-service.js';
+import type { ReferenceStack } from './reference-page.js';
 
 /** Options of the local stack; ports 0 pick free ports (tests). */
 export interface LocalStackOptions {
@@ -59,6 +60,25 @@ export function localServiceSettings(identities: DevIdentities, authUrl: string,
 }
 
 /**
+ * What the reference page at /docs is served with: the identity provider's token endpoint and the
+ * first dev client with every role (obviously fake credentials, dev/identities.json), so that
+ * Authorize and Execute work on the page as it comes.
+ */
+function referenceStack(identities: DevIdentities, authUrl: string): Omit<ReferenceStack, 'port'> {
+  const client = identities.clients.find((candidate) => candidate.name === REFERENCE_CLIENT) ?? identities.clients[0]!;
+  return {
+    tokenUrl: `${authUrl}/${identities.tenantId}/oauth2/v2.0/token`,
+    scope: `api://${identities.appId}/.default`,
+    client: { id: client.clientId, secret: client.clientSecret },
+    subscriptionKey: identities.subscriptionKeys[0]!,
+    apiKey: identities.apiKeys[0]!,
+  };
+}
+
+/** The dev client the reference page is filled in with. */
+export const REFERENCE_CLIENT = 'contoso-full';
+
+/**
  * Starts everything a developer (or a test run) needs, with no Docker, Azure or Core Tools:
  * the embedded Cosmos server (seeded), the local identity provider, and the service behind the
  * local gateway. The service settings go into `process.env` before the functions load, because
@@ -94,7 +114,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       subscriptionKeys: identities.subscriptionKeys,
       host,
       port: options.port ?? 7071,
-      reference: true,
+      reference: referenceStack(identities, identityProvider.url),
       ...(options.logRequest ? { logRequest: options.logRequest } : {}),
     });
     stops.push(service.stop);

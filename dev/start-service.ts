@@ -5,7 +5,7 @@ import { pickRequestId } from '../shared/http/request-id.js';
 import type { AddressInfo } from 'node:net';
 import { createFunctionsHost, type FunctionRegistration } from './functions-host.js';
 import { createGateway } from './gateway.js';
-import { serveReference } from './reference-page.js';
+import { referencePage, type ReferenceStack } from './reference-page.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import { errorResponse } from '../shared/http/error-response.js';
 
@@ -22,8 +22,11 @@ export interface ServiceOptions {
   readonly port?: number;
   /** Where the lines of requests the gateway or the host answer themselves go (the pipeline logs the rest). */
   readonly logRequest?: (entry: RequestLogEntry) => void;
-  /** Serve the API reference at `/docs` (the local stack does; the gateway in Azure has its portal). */
-  readonly reference?: boolean;
+  /**
+   * Serve the API reference at `/docs`, for this stack (the local stack does; the gateway in Azure
+   * has its portal): where its tokens come from, and the dev credentials it is filled in with.
+   */
+  readonly reference?: Omit<ReferenceStack, 'port'>;
 }
 
 /** A running service: its base URL (`http://host:port/api`) and how to stop it. */
@@ -40,8 +43,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const host = options.host ?? '127.0.0.1';
   const log = options.logRequest ?? ((entry: RequestLogEntry) => console.log(JSON.stringify({ level: 'info', ...entry })));
   let gateway: ReturnType<typeof createGateway> | undefined;
+  let reference: ReturnType<typeof referencePage> | undefined;
   const server = createServer((request, response) => {
-    if (options.reference && serveReference(request, response)) return;
+    if (reference?.(request, response)) return;
     if (gateway === undefined) {
       // Listening, the functions still loading: nobody knows the port yet but a port scanner.
       response.writeHead(503, { 'Retry-After': '1' }).end();
@@ -60,6 +64,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   server.on('clientError', answerUnreadable);
   const port = await listen(server, options.port ?? 7071, host);
   const baseUrl = `http://${host}:${port}/api`;
+  if (options.reference) reference = referencePage({ ...options.reference, port });
   try {
     const registrations = typeof options.registrations === 'function' ? await options.registrations(baseUrl) : options.registrations;
     gateway = createGateway(options.subscriptionKeys, createFunctionsHost(registrations, log), log);

@@ -19,8 +19,8 @@ export const OPENAPI_FILE = 'openapi/openapi.json';
 /** The document's own version; the API's major version is the `/v1/` path segment. */
 const DOCUMENT_VERSION = '1.0.0';
 
-/** Where the local stack serves the API (the default of `{base_url}`). */
-const LOCAL_BASE_URL = 'http://127.0.0.1:7071/api';
+/** A placeholder of the gateway base (the default of `{base_url}`): no local URL in the deployed document; the local stack's /docs serves its own. */
+const GATEWAY_BASE_URL = 'https://your-gateway.azure-api.net/summary';
 
 /**
  * Builds the OpenAPI 3.1 document of the service from the code's own definitions: the resource
@@ -59,8 +59,9 @@ export function buildOpenApi(model: ApiModel = SERVICE_MODEL): JsonObject {
       // The variable's own `description` would be valid OpenAPI 3.1, but the 3.1 schema bundled with
       // swagger-parser (2021-04-15) misspells it, so the server carries the explanation.
       description: 'base_url is the gateway base address and already includes the service\'s path prefix: the API Management '
-        + `gateway URL plus the API's path (e.g. https://<gateway>/summary); locally (npm start) ${LOCAL_BASE_URL}.`,
-      variables: { base_url: { default: LOCAL_BASE_URL } },
+        + 'gateway URL plus the API\'s path (e.g. https://<gateway>/summary); locally (npm start) http://127.0.0.1:<PORT>/api, '
+        + 'which the reference page at /docs fills in itself.',
+      variables: { base_url: { default: GATEWAY_BASE_URL } },
     }],
     security: securityRequirements(),
     tags: model.resources.map(operationTag),

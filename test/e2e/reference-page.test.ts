@@ -1,17 +1,21 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import chromium from '@sparticuz/chromium';
-import { chromium as playwright, type Browser } from 'playwright-core';
+import { chromium as playwright, type Browser, type BrowserContext } from 'playwright-core';
 import { ERROR_CODES } from '../../shared/errors/error-codes.js';
-import { stack } from '../support/stack.js';
+import { identities, stack } from '../support/stack.js';
 
 // The API reference `npm start` serves at /docs, rendered by a real headless Chromium (shipped
 // inside the @sparticuz/chromium npm package, so `npm test` needs no system browser).
 const reference = new URL('/docs', stack.baseUrl).href;
 let browser: Browser;
+let context: BrowserContext;
 
 beforeAll(async () => {
   browser = await playwright.launch({ executablePath: await chromium.executablePath(), args: chromium.args, headless: true });
+  // This Chromium runs as one process, which ends with its last context: the tests share one.
+  context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  await context.newPage();
 }, 60_000);
 
 afterAll(async () => {
@@ -20,7 +24,7 @@ afterAll(async () => {
 
 describe('the API reference at /docs', () => {
   it('shows both operations, the three credentials and the error table, with no request leaving loopback', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const page = await context.newPage();
     // The page renders under its Content-Security-Policy: nothing it needs is refused.
     const refused: string[] = [];
     page.on('console', (message) => {
@@ -49,6 +53,61 @@ describe('the API reference at /docs', () => {
     if (process.env.REFERENCE_SCREENSHOT) writeFileSync(process.env.REFERENCE_SCREENSHOT, await page.screenshot({ fullPage: true }));
     await page.close();
   }, 60_000);
+
+  it('authorizes with the dev client and executes a call from the page: 200 JSON, then a Parquet download, under its CSP', async () => {
+    const page = await context.newPage();
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to connect/i.test(message.text())) refused.push(message.text());
+    });
+    const calls: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') calls.push(new URL(request.url()).pathname);
+    });
+    await page.goto(reference);
+    await page.locator('button.authorize').first().click();
+    // The client credentials of the dev client are filled in; its Authorize gets a token through the relay.
+    const oauth = page.locator('.modal-ux .auth-container', { hasText: 'clientCredentials' });
+    await oauth.locator('button.authorize').click();
+    await oauth.getByText('Authorized').first().waitFor({ timeout: 20_000 });
+    await page.locator('.modal-ux button.btn-done').first().click();
+    const operation = page.locator('.opblock-post', { hasText: '/v1/contracts/summary' }).first();
+    await operation.locator('.opblock-summary').first().click();
+    await operation.locator('button.try-out__btn').click();
+    await operation.locator('button.execute').click();
+    const status = operation.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor({ timeout: 20_000 });
+    expect((await status.innerText()).trim()).toBe('200');
+    expect(await operation.locator('.live-responses-table').innerText()).toContain('"pagination"');
+    // The same filters as Parquet, without the page members an export refuses: the page offers the file.
+    await operation.locator('.responses-wrapper select').first().selectOption('application/vnd.apache.parquet');
+    await operation.locator('textarea.body-param__text').fill('{"createdFrom": "2025-01-01", "createdTo": "2025-01-31"}');
+    await operation.locator('button.execute').click();
+    await operation.locator('.live-responses-table a', { hasText: /download/i }).first().waitFor({ timeout: 20_000 });
+    expect((await operation.locator('.live-responses-table tbody .response-col_status').first().innerText()).trim()).toBe('200');
+    expect(calls).toEqual(expect.arrayContaining(['/docs/token', '/api/v1/contracts/summary']));
+    expect(refused).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it('serves the document for this stack only: its own origin, its token relay and scope, a pasted token as a second way in', async () => {
+    const served = (await (await fetch(new URL('/docs/openapi.json', stack.baseUrl))).json()) as { servers: { variables: { base_url: { default: string } } }[]; components: { securitySchemes: Record<string, { flows?: { clientCredentials: { tokenUrl: string; scopes: Record<string, string> } }; scheme?: string }> } };
+    const origin = new URL(stack.baseUrl).origin;
+    expect(served.servers[0]!.variables.base_url.default).toBe(`${origin}/api`);
+    expect(served.components.securitySchemes.accessToken!.flows!.clientCredentials.tokenUrl).toBe(`${origin}/docs/token`);
+    expect(Object.keys(served.components.securitySchemes.accessToken!.flows!.clientCredentials.scopes)).toEqual([`api://${identities.appId}/.default`]);
+    expect(served.components.securitySchemes.pastedToken!.scheme).toBe('bearer');
+    // The committed document (what API Management's portal shows) names no local URL.
+    const committed = readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8');
+    expect(committed).not.toMatch(/127\.0\.0\.1:\d|localhost:\d|\/docs\/token/);
+    // The relay passes form token requests to the identity provider, and nothing else.
+    const client = identities.clients.find((candidate) => candidate.name === 'contoso-full')!;
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, scope: `api://${identities.appId}/.default` });
+    const token = await fetch(new URL('/docs/token', stack.baseUrl), { method: 'POST', body: form });
+    expect(token.status).toBe(200);
+    expect(((await token.json()) as { access_token?: string }).access_token).toMatch(/^ey/);
+    expect((await fetch(new URL('/docs/token', stack.baseUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(415);
+  });
 
   it('is served with a Content-Security-Policy (own files only, never framed) and no referrer', async () => {
     const response = await fetch(reference);
