@@ -14,8 +14,8 @@ export const PaginationSchema = z.strictObject({
   totalPages: z.int().min(0).meta({ description: 'ceil(totalRecords / pageSize).' }),
   hasNext: z.boolean().meta({ description: 'Whether a page after this one has records.' }),
   nextLink: z.url().optional().meta({
-    description: 'The next page as an absolute URL on the public base URL (the deployment\'s PUBLIC_BASE_URL setting: the gateway\'s base_url; a deployment without it sends no links), with page and pageSize in its query; POST it with the same body '
-      + '(without page) to get the next page. Present exactly when hasNext is true and the body carried no page (the body beats the query: '
+    description: 'The next page as an absolute URL on the public base URL (the deployment\'s PUBLIC_BASE_URL setting: the gateway\'s base_url; a deployment without it sends no links), with every filter and order of the request, then page and pageSize, in its query (the query form the contract allows): '
+      + 'POST it with an empty body, or with the same body (without page), to get the next page of the same result. Present exactly when hasNext is true and the body carried no page (the body beats the query: '
       + 'a body with page would answer the same page for ever). The same URL as the Link header\'s rel="next". An extension of the '
       + 'contract\'s pagination object (docs/decisions.md).',
   }),

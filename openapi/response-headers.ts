@@ -23,7 +23,7 @@ export function responseHeaders(model: ApiModel): Record<string, JsonObject> {
     Link: {
       description: 'On JSON pages whose body carried no page (RFC 8288): `<url>; rel="next"` while there is a next page (the same URL as '
         + 'pagination.nextLink), `rel="first"`, and `rel="last"` when a jump reaches the last page (the whole result within the result '
-        + 'window). Each URL is absolute on the public base URL (the deployment\'s PUBLIC_BASE_URL; without it there are no links) with page and pageSize in its query; POST it with the same body. '
+        + 'window). Each URL is absolute on the public base URL (the deployment\'s PUBLIC_BASE_URL; without it there are no links) carrying every filter and order of the request, then page and pageSize, in its query; POST it with an empty body or the same body. '
         + 'Where the next page exists but its link cannot be made, the answer is 503 `STORE_UNAVAILABLE` with Retry-After instead: ask again.',
       schema: { type: 'string' },
     },

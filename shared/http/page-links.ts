@@ -1,10 +1,13 @@
 /**
  * Next links of JSON pages (docs/decisions.md, "Next links"): what a client that cannot change the
  * body between pages (Data Factory, Fabric, Power Query, got) follows. A link is the public base
- * URL (a setting, never a request's Host or X-Forwarded-*), the operation's path, the query the
- * caller sent (less `page`, `pageSize` and the Functions key `code`), then `page` and `pageSize`.
- * Sent with the same body, it answers the next page; the body beats the query, so a body that
- * carries `page` gets no links at all: following one would answer the same page for ever.
+ * URL (a setting, never a request's Host or X-Forwarded-*), the operation's path, every filter and
+ * order the request was answered with, in the query form the contract allows (the body's members,
+ * then the query's the body does not override; never `page`, `pageSize` or the Functions key
+ * `code`), then `page` and `pageSize`. So a link is self-contained: followed with an empty body it
+ * answers the next page of the same result, and with the same body too (the body wins where both
+ * are given, with the same values). A body that carries `page` gets no links at all: following one
+ * with that body would answer the same page for ever.
  */
 import { RESERVED_QUERY } from '../filters/parse-filters.js';
 
@@ -12,7 +15,7 @@ import { RESERVED_QUERY } from '../filters/parse-filters.js';
 export interface LinkBase {
   /** `<PUBLIC_BASE_URL>/v1/<resource>/summary`. */
   readonly operationUrl: string;
-  /** What every link carries of the caller's query: the parameters the body does not override, less page, pageSize and code. */
+  /** What every link carries of the request: its body's members and the query parameters the body does not override, less page, pageSize and code. */
   readonly query: URLSearchParams;
 }
 
@@ -41,8 +44,10 @@ export function linkBase(publicBaseUrl: string | undefined, resourceName: string
   if (publicBaseUrl === undefined) return undefined;
   const members = typeof body === 'object' && body !== null ? body : {};
   if (Object.hasOwn(members, 'page')) return undefined;
-  // A query parameter the body overrides was never read (the body wins): it is not carried.
   const carried = new URLSearchParams();
+  // The body's filters and order, as the query form of the same members (every one is text).
+  for (const [name, value] of Object.entries(members)) if (!NOT_CARRIED.has(name) && typeof value === 'string') carried.append(name, value);
+  // A query parameter the body overrides was never read (the body wins): it is not carried.
   for (const [name, value] of query) if (!NOT_CARRIED.has(name) && !Object.hasOwn(members, name)) carried.append(name, value);
   return { operationUrl: `${publicBaseUrl}/v1/${resourceName}/summary`, query: carried };
 }

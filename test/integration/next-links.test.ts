@@ -61,6 +61,36 @@ describe('got paginate, following Link rel="next" with the same body', () => {
   });
 });
 
+describe('got paginate, following Link rel="next" with an empty body', () => {
+  it('walks the same result as the first page\'s body asked for: a link carries its filters and order', async () => {
+    const pages: Envelope[] = [];
+    const records = await got.paginate.all<Record<string, unknown>>(`${stack.baseUrl}/v1/contracts/summary`, {
+      method: 'POST',
+      headers: await credentials(),
+      json: { ...MARCH, orderBy: 'contractId', order: 'desc', pageSize: 7 },
+      pagination: {
+        // Every request after the first: the next link alone, with an empty JSON body.
+        paginate: ({ response }) => {
+          const next = parseLinkHeader(String(response.headers.link ?? ''))?.next?.url;
+          return next === undefined ? false : { url: new URL(next), json: {} };
+        },
+        transform: (response) => {
+          const envelope = JSON.parse(response.body as string) as Envelope;
+          pages.push(envelope);
+          return envelope.data;
+        },
+        requestLimit: 100,
+      },
+    });
+    const expected = await marchIds();
+    const ids = records.map((record) => record.contractId as string);
+    expect(ids).toEqual([...expected].reverse());
+    expect(pages.every((page) => page.pagination.totalRecords === expected.length)).toBe(true);
+    expect(pages.length).toBe(Math.ceil(expected.length / 7));
+    expect(pages[0]!.pagination.nextLink).toBe(`${stack.baseUrl}/v1/contracts/summary?createdFrom=2025-03-01&createdTo=2025-03-31&orderBy=contractId&order=desc&page=2&pageSize=7`);
+  });
+});
+
 describe('a walk by parse-link-header', () => {
   it('follows next from page 1 to the last: links on the public base URL with page and pageSize, the same URL as nextLink, first and last', async () => {
     const headers = { ...(await credentials()), 'content-type': 'application/json', 'x-forwarded-host': 'attacker.example', 'x-forwarded-proto': 'http' };
@@ -75,7 +105,7 @@ describe('a walk by parse-link-header', () => {
       const links = parseLinkHeader(response.headers.get('link'));
       pages += 1;
       ids.push(...envelope.data.map((record) => record.contractId as string));
-      expect(links?.first).toMatchObject({ page: '1', pageSize: '10', url: `${stack.baseUrl}/v1/contracts/summary?page=1&pageSize=10` });
+      expect(links?.first).toMatchObject({ page: '1', pageSize: '10', url: `${stack.baseUrl}/v1/contracts/summary?createdFrom=2025-03-01&createdTo=2025-03-31&page=1&pageSize=10` });
       expect(links?.last).toMatchObject({ page: String(envelope.pagination.totalPages), pageSize: '10' });
       expect(links?.next?.url).toBe(envelope.pagination.nextLink);
       if (envelope.pagination.hasNext) expect(links?.next).toMatchObject({ page: String(pages + 1), pageSize: '10' });
