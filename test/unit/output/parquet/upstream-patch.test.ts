@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../../../dev/project-root.js';
@@ -17,7 +17,7 @@ function added(patch: string, file: string): string[] {
 }
 
 describe('the upstream contribution of appendRowGroup', () => {
-  const upstream = read('patches/upstream/hyparquet-writer-append-row-group.patch');
+  const upstream = read('patches/upstream/hyparquet-writer-append-row-group.diff');
 
   it('adds the method the project runs (its patch-package patch), but for the line naming this project', () => {
     const running = added(read('patches/hyparquet-writer+0.17.0.patch'), 'node_modules/hyparquet-writer/src/parquet-writer.js');
@@ -27,5 +27,15 @@ describe('the upstream contribution of appendRowGroup', () => {
 
   it('carries as its test the file jest runs here', () => {
     expect(added(upstream, 'test/write.appendRowGroup.test.js').join('\n')).toBe(read('patches/upstream/write.appendRowGroup.test.js').trimEnd());
+  });
+});
+
+describe('the patches folder', () => {
+  it('holds only patches patch-package can name, so a fresh npm ci prints no "Unrecognized patch file"', () => {
+    const files = readdirSync(join(root, 'patches'), { recursive: true }).map(String);
+    const patches = files.filter((file) => file.endsWith('.patch'));
+    expect(patches.length).toBeGreaterThan(0);
+    // patch-package's own name: <package>+<version>.patch (a scope as @scope+name), at the top.
+    for (const file of patches) expect([file, /^(@[^+/]+\+)?[^+/]+\+\d[^+/]*\.patch$/.test(file)]).toEqual([file, true]);
   });
 });
