@@ -68,7 +68,7 @@ curl -s -X POST "${stack.baseUrl}/v1/contracts/summary" \\
 curl -s -X POST "${stack.baseUrl}/v1/contracts/summary" \\
      ${headers} \\
      -H "Accept: application/vnd.apache.parquet" \\
-     -d '{"createdFrom":"2025-03-01","createdTo":"2025-03-31"}' -o contracts.parquet
+     -d '{"createdFrom":"2025-03-01","createdTo":"2025-03-31"}' --create-dirs -o pulls/contracts.parquet
 
 Ctrl-C stops everything. One JSON line per request follows.
 `;

@@ -28,6 +28,21 @@ export const UNTRUSTED_CERTIFICATE = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_SIGNATURE_FAILURE',
 ]);
 
+/** Certificate errors that depend on this machine's clock as much as on the certificate. */
+const CLOCK_DEPENDENT = new Set(['CERT_NOT_YET_VALID', 'CERT_HAS_EXPIRED']);
+
+/**
+ * What to do about a certificate this machine refuses (`code`, one of UNTRUSTED_CERTIFICATE), said
+ * of `whose` ("the service's certificate"): a certificate not yet valid or expired is as likely
+ * this machine's clock (checked against its own time) as a CA to trust.
+ */
+export function certificateProblem(code: string, whose: string, now = new Date()): string {
+  if (CLOCK_DEPENDENT.has(code)) {
+    return `${whose} is ${code === 'CERT_NOT_YET_VALID' ? 'not valid yet' : 'expired'} by this machine's clock (${code}; the clock reads ${now.toISOString()}): check the clock and its time zone, then the certificate's dates`;
+  }
+  return `${whose} is not trusted here (${code}): set SUMMARY_CA_FILE to the CA that issued it`;
+}
+
 /**
  * Why a request that got no answer can never get one by trying again, or undefined when it might
  * (refused, reset, timed out): a redirect (never followed: the keys would go with it) or a
@@ -36,7 +51,7 @@ export const UNTRUSTED_CERTIFICATE = new Set([
 export function permanentNetworkFailure(error: Error): string | undefined {
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
   const code = typeof cause?.code === 'string' ? cause.code : '';
-  if (UNTRUSTED_CERTIFICATE.has(code)) return `the service's certificate is not trusted here (${code}): set SUMMARY_CA_FILE to the CA that issued it`;
+  if (UNTRUSTED_CERTIFICATE.has(code)) return certificateProblem(code, "the service's certificate");
   if (/redirect/i.test(String(cause?.message ?? ''))) return 'the service answered with a redirect, which is never followed (the keys would go with it): set SUMMARY_BASE_URL to the URL the gateway serves';
   return undefined;
 }

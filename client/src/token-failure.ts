@@ -3,12 +3,27 @@
  * certificate, an unreachable authority and an unknown tenant alike (`endpoints_resolution_error`),
  * so the authority's OpenID metadata is asked once more, directly, and the failure told apart.
  */
-import { UNTRUSTED_CERTIFICATE } from './answers.js';
+import { certificateProblem, UNTRUSTED_CERTIFICATE } from './answers.js';
 import type { ClientSettings } from './settings.js';
 import { networkCause } from './retry.js';
 
+/**
+ * The authority's own answer in a credential's message, as the Python loader prints it: Entra's
+ * error code and description, without MSAL's frame of empty fields ("Error(s): Not Available -
+ * Timestamp: Not Available - ... Correlation ID: Not Available") and without the trace lines
+ * Entra appends to a description. Other messages are returned as they are.
+ */
+export function authorityAnswer(message: string): string {
+  const framed = /([a-z_]+): Error\(s\): [\s\S]*? - Description: ([\s\S]*?) - Correlation ID: /.exec(message);
+  if (!framed) return message;
+  const [, code, description] = framed;
+  const first = description!.split(/\r?\n|\s+Trace ID:/)[0]!.trim();
+  return first === '' || first === 'Not Available' ? code! : `${code}: ${first}`;
+}
+
 /** One sentence: what went wrong getting a token, and what to check. */
-export async function explainTokenFailure(settings: Pick<ClientSettings, 'authority'>, message: string, fetchImpl: typeof fetch = fetch): Promise<string> {
+export async function explainTokenFailure(settings: Pick<ClientSettings, 'authority'>, said: string, fetchImpl: typeof fetch = fetch): Promise<string> {
+  const message = authorityAnswer(said);
   const authority = settings.authority;
   if (!authority) return `no access token from the default Azure credential (${message})`;
   const metadata = `${authority.host}/${authority.tenantId}/v2.0/.well-known/openid-configuration`;
@@ -19,7 +34,8 @@ export async function explainTokenFailure(settings: Pick<ClientSettings, 'author
   } catch (error) {
     const code = String((error as { cause?: { code?: unknown } }).cause?.code ?? '');
     if (UNTRUSTED_CERTIFICATE.has(code)) {
-      return `the authority ${authority.host} has a certificate this machine does not trust (${code}): set SUMMARY_CA_FILE to the CA that issued it (the local stack's is .local/ca.pem)`;
+      const problem = certificateProblem(code, `the certificate of the authority ${authority.host}`);
+      return problem.includes('SUMMARY_CA_FILE') ? `${problem} (the local stack's is .local/ca.pem)` : problem;
     }
     const cause = error instanceof Error ? networkCause(error) : String(error);
     return `the authority ${authority.host} cannot be reached (${cause}): check SUMMARY_AUTHORITY_HOST or SUMMARY_TOKEN_URL and the network`;

@@ -566,3 +566,32 @@ def test_a_service_failure_is_reported_at_once_not_retried_as_unavailable(server
         summary_client.load_as_arrow("contracts", "2025-01-01", "2025-03-31", **server.settings())
     assert len(server.calls()) == 1
     assert waits == []
+
+
+def test_a_certificate_refused_for_its_dates_names_the_clock_not_the_ca_file():  # type: ignore[no-untyped-def]
+    import ssl as _ssl
+
+    from summary_client._transport import with_retries
+
+    def refused(message: str):  # type: ignore[no-untyped-def]
+        def send(deadline):  # type: ignore[no-untyped-def]
+            error = _ssl.SSLCertVerificationError(1, f"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: {message} (_ssl.c:1000)")
+            raise __import__("requests").exceptions.SSLError(error)
+        return send
+
+    with pytest.raises(UnsafeAnswerError, match=r"is not valid yet by this machine's clock \(it reads 20\d\d-.*check the clock") as raised:
+        with_retries(refused("certificate is not yet valid"), "the service")
+    assert "SUMMARY_CA_FILE" not in str(raised.value)
+    with pytest.raises(UnsafeAnswerError, match="is expired by this machine's clock"):
+        with_retries(refused("certificate has expired"), "the service")
+    with pytest.raises(UnsafeAnswerError, match="set SUMMARY_CA_FILE"):
+        with_retries(refused("unable to get local issuer certificate"), "the service")
+
+
+def test_a_missing_frame_library_says_what_to_install_by_its_own_name(monkeypatch):  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "polars" else real(name, *args))
+    with pytest.raises(ImportError, match=r"needs polars, which is not installed here: pip install polars \("):
+        summary_client.load_as_polars("contracts", "2025-01-01", "2025-01-31")

@@ -134,7 +134,7 @@ def _need(module: str) -> None:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        raise ImportError(f"load_as_{module} needs {module}: pip install 'summary-data-client[{module}]'")
+        raise ImportError(f"load_as_{module} needs {module}, which is not installed here: pip install {module} (into the environment this notebook runs in)")
 
 
 def _request_shape(dataset: str, by: str, filters: Optional[Mapping[str, str]], table: Optional[str]) -> "tuple[Dataset, Optional[str], Dict[str, str]]":

@@ -172,6 +172,16 @@ def _shut(response: requests.Response, passed: threading.Event) -> None:
         pass
 
 
+def _clock_failure(error: BaseException) -> Optional[str]:
+    """'not valid yet' or 'expired' when the certificate failed on its dates (this machine's clock as likely as the certificate); else None."""
+    text = str(error).lower()
+    if "not yet valid" in text:
+        return "not valid yet"
+    if "has expired" in text or "certificate expired" in text:
+        return "expired"
+    return None
+
+
 def fetch(session: requests.Session, method: str, url: str, cap: int, deadline: Optional[float] = None, **options: Any) -> Answer:
     """One request, its body read within ``cap`` (a success's; a refusal's within MAX_DOCUMENT_BYTES,
     dropped past it) and by ``deadline`` (``time.monotonic()``; raises DeadlinePassed): a server that
@@ -241,6 +251,9 @@ def with_retries(send: Callable[[Optional[float]], Answer], what: str, deadline_
             raise UnavailableError(f"{what} did not answer in full within {deadline_seconds:g} s (SUMMARY_DEADLINE_SECONDS), attempts and waits included; try again later, or raise it for a slow link") from None
         except requests.exceptions.SSLError as error:
             if _certificate_failure(error):
+                clock = _clock_failure(error)
+                if clock is not None:
+                    raise UnsafeAnswerError(f"the certificate of {what} is {clock} by this machine's clock (it reads {dt.datetime.now(dt.timezone.utc).isoformat(timespec='seconds')}): check the clock and its time zone, then the certificate's dates") from None
                 raise UnsafeAnswerError(f"the certificate of {what} is not trusted here (or not for this host): set SUMMARY_CA_FILE to the CA that issued it, and the URL to the name in the certificate") from None
             failure = "TLS failure"
         except requests.exceptions.TooManyRedirects:

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { isPermanent, isRetried, remedy } from '../../../client/src/answers.js';
+import { certificateProblem, isPermanent, isRetried, remedy } from '../../../client/src/answers.js';
+import { authorityAnswer } from '../../../client/src/token-failure.js';
 
 describe('what the client makes of an answer', () => {
   it('retries rate limits, time-outs and the faults of what stands behind the service, not its own failure (500)', () => {
@@ -21,5 +22,24 @@ describe('what the client makes of an answer', () => {
     expect(remedy(401, 'INVALID_SUBSCRIPTION_KEY')).toMatch(/SUMMARY_SUBSCRIPTION_KEY/);
     expect(remedy(404, 'no problem document')).toMatch(/SUMMARY_BASE_URL/);
     expect(remedy(418, 'SOMETHING_NEW')).toMatch(/whatever the window/);
+  });
+});
+
+describe('certificate problems', () => {
+  it('name the clock for a certificate not yet valid or expired, and the CA file otherwise', () => {
+    const now = new Date('2026-11-27T01:00:00Z');
+    expect(certificateProblem('CERT_NOT_YET_VALID', "the service's certificate", now)).toBe("the service's certificate is not valid yet by this machine's clock (CERT_NOT_YET_VALID; the clock reads 2026-11-27T01:00:00.000Z): check the clock and its time zone, then the certificate's dates");
+    expect(certificateProblem('CERT_HAS_EXPIRED', 'x', now)).toMatch(/expired by this machine's clock/);
+    expect(certificateProblem('CERT_NOT_YET_VALID', 'x', now)).not.toMatch(/SUMMARY_CA_FILE/);
+    expect(certificateProblem('SELF_SIGNED_CERT_IN_CHAIN', 'x', now)).toMatch(/not trusted here \(SELF_SIGNED_CERT_IN_CHAIN\): set SUMMARY_CA_FILE/);
+  });
+});
+
+describe("the authority's answer in a credential's message", () => {
+  it('keeps the code and description, not MSAL\'s frame of empty fields or the trace lines', () => {
+    const framed = 'ClientSecretCredential authentication failed: invalid_client: Error(s): Not Available - Timestamp: Not Available - Description: AADSTS7000215: Invalid client secret provided.\r\nTrace ID: 1\r\nCorrelation ID: 2 - Correlation ID: Not Available - Trace ID: Not Available';
+    expect(authorityAnswer(framed)).toBe('invalid_client: AADSTS7000215: Invalid client secret provided.');
+    expect(authorityAnswer('invalid_client: Error(s): Not Available - Timestamp: Not Available - Description: Not Available - Correlation ID: Not Available - Trace ID: Not Available')).toBe('invalid_client');
+    expect(authorityAnswer('something else entirely')).toBe('something else entirely');
   });
 });
