@@ -34,7 +34,8 @@ export const DEFAULT_MAX_EXPORT_BYTES = 2 * 1024 ** 3;
 /** A setting that is missing or wrong, with what to set. */
 export class SettingsError extends Error {}
 
-const ENTRA = 'https://login.microsoftonline.com';
+/** Entra's public cloud: the default authority host. */
+export const ENTRA = 'https://login.microsoftonline.com';
 
 /**
  * Reads SUMMARY_* settings. Token: SUMMARY_CLIENT_ID + SUMMARY_CLIENT_SECRET as client credentials

@@ -99,7 +99,4 @@ describe('request errors over HTTP', () => {
     await problem(await call('contracts', { query: 'createdFrom=2025-01-01&createdTo=2025-03-01' }), 400, 'DATE_RANGE_TOO_LONG');
   });
 
-  it('answers the stack base URL the README prints', () => {
-    expect(stack.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
-  });
 });

@@ -34,7 +34,7 @@ describe('export slots', () => {
     expect(await three.acquire(as('a2', 'A'))).toBeDefined();
     expect(await three.acquire(as('a3', 'A'))).toBeUndefined();
     expect(await three.acquire(as('b1', 'B'))).toBeDefined();
-    expect(createExportSlots({ total: 1, perClient: 1, waitMs: 0 }).acquire(as('a1', 'A'))).resolves.toBeDefined();
+    await expect(createExportSlots({ total: 1, perClient: 1, waitMs: 0 }).acquire(as('a1', 'A'))).resolves.toBeDefined();
   });
 
   it('let a caller wait briefly for a slot, and refuse it once the wait is over', async () => {

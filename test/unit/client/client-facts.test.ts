@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { projectRoot } from '../../../dev/project-root.js';
+import { MAX_DECODED_RATIO, MIN_DECODED_LIMIT } from '../../../client/src/fetch-window.js';
+import { DEFAULT_DEADLINE_MS, DEFAULT_RETRY } from '../../../client/src/retry.js';
+import { DEFAULT_MAX_EXPORT_BYTES, ENTRA } from '../../../client/src/settings.js';
+import { MAX_DOCUMENT_BYTES, READ_TIMEOUT_MS } from '../../../client/src/summary-api.js';
+
+// The pull client (TypeScript) and the Python loader restate the same policy: how often and how
+// long they retry, how long they wait, what they take. This holds each Python constant equal to its
+// TypeScript twin, read from the Python source (no interpreter needed), so neither drifts alone.
+const python = (file: string) => readFileSync(join(projectRoot(), 'python', 'src', 'summary_client', file), 'utf8');
+
+/** A module-level constant of a Python file: a string literal, or arithmetic on numbers (`2 * 1024**3`). */
+function constant(source: string, name: string): number | string {
+  const line = new RegExp(`^${name}(?:: [A-Za-z]+)? = (.+)$`, 'm').exec(source)?.[1]?.trim();
+  if (line === undefined) throw new Error(`${name} is not a constant of the Python source`);
+  const text = /^"([^"]*)"$/.exec(line);
+  if (text) return text[1]!;
+  if (!/^[0-9_.\s*+()]+$/.test(line)) throw new Error(`${name} = ${line} is not arithmetic on numbers`);
+  return Function(`"use strict"; return (${line.replaceAll('_', '')});`)() as number;
+}
+
+describe('the facts the two clients share', () => {
+  it.each([
+    ['_transport.py', 'ATTEMPTS', DEFAULT_RETRY.attempts],
+    ['_transport.py', 'MAX_WAIT_SECONDS', DEFAULT_RETRY.maxWaitMs / 1000],
+    ['_transport.py', 'READ_TIMEOUT_SECONDS', READ_TIMEOUT_MS / 1000],
+    ['_transport.py', 'MAX_DOCUMENT_BYTES', MAX_DOCUMENT_BYTES],
+    ['_settings.py', 'DEFAULT_DEADLINE_SECONDS', DEFAULT_DEADLINE_MS / 1000],
+    ['_settings.py', 'DEFAULT_MAX_EXPORT_BYTES', DEFAULT_MAX_EXPORT_BYTES],
+    ['_settings.py', 'ENTRA', ENTRA],
+    ['_load.py', 'MIN_DECODED_LIMIT', MIN_DECODED_LIMIT],
+    ['_load.py', 'MAX_DECODED_RATIO', MAX_DECODED_RATIO],
+  ])('%s %s is the pull client\'s', (file, name, value) => {
+    expect(constant(python(file), name)).toBe(value);
+  });
+
+  it('can tell them apart (the reader of the Python source is not blind)', () => {
+    expect(constant('ATTEMPTS = 7\n', 'ATTEMPTS')).not.toBe(DEFAULT_RETRY.attempts);
+    expect(constant('X = 2 * 1024**3\n', 'X')).toBe(2 * 1024 ** 3);
+    expect(() => constant('X = os.environ["Y"]\n', 'X')).toThrow(/not arithmetic/);
+  });
+});
