@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Envelope, Problem } from '../support/stack.js';
+import { startFaultProxy } from '../support/fault-proxy.js';
+import { stack } from '../support/stack.js';
 import { storeRecords } from '../support/store-records.js';
 import { accessClaims, callService, startTestService, type TestService } from '../support/test-service.js';
 
@@ -116,6 +118,27 @@ describe('a failing cursor store', () => {
       expect(degraded.logs.map((line) => line.storeDocuments)).toEqual(degraded.envelopes.map((envelope, index) => index * 30 + envelope.data.length));
     } finally {
       await failing.stop();
+    }
+  });
+
+  it('cancels a hung cursor request in the store itself, through the production stores (its deadline reaches the SDK)', async () => {
+    // The service as it runs in production (createSummaryDeps: the lazily loaded Cosmos stores),
+    // its store behind a proxy that hangs every request to the cursors container only.
+    const proxy = await startFaultProxy(stack.cosmosEndpoint);
+    proxy.hangWhere(/\/colls\/pageCursors\//);
+    const hung = await startTestService({ settings: { ...WINDOW, COSMOS_ENDPOINT: proxy.endpoint } });
+    try {
+      const started = Date.now();
+      const { envelopes } = await walk(hung, 'contoso-full', { pageSize: 30, createdFrom: '2025-03-01', createdTo: '2025-03-31' }, 2);
+      expect(envelopes).toHaveLength(2);
+      // Each hung call is given up at its 1 s deadline, and the SDK's request with it: the proxy
+      // sees the client close, long before the store's own timeout (STORE_TIMEOUT_MS, 10 s).
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(proxy.abandoned.count).toBeGreaterThanOrEqual(1);
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      await hung.stop();
+      await proxy.stop();
     }
   });
 });

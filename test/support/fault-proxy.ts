@@ -14,6 +14,10 @@ export interface FaultProxy {
   /** Requests seen, and query requests (document queries) among them. */
   readonly counts: { requests: number; queries: number };
   setMode(mode: FaultMode): void;
+  /** Hangs only the requests whose path matches (other requests pass, whatever the mode). */
+  hangWhere(path: RegExp | undefined): void;
+  /** Hung requests the client gave up (closed its connection or stream) while they hung. */
+  readonly abandoned: { count: number };
   /** Passes the first `queries` document queries from now on, then switches to `mode`. */
   failAfterQueries(queries: number, mode: FaultMode): void;
   stop(): Promise<void>;
@@ -35,6 +39,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   let pending: { after: number; mode: FaultMode } | undefined;
   const counts = { requests: 0, queries: 0 };
   const hanging = new Set<ServerResponse>();
+  let hangPath: RegExp | undefined;
+  const abandoned = { count: 0 };
 
   const server: Server = createServer(tls, (request: IncomingMessage, response: ServerResponse) => {
     counts.requests++;
@@ -49,8 +55,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       request.socket.destroy();
       return;
     }
-    if (mode === 'hang') {
+    if (mode === 'hang' || (hangPath !== undefined && hangPath.test(request.url ?? ''))) {
       hanging.add(response);
+      // The client closing while the answer hangs: it gave the request up (its signal, its timeout).
+      response.on('close', () => {
+        if (hanging.delete(response)) abandoned.count++;
+      });
       return;
     }
     if (mode === 'throttle') {
@@ -71,16 +81,26 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   return {
     endpoint: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
     counts,
+    abandoned,
+    hangWhere(path) {
+      hangPath = path;
+    },
     setMode(next) {
       mode = next;
       pending = undefined;
-      if (next !== 'hang') for (const response of hanging) response.socket?.destroy();
+      if (next !== 'hang') for (const response of [...hanging]) {
+        hanging.delete(response);
+        response.socket?.destroy();
+      }
     },
     failAfterQueries(after, next) {
       pending = { after, mode: next };
     },
     stop: () => new Promise<void>((resolve) => {
-      for (const response of hanging) response.socket?.destroy();
+      for (const response of [...hanging]) {
+        hanging.delete(response);
+        response.socket?.destroy();
+      }
       server.close(() => resolve());
       server.closeAllConnections();
       agent.destroy();
