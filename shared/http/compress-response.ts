@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { HttpResult } from './output-stage.js';
+import { QUALITY_PATTERN } from './negotiate.js';
 
 /** The content codings the service can send, in order of preference on equal q. */
 export type ContentCoding = 'br' | 'gzip' | 'identity';
@@ -30,7 +31,7 @@ export function negotiateEncoding(acceptEncoding: string | null): ContentCoding 
     let q = 1;
     for (const param of params) {
       const [key, value] = param.split('=').map((piece) => piece.trim());
-      if (key === 'q') q = /^(0(\.[0-9]{0,3})?|1(\.0{0,3})?)$/.test(value ?? '') ? Number(value) : 0;
+      if (key === 'q') q = QUALITY_PATTERN.test(value ?? '') ? Number(value) : 0;
     }
     weights.set(name === 'x-gzip' ? 'gzip' : name, q);
   }
