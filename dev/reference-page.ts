@@ -80,6 +80,12 @@ export function referencePage(stack: ReferenceStack): (request: IncomingMessage,
   };
   return (request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if ((path === REFERENCE_PATH || path.startsWith(`${REFERENCE_PATH}/`)) && !isLoopbackHost(request.headers.host, stack.port)) {
+      // Only for this machine's names: a page elsewhere that rebinds its own name to 127.0.0.1
+      // would otherwise read the filled-in dev credentials, or get tokens through the relay.
+      response.writeHead(421, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end('The reference is served to 127.0.0.1, localhost and [::1] only.\n');
+      return true;
+    }
     if (path === TOKEN_RELAY_PATH && request.method === 'POST') {
       void relayToken(request, response, stack.tokenUrl);
       return true;
@@ -102,14 +108,17 @@ export function referencePage(stack: ReferenceStack): (request: IncomingMessage,
  * calls stay `'self'`); else 127.0.0.1 with the stack's port. A Host header names no other server.
  */
 function pageOrigin(host: string | undefined, port: number): string {
-  const fallback = `http://127.0.0.1:${port}`;
-  if (host === undefined) return fallback;
+  return isLoopbackHost(host, port) ? new URL(`http://${host}`).origin : `http://127.0.0.1:${port}`;
+}
+
+/** Whether a Host header names this machine (127.0.0.1, localhost, [::1]) on the stack's port. */
+function isLoopbackHost(host: string | undefined, port: number): boolean {
+  if (host === undefined) return false;
   try {
     const url = new URL(`http://${host}`);
-    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-    return loopback && Number(url.port || 80) === port ? url.origin : fallback;
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && Number(url.port || 80) === port;
   } catch {
-    return fallback;
+    return false;
   }
 }
 
@@ -175,7 +184,7 @@ window.ui.initOAuth({ clientId: ${JSON.stringify(stack.client.id)}, clientSecret
  */
 async function relayToken(request: IncomingMessage, response: ServerResponse, tokenUrl: string): Promise<void> {
   const answer = (status: number, type: string, body: string): void => {
-    response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end(body);
+    response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' }).end(body);
   };
   try {
     if (!(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {

@@ -82,8 +82,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
  * moment, so that closing the connection does not reset it before the answer is read.
  */
 function answerUnreadable(error: Error & { code?: string }, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  // A reset, or an answer already on its way on this connection: nothing more can be said on it.
+  if (error.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
     socket.destroy();
+    return;
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    // Node's own answer: 408, which clients retry (the request was slow, not wrong).
+    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';

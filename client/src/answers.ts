@@ -9,8 +9,11 @@
  * the same way.
  */
 export function isRetried(status: number): boolean {
-  return status === 408 || status === 429 || status > 500;
+  return RETRIED_STATUSES.includes(status);
 }
+
+/** The statuses asked again (the Python loader's RETRIED_STATUSES, held equal by a test). */
+export const RETRIED_STATUSES: readonly number[] = [408, 429, 502, 503, 504];
 
 /**
  * Every other 4xx says the request itself is wrong (filters, credentials, roles, the base URL, the

@@ -318,6 +318,10 @@ async function walkPages(context: FetchContext, window: Window, label: string, i
     rmSync(partial, { force: true });
     throw error;
   }
+  if (more && requestIds.length >= Math.ceil(MAX_WALK_RECORDS / context.pageSize)) {
+    discard(context, { files: [{ file: name }] });
+    throw new WindowFailure(`the window has more than ${MAX_WALK_RECORDS} records, more than one walk takes: narrow it with --filter, or pull it as Parquet (--format parquet)`, requestIds.at(-1));
+  }
   const grew = more ? { grewPast: requestIds.length } : {};
   // An empty window has no file: an empty .jsonl trips some readers.
   if (rows === 0) {
@@ -363,7 +367,7 @@ function decodedSize(metadata: FileMetaData): number {
   return size;
 }
 
-/** The most records one window's walk takes (a month past it is halved, or exported as Parquet). */
+/** The most records one window's walk takes (a month past it fails, naming --filter and Parquet). */
 export const MAX_WALK_RECORDS = 10_000_000;
 
 /** Whether a 200 answer is a page the walk can go by. */

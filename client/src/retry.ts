@@ -1,5 +1,5 @@
 /**
- * Retries of what can succeed when asked again (answers.ts: 429, 5xx, 408), honouring
+ * Retries of what can succeed when asked again (answers.ts: 408, 429, 502, 503, 504), honouring
  * Retry-After, plus network failures. Every wait gets
  * jitter, so clients told the same Retry-After do not return in step, and is bounded.
  */

@@ -502,6 +502,24 @@ def test_a_parquet_file_that_decodes_to_far_more_than_it_weighs_is_refused(serve
     with pytest.raises(UnsafeAnswerError, match="footer says it decodes to"):
         summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **footer.settings())
 
+    # Strings inside a list (or a struct) would be decoded past the dictionary check: refused by type.
+    sink = _io.BytesIO()
+    big = ["y" * 10_000] * 10
+    pq.write_table(pa.table({"id": pa.array([big] * 2000, pa.list_(pa.string())), "day": pa.array(["d"] * 2000)}), sink, compression="zstd")
+    nested = sink.getvalue()
+    assert len(nested) < 64 * 1024
+    listing = serve(servers, lambda request: ok(nested))
+    with pytest.raises(UnsafeAnswerError, match="of type list<.*which the service never sends"):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **listing.settings())
+
+    # A column named twice is no export of the service's either.
+    sink = _io.BytesIO()
+    pq.write_table(pa.Table.from_arrays([pa.array(["a"]), pa.array(["b"])], names=["id", "id"]), sink)
+    twice = sink.getvalue()
+    doubled = serve(servers, lambda request: ok(twice))
+    with pytest.raises(UnsafeAnswerError):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **doubled.settings())
+
     # What the service sends reads as it did: a dictionary column of a thousand repeated names.
     sink = _io.BytesIO()
     pq.write_table(pa.table({"id": [f"r{n}" for n in range(1000)], "day": ["2025-03-01"] * 1000}), sink)

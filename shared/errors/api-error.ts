@@ -12,8 +12,8 @@ export interface FieldError {
 /** The most characters of a request-provided name or value an error quotes back. */
 export const MAX_ECHO = 64;
 
-/** Control and format characters (bidi overrides, zero-width ones), and lone surrogates. */
-const UNPRINTABLE = /[\p{Cc}\p{Cf}]|\p{Cs}/gu;
+/** Control and format characters (bidi overrides, zero-width ones, tags), line and paragraph separators, and lone surrogates. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|\p{Cs}/gu;
 
 /**
  * A name or value from the request as an error quotes it: cut to MAX_ECHO characters, so an error
@@ -23,7 +23,10 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}]|\p{Cs}/gu;
  */
 export function echo(text: string): string {
   const cut = text.length <= MAX_ECHO ? text : `${text.slice(0, MAX_ECHO - 1)}…`;
-  return cut.replace(UNPRINTABLE, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return cut.replace(UNPRINTABLE, (character) => {
+    const code = character.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
 }
 
 /** Extra response headers an error needs (`WWW-Authenticate`, `Retry-After`, `Allow`). */

@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import chromium from '@sparticuz/chromium';
 import { chromium as playwright, type Browser, type BrowserContext } from 'playwright-core';
@@ -107,6 +108,17 @@ describe('the API reference at /docs', () => {
     expect(token.status).toBe(200);
     expect(((await token.json()) as { access_token?: string }).access_token).toMatch(/^ey/);
     expect((await fetch(new URL('/docs/token', stack.baseUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(415);
+    // Served to this machine's names only: a rebound name gets neither the filled-in page nor tokens.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const url = new URL('/docs/token', stack.baseUrl);
+      const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host: 'attacker.example', 'content-type': 'application/x-www-form-urlencoded' } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.end(form.toString());
+    });
+    expect(rebound).toBe(421);
   });
 
   it('is served with a Content-Security-Policy (own files only, never framed) and no referrer', async () => {

@@ -219,7 +219,7 @@ def _read_export(answer: Answer, entry: Optional[str], cap: int) -> pa.Table:
         raise UnsafeAnswerError(f"the export is not a Parquet file (request id {answer.request_id})")
     try:
         return _read_parquet(data, answer.request_id)
-    except (pa.ArrowException, OSError, ValueError) as error:
+    except (pa.ArrowException, OSError, ValueError, KeyError) as error:
         raise UnsafeAnswerError(f"the export is not a readable Parquet file ({printable(str(error))}; request id {answer.request_id})") from None
 
 
@@ -260,6 +260,16 @@ def decoded_limit(file_bytes: int) -> int:
     return max(MIN_DECODED_LIMIT, MAX_DECODED_RATIO * file_bytes)
 
 
+def _flat(kind: pa.DataType) -> bool:
+    """A plain column type, as the service's exports have (a dictionary of one too)."""
+    if pa.types.is_dictionary(kind):
+        return _flat(kind.value_type)
+    if isinstance(kind, pa.ExtensionType):
+        return False
+    return any(check(kind) for check in (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary, pa.types.is_large_binary, pa.types.is_integer,
+                                         pa.types.is_floating, pa.types.is_decimal, pa.types.is_date, pa.types.is_timestamp, pa.types.is_boolean, pa.types.is_null))
+
+
 def _read_parquet(data: Union[bytes, bytearray], request_id: str) -> pa.Table:
     """Reads a Parquet file whose decoded size is bounded twice before it is decoded: by its footer
     (rows times widths, the pages' uncompressed sizes), then by its dictionaries (string columns are
@@ -278,6 +288,13 @@ def _read_parquet(data: Union[bytes, bytearray], request_id: str) -> pa.Table:
     if claimed > limit:
         raise UnsafeAnswerError(f"the export's footer says it decodes to {claimed} bytes, more than this client takes for a file of {len(data)} bytes ({limit}; request id {request_id})")
     schema = footer.schema_arrow
+    # The service writes flat columns of plain types: anything else (lists, structs, views,
+    # extension types) would be decoded past the dictionary check below, so it is refused.
+    for field in schema:
+        if not _flat(field.type):
+            raise UnsafeAnswerError(f"the export has a column {printable(field.name)!r} of type {printable(str(field.type))}, which the service never sends (request id {request_id})")
+    if len(set(schema.names)) != len(schema.names):
+        raise UnsafeAnswerError(f"the export names a column twice (request id {request_id})")
     strings = [field.name for field in schema if pa.types.is_string(field.type) or pa.types.is_binary(field.type) or pa.types.is_large_string(field.type) or pa.types.is_large_binary(field.type)]
     table = pq.ParquetFile(pa.BufferReader(data), read_dictionary=strings).read()
     expanded = claimed

@@ -1,7 +1,7 @@
 """Access tokens by OAuth 2.0 client credentials, against Entra ID or any authority that speaks it
 (the local stack's provider): through MSAL for Python when it is installed, else one plain token
 request. Only ``access_token`` is used, never ``id_token``. Both go through the transport's rules
-(no redirect, bounded answers, retries of 429/5xx/no answer). Tokens are kept until a minute before
+(no redirect, bounded answers, retries of 408, 429, 502-504 and no answer). Tokens are kept until a minute before
 they expire."""
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class _MsalHttp:
         options.pop("allow_redirects", None)
         options.pop("timeout", None)  # the transport's own timeouts and deadline
         try:
-            return _Response(with_retries(lambda deadline: fetch(self._session, method, url, _MAX_TOKEN_ANSWER, deadline, **options), f"the authority {self._authority}", TOKEN_DEADLINE_SECONDS))
+            return _Response(with_retries(lambda deadline: fetch(self._session, method, url, _MAX_TOKEN_ANSWER, deadline, **options), f"the authority {self._authority}", TOKEN_DEADLINE_SECONDS, "the token request's own deadline"))
         except BodyTooLarge:
             raise TokenError(f"the authority {self._authority} answered more than {_MAX_TOKEN_ANSWER} bytes") from None
 
@@ -125,7 +125,7 @@ def _plain_source(settings: Settings, session: requests.Session) -> Callable[[],
             return str(cached["token"])
         form = {"grant_type": "client_credentials", "client_id": settings.client_id, "client_secret": settings.client_secret, "scope": settings.scope}
         try:
-            answer = with_retries(lambda deadline: fetch(session, "POST", endpoint, _MAX_TOKEN_ANSWER, deadline, data=form), f"the token endpoint {endpoint}", TOKEN_DEADLINE_SECONDS)
+            answer = with_retries(lambda deadline: fetch(session, "POST", endpoint, _MAX_TOKEN_ANSWER, deadline, data=form), f"the token endpoint {endpoint}", TOKEN_DEADLINE_SECONDS, "the token request's own deadline")
         except SummaryError as error:
             raise TokenError(f"no access token: {error}; check SUMMARY_TOKEN_URL or SUMMARY_AUTHORITY_HOST and SUMMARY_TENANT_ID") from None
         except BodyTooLarge:

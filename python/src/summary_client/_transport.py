@@ -1,7 +1,7 @@
 """The HTTP edge: one ``requests`` session trusting the system's CAs, SSL_CERT_FILE and
 SUMMARY_CA_FILE; no redirect ever followed (the keys and the client secret would go with it);
-every body read within a cap; retries of what can succeed when asked again (408, 429, 5xx, no
-answer), honouring Retry-After with jitter, within bounds. The service calls and the token
+every body read within a cap; retries of what can succeed when asked again (408, 429, 502-504,
+no answer), honouring Retry-After with jitter, within bounds. The service calls and the token
 requests (MSAL's included) all go through here."""
 from __future__ import annotations
 
@@ -110,10 +110,14 @@ class Answer:
         return printable(code)[:64] if isinstance(code, str) else "no problem document"
 
 
+#: The statuses asked again: a time-out, a rate limit, and the faults of what stands behind the service.
+RETRIED_STATUSES = (408, 429, 502, 503, 504)
+
+
 def is_retried(status: int) -> bool:
     """408, 429 (rate limit), 502, 503 (exports busy, store or identity provider unavailable), 504: worth another try.
     500 is not: the service failed on this very request, and asking again fails the same way."""
-    return status in (408, 429) or status > 500
+    return status in RETRIED_STATUSES
 
 
 def whole_number(text: Optional[str]) -> Optional[int]:
@@ -238,7 +242,7 @@ def _read(response: requests.Response, url: str, cap: int) -> Answer:
         return Answer(status, headers, body)
 
 
-def with_retries(send: Callable[[Optional[float]], Answer], what: str, deadline_seconds: Optional[float] = None) -> Answer:
+def with_retries(send: Callable[[Optional[float]], Answer], what: str, deadline_seconds: Optional[float] = None, deadline_name: str = "SUMMARY_DEADLINE_SECONDS") -> Answer:
     """``send(deadline)`` until it answers something not retried and no network failure, or the
     attempts or ``deadline_seconds`` (every attempt and wait included) run out: the last answer then."""
     deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
@@ -248,7 +252,7 @@ def with_retries(send: Callable[[Optional[float]], Answer], what: str, deadline_
         try:
             answer = send(deadline)
         except DeadlinePassed:
-            raise UnavailableError(f"{what} did not answer in full within {deadline_seconds:g} s (SUMMARY_DEADLINE_SECONDS), attempts and waits included; try again later, or raise it for a slow link") from None
+            raise UnavailableError(f"{what} did not answer in full within {deadline_seconds:g} s ({deadline_name}), attempts and waits included; try again later" + (", or raise it for a slow link" if deadline_name.startswith("SUMMARY_") else "")) from None
         except requests.exceptions.SSLError as error:
             if _certificate_failure(error):
                 clock = _clock_failure(error)
@@ -273,7 +277,7 @@ def with_retries(send: Callable[[Optional[float]], Answer], what: str, deadline_
         if deadline is not None and time.monotonic() + wait >= deadline:
             if answer is not None:
                 return answer
-            raise UnavailableError(f"{what} gave no answer within {deadline_seconds:g} s (SUMMARY_DEADLINE_SECONDS; {failure}); check the URL, or try again later")
+            raise UnavailableError(f"{what} gave no answer within {deadline_seconds:g} s ({deadline_name}; {failure}); check the URL, or try again later")
         why = f"{answer.status} {answer.code}" if answer is not None else f"no answer: {failure}"
         log.info("retrying %s in %.1f s (%s)", what, wait, why)
         time.sleep(wait)

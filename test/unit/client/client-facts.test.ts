@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../../dev/project-root.js';
+import { RETRIED_STATUSES } from '../../../client/src/answers.js';
 import { MAX_DECODED_RATIO, MIN_DECODED_LIMIT } from '../../../client/src/fetch-window.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_RETRY } from '../../../client/src/retry.js';
 import { DEFAULT_MAX_EXPORT_BYTES, ENTRA } from '../../../client/src/settings.js';
@@ -18,6 +19,8 @@ function constant(source: string, name: string): number | string {
   if (line === undefined) throw new Error(`${name} is not a constant of the Python source`);
   const text = /^"([^"]*)"$/.exec(line);
   if (text) return text[1]!;
+  const tuple = /^\(([0-9, ]+)\)$/.exec(line);
+  if (tuple) return tuple[1]!.split(',').map((item) => item.trim()).filter(Boolean).join(',');
   if (!/^[0-9_.\s*+()]+$/.test(line)) throw new Error(`${name} = ${line} is not arithmetic on numbers`);
   return Function(`"use strict"; return (${line.replaceAll('_', '')});`)() as number;
 }
@@ -33,6 +36,7 @@ describe('the facts the two clients share', () => {
     ['_settings.py', 'ENTRA', ENTRA],
     ['_load.py', 'MIN_DECODED_LIMIT', MIN_DECODED_LIMIT],
     ['_load.py', 'MAX_DECODED_RATIO', MAX_DECODED_RATIO],
+    ['_transport.py', 'RETRIED_STATUSES', RETRIED_STATUSES.join(',')],
   ])('%s %s is the pull client\'s', (file, name, value) => {
     expect(constant(python(file), name)).toBe(value);
   });
