@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../../dev/project-root.js';
 import { RETRIED_STATUSES } from '../../../client/src/answers.js';
-import { MAX_DECODED_RATIO, MIN_DECODED_LIMIT } from '../../../client/src/fetch-window.js';
+import { MAX_DECODED_RATIO, MIN_DECODED_LIMIT } from '../../../client/src/decoded-size.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_RETRY } from '../../../client/src/retry.js';
 import { DEFAULT_MAX_EXPORT_BYTES, ENTRA } from '../../../client/src/settings.js';
 import { MAX_DOCUMENT_BYTES, READ_TIMEOUT_MS } from '../../../client/src/summary-api.js';
