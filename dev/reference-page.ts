@@ -93,7 +93,8 @@ export function referencePage(stack: ReferenceStack): (request: IncomingMessage,
     if (path !== REFERENCE_PATH && !path.startsWith(`${REFERENCE_PATH}/`)) return false;
     const asset = assets[path.slice(REFERENCE_PATH.length)];
     if (!asset || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
-    const body = asset.body(pageOrigin(request.headers.host, stack.port));
+    // The page's own origin (its Host is a loopback name, checked above): its calls stay 'self'.
+    const body = asset.body(new URL(`http://${request.headers.host!}`).origin);
     response.writeHead(200, {
       'content-type': asset.type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff',
       'content-security-policy': CONTENT_SECURITY_POLICY, 'referrer-policy': 'no-referrer',
@@ -101,14 +102,6 @@ export function referencePage(stack: ReferenceStack): (request: IncomingMessage,
     response.end(request.method === 'HEAD' ? undefined : body);
     return true;
   };
-}
-
-/**
- * The origin the page was loaded from, when it is this stack on a loopback name (so that its
- * calls stay `'self'`); else 127.0.0.1 with the stack's port. A Host header names no other server.
- */
-function pageOrigin(host: string | undefined, port: number): string {
-  return isLoopbackHost(host, port) ? new URL(`http://${host}`).origin : `http://127.0.0.1:${port}`;
 }
 
 /** Whether a Host header names this machine (127.0.0.1, localhost, [::1]) on the stack's port. */

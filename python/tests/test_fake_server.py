@@ -484,41 +484,32 @@ def test_a_parquet_file_that_decodes_to_far_more_than_it_weighs_is_refused(serve
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    def refused(table, match: str, **options) -> bytes:  # type: ignore[no-untyped-def]
+        """The Parquet file of ``table``, served as an export, which the loader refuses with ``match``."""
+        sink = _io.BytesIO()
+        pq.write_table(table, sink, **options)
+        data = sink.getvalue()
+        server = serve(servers, lambda request: ok(data))
+        with pytest.raises(UnsafeAnswerError, match=match):
+            summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **server.settings())
+        return data
+
     # One 1 MiB dictionary value and 400 run-length indices: a few kB sent, 400 MiB decoded.
     value = pa.DictionaryArray.from_arrays(pa.array([0] * 400, pa.int32()), pa.array(["x" * (1024 * 1024)]))
-    sink = _io.BytesIO()
-    pq.write_table(pa.table({"id": value, "day": pa.array(["d"] * 400)}), sink, compression="zstd", store_schema=False)
-    dictionary_bomb = sink.getvalue()
+    dictionary_bomb = refused(pa.table({"id": value, "day": pa.array(["d"] * 400)}), "dictionaries expand past", compression="zstd", store_schema=False)
     assert len(dictionary_bomb) < 64 * 1024
-    server = serve(servers, lambda request: ok(dictionary_bomb))
-    with pytest.raises(UnsafeAnswerError, match="dictionaries expand past"):
-        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **server.settings())
 
     # Nine million zeros: the footer alone says they decode to 72 MB, from a file of kilobytes.
-    sink = _io.BytesIO()
-    pq.write_table(pa.table({"id": pa.array(["r"] * 9_000_000, pa.dictionary(pa.int8(), pa.string())), "n": pa.array(bytes(9_000_000), pa.uint8()).cast(pa.int64())}), sink, compression="zstd")
-    rows_bomb = sink.getvalue()
-    footer = serve(servers, lambda request: ok(rows_bomb))
-    with pytest.raises(UnsafeAnswerError, match="footer says it decodes to"):
-        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **footer.settings())
+    refused(pa.table({"id": pa.array(["r"] * 9_000_000, pa.dictionary(pa.int8(), pa.string())), "n": pa.array(bytes(9_000_000), pa.uint8()).cast(pa.int64())}),
+            "footer says it decodes to", compression="zstd")
 
     # Strings inside a list (or a struct) would be decoded past the dictionary check: refused by type.
-    sink = _io.BytesIO()
     big = ["y" * 10_000] * 10
-    pq.write_table(pa.table({"id": pa.array([big] * 2000, pa.list_(pa.string())), "day": pa.array(["d"] * 2000)}), sink, compression="zstd")
-    nested = sink.getvalue()
+    nested = refused(pa.table({"id": pa.array([big] * 2000, pa.list_(pa.string())), "day": pa.array(["d"] * 2000)}), "of type list<.*which the service never sends", compression="zstd")
     assert len(nested) < 64 * 1024
-    listing = serve(servers, lambda request: ok(nested))
-    with pytest.raises(UnsafeAnswerError, match="of type list<.*which the service never sends"):
-        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **listing.settings())
 
     # A column named twice is no export of the service's either.
-    sink = _io.BytesIO()
-    pq.write_table(pa.Table.from_arrays([pa.array(["a"]), pa.array(["b"])], names=["id", "id"]), sink)
-    twice = sink.getvalue()
-    doubled = serve(servers, lambda request: ok(twice))
-    with pytest.raises(UnsafeAnswerError):
-        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **doubled.settings())
+    refused(pa.Table.from_arrays([pa.array(["a"]), pa.array(["b"])], names=["id", "id"]), "names a column twice|not a readable Parquet file")
 
     # What the service sends reads as it did: a dictionary column of a thousand repeated names.
     sink = _io.BytesIO()
