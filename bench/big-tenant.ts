@@ -3,6 +3,7 @@ import { startLocalStack } from '../dev/local-stack.js';
 import { loadConfig } from '../shared/config/load-config.js';
 import { createSummaryDeps, type SummaryDeps } from '../shared/http/create-summary-deps.js';
 import { handleSummary } from '../shared/http/handle-summary.js';
+import { summaryEndpoint } from '../shared/http/summary-endpoint.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import { CONTRACTS } from '../shared/model/contracts.js';
 import { requestTokens } from '../dev/request-tokens.js';
@@ -66,6 +67,8 @@ async function measure(input: BigTenantInput): Promise<BigTenantFigures> {
     const log = { request: (entry: RequestLogEntry) => lines.push(entry), fault: () => {}, warning: () => {} };
     const withCursors = createSummaryDeps(config, { log });
     const withoutCursors = { ...withCursors, cursors: { get: async () => undefined, put: async () => {} } };
+    // Each as the host registers it: once.
+    const endpoints = new Map([withCursors, withoutCursors].map((deps) => [deps, summaryEndpoint(CONTRACTS, deps)]));
     let serial = 0;
     const call = async (deps: SummaryDeps, body: Record<string, unknown>, acceptEncoding = 'identity') => {
       const request = new azureFunctions.HttpRequest({
@@ -74,7 +77,7 @@ async function measure(input: BigTenantInput): Promise<BigTenantFigures> {
         body: { string: JSON.stringify(body) },
       });
       const started = performance.now();
-      const result = await handleSummary(CONTRACTS, request, deps);
+      const result = await handleSummary(endpoints.get(deps)!, request);
       const elapsed = performance.now() - started;
       if (result.status !== 200) throw new Error(`page answered ${result.status}: ${String(result.body).slice(0, 300)}`);
       return { elapsed, result, line: lines.at(-1)! };

@@ -1,4 +1,5 @@
 import { exportParquet } from '../shared/output/export-parquet.js';
+import { planCleaning } from '../shared/output/record-cleaner.js';
 import { cycleRecords, lineCount, readPool, type BenchResource } from './document-pool.js';
 import { fullView } from './full-view.js';
 import { parquetFacts, type ParquetFacts } from './parquet-facts.js';
@@ -34,7 +35,7 @@ async function measure({ resource, records, poolFile }: ExportInput): Promise<Ex
   ];
   const rssBeforeBytes = settle();
   const started = performance.now();
-  const result = await exportParquet(cycleRecords(pool, records), view, { maxBytes: Number.MAX_SAFE_INTEGER, metadata, generatedAt });
+  const result = await exportParquet(cycleRecords(pool, records), planCleaning(view), { maxBytes: Number.MAX_SAFE_INTEGER, metadata, generatedAt });
   const ms = performance.now() - started;
   const peakRssBytes = peakRss();
   if (result.records !== records) throw new Error(`exported ${result.records} records, expected ${records}`);

@@ -6,6 +6,7 @@ import { throwawayServerCertificate } from '../dev/local-ca.js';
 import { loadConfig } from '../shared/config/load-config.js';
 import { createSummaryDeps } from '../shared/http/create-summary-deps.js';
 import { handleSummary } from '../shared/http/handle-summary.js';
+import { summaryEndpoint } from '../shared/http/summary-endpoint.js';
 import type { SummaryDeps } from '../shared/http/create-summary-deps.js';
 import type { StoredRecord } from '../shared/model/view.js';
 import { CONTRACTS } from '../shared/model/contracts.js';
@@ -33,12 +34,14 @@ export interface LatencyFigures {
   readonly mean: number;
 }
 
-/** One page size: every round's figures for our pipeline and for the bare baseline. */
+/** One page size: every round's figures for our pipeline, the bare baseline and the encoding baseline. */
 export interface JsonPageFigures {
   readonly pageSize: number;
   readonly iterations: number;
   readonly ours: readonly LatencyFigures[];
   readonly bare: readonly LatencyFigures[];
+  /** The bare baseline with the encoding every HTTP answer needs: `Buffer.from(JSON.stringify(rows))` (information). */
+  readonly encoded: readonly LatencyFigures[];
   readonly oursBytes: number;
   readonly bareBytes: number;
 }
@@ -86,11 +89,13 @@ async function measure(input: JsonInput): Promise<JsonPageFigures[]> {
 
 type Sample = { readonly elapsed: number; readonly length: number };
 
-/** Our pipeline and the bare baseline for one page size, alternating request by request. */
+/** Our pipeline and the two baselines for one page size, alternating request by request. */
 async function measurePage(
   input: JsonInput, pageSize: number, rows: readonly StoredRecord[], headers: Readonly<Record<string, string>>, deps: SummaryDeps,
 ): Promise<JsonPageFigures> {
   const bodyText = JSON.stringify({ createdFrom: '2025-03-01', createdTo: '2025-03-31', orderBy: 'createdDate', pageSize });
+  // As the host registers it: once.
+  const endpoint = summaryEndpoint(CONTRACTS, deps);
   let serial = 0;
   // Built outside both timers: the Functions host builds the request before our code runs.
   const request = () => new azureFunctions.HttpRequest({
@@ -99,7 +104,7 @@ async function measurePage(
   const ours = async (): Promise<Sample> => {
     const given = request();
     const started = performance.now();
-    const result = await handleSummary(CONTRACTS, given, deps);
+    const result = await handleSummary(endpoint, given);
     const elapsed = performance.now() - started;
     if (result.status !== 200 || result.records !== pageSize) {
       throw new Error(`handleSummary answered ${result.status} with ${result.records} records: ${String(result.body).slice(0, 300)}`);
@@ -116,27 +121,42 @@ async function measurePage(
     if (typeof body !== 'object') throw new Error('the benchmark body is a JSON object');
     return { elapsed, length: text.length };
   };
+  // The same, and the text encoded as the bytes an answer is.
+  const encoded = async (): Promise<Sample> => {
+    const given = request();
+    const started = performance.now();
+    const body = JSON.parse(await given.text()) as unknown;
+    const bytes = Buffer.from(JSON.stringify(rows));
+    const elapsed = performance.now() - started;
+    if (typeof body !== 'object') throw new Error('the benchmark body is a JSON object');
+    return { elapsed, length: bytes.byteLength };
+  };
   const oursBytes = (await ours()).length;
   const bareBytes = (await bare()).length;
   for (let i = 0; i < input.warmup; i++) {
     await ours();
     await bare();
+    await encoded();
   }
   const iterations = input.iterations[String(pageSize)] ?? 1000;
   const oursRounds: LatencyFigures[] = [];
   const bareRounds: LatencyFigures[] = [];
+  const encodedRounds: LatencyFigures[] = [];
   for (let round = 0; round < input.rounds; round++) {
     const oursSamples: number[] = [];
     const bareSamples: number[] = [];
+    const encodedSamples: number[] = [];
     // Alternating, so both sides see the same heap, JIT state and machine load.
     for (let i = 0; i < iterations; i++) {
       oursSamples.push((await ours()).elapsed);
       bareSamples.push((await bare()).elapsed);
+      encodedSamples.push((await encoded()).elapsed);
     }
     oursRounds.push(latency(oursSamples));
     bareRounds.push(latency(bareSamples));
+    encodedRounds.push(latency(encodedSamples));
   }
-  return { pageSize, iterations, ours: oursRounds, bare: bareRounds, oursBytes, bareBytes };
+  return { pageSize, iterations, ours: oursRounds, bare: bareRounds, encoded: encodedRounds, oursBytes, bareBytes };
 }
 
 function latency(samplesMs: readonly number[]): LatencyFigures {

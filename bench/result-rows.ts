@@ -14,8 +14,11 @@ export const TARGETS = {
   vsCopy: 6,
   /** 1M contracts: peak RSS below this (bytes, MB = 10^6). */
   peakRssBytes: 400e6,
-  /** JSON: ours ÷ bare p50 at most this, by page size. */
-  json: { 25: 2, 1000: 1.3 } as Readonly<Record<number, number>>,
+  /**
+   * JSON: ours ÷ bare p50 at most this, by page size. The page of 25 has no target (issue 29
+   * retired it: nobody feels microseconds behind a store round trip); it is measured as information.
+   */
+  json: { 1000: 1.3 } as Readonly<Record<number, number>>,
 } as const;
 
 /** The case whose figures the export targets are about (two cores). */
@@ -68,7 +71,7 @@ export function exportRows({ exportCase, ours, appender, copy }: ExportCaseResul
   ];
 }
 
-/** Two rows per page size: our pipeline (judged on the p50 ratio) and the bare baseline. */
+/** Three rows per page size: our pipeline (judged on the p50 ratio against the bare baseline), the bare baseline and the encoding baseline (information). */
 export function jsonRows(page: JsonPageFigures): TableRow[] {
   const summary = (rounds: JsonPageFigures['ours']) => ({
     p50: median(rounds.map((r) => r.p50)),
@@ -77,6 +80,7 @@ export function jsonRows(page: JsonPageFigures): TableRow[] {
   });
   const ours = summary(page.ours);
   const bare = summary(page.bare);
+  const encoded = summary(page.encoded);
   const ratio = ours.p50 / bare.p50;
   const limit = TARGETS.json[page.pageSize];
   const measurement = `JSON in-process, page of ${page.pageSize} (${page.ours.length} rounds × ${count(page.iterations)} requests)`;
@@ -92,10 +96,14 @@ export function jsonRows(page: JsonPageFigures): TableRow[] {
       measurement, subject: 'ours: handleSummary (credentials, filters, store seam, projection, envelope)', ...row(ours, page.oursBytes),
       ratio: `${times(ratio)} (p99 ${times(ours.p99 / bare.p99)})`,
       target: limit === undefined ? '' : `p50 ≤ ${times(limit)}`,
-      standing: limit === undefined ? '' : judge(ratio <= limit),
+      standing: limit === undefined ? 'info' : judge(ratio <= limit),
       ...(limit === undefined ? {} : { verdict: `JSON page of ${page.pageSize}: ours ÷ bare p50 = ${times(ratio)} (${duration(ours.p50 / 1000)} vs ${duration(bare.p50 / 1000)}; p99 ${times(ours.p99 / bare.p99)}), target ≤ ${times(limit)}` }),
     },
-    { measurement, subject: 'bare: read + JSON.parse body, JSON.stringify rows', ...row(bare, page.bareBytes), ratio: '', target: '', standing: '' },
+    { measurement, subject: 'bare: read + JSON.parse body, JSON.stringify rows', ...row(bare, page.bareBytes), ratio: 'baseline', target: '', standing: '' },
+    {
+      measurement, subject: 'encoded: bare, then Buffer.from of the text (information)', ...row(encoded, page.bareBytes),
+      ratio: `ours ÷ encoded ${times(ours.p50 / encoded.p50)}`, target: '', standing: 'info',
+    },
   ];
 }
 

@@ -1,5 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
-import { summaryRoute } from '../shared/model/operation-contract.js';
+import { operationNames } from '../shared/model/operation-contract.js';
 import { SERVICE_MODEL, type ApiModel } from './api-model.js';
 import { envelopeSchemas } from './envelope-schema.js';
 import { errorResponses, NOT_OPERATION_CODES } from './error-responses.js';
@@ -33,7 +33,7 @@ export function buildOpenApi(model: ApiModel = SERVICE_MODEL): JsonObject {
   const filterSchemas: JsonObject = {};
   for (const resource of model.resources) {
     const defaults = serviceDefaults(resource);
-    paths[`/${summaryRoute(resource)}`] = { post: summaryOperation(model, resource, defaults) };
+    paths[operationNames(resource).path] = { post: summaryOperation(model, resource, defaults) };
     filterSchemas[resource.openapi.filtersSchema] = filterBodySchema(model, resource, defaults);
   }
   const schemes = securitySchemes(settingDefaults().authorityHost);

@@ -1,5 +1,5 @@
-import { operationId, type ResourceDefinition } from '../shared/model/resource-definition.js';
-import { exportFile, mediaTypeOf, PARQUET_MEDIA_TYPE, REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/model/operation-contract.js';
+import type { ResourceDefinition } from '../shared/model/resource-definition.js';
+import { exportFile, mediaTypeOf, operationNames, PARQUET_MEDIA_TYPE, REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/model/operation-contract.js';
 import type { ApiModel } from './api-model.js';
 import { operationErrorCodes, problemResponseName } from './error-responses.js';
 import { filterParameters } from './filter-parameters.js';
@@ -26,7 +26,7 @@ export function summaryOperation(model: ApiModel, resource: ResourceDefinition, 
     responses[String(status)] = componentRef('responses', problemResponseName(status));
   }
   return {
-    operationId: operationId(resource),
+    operationId: operationNames(resource).id,
     tags: [resource.name],
     summary: resource.openapi.summary,
     description: `Returns the allowlisted ${resource.name} summary records of the caller's data tenant (from the server-side client registry; `

@@ -10,7 +10,7 @@
  * TypeScript, agrees with the negotiation on every Accept header it is given.
  */
 import { MEDIA_RANGE_PATTERN, QUALITY_PATTERN } from '../../shared/http/negotiate.js';
-import { exportMediaTypes, mediaTypeOf, summaryRoute } from '../../shared/model/operation-contract.js';
+import { exportMediaTypes, mediaTypeOf, operationNames } from '../../shared/model/operation-contract.js';
 import type { ResourceDefinition } from '../../shared/model/resource-definition.js';
 import { RESOURCES } from '../../shared/model/resources.js';
 
@@ -26,7 +26,7 @@ const csharp = (text: string) => `"${text.replaceAll('\\', '\\\\').replaceAll('"
 
 /** What each operation offers, JSON first (its URL template → media types), as the service offers them. */
 export function operationOffers(resources: readonly ResourceDefinition[] = RESOURCES): Map<string, string[]> {
-  return new Map(resources.map((resource) => [`/${summaryRoute(resource)}`, [mediaTypeOf('json'), ...exportMediaTypes(resource)]]));
+  return new Map(resources.map((resource) => [operationNames(resource).path, [mediaTypeOf('json'), ...exportMediaTypes(resource)]]));
 }
 
 /** The policy expression: the export key for an export, "" when the Accept header selects JSON. */

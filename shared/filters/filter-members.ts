@@ -20,31 +20,25 @@ export const CONTROL_MEMBERS: Readonly<Record<string, MemberRule>> = {
 export const PAGINATION_MEMBERS: ReadonlySet<string> = new Set(['page', 'pageSize']);
 
 const DATE = dateRule();
-const built = new WeakMap<ResourceDefinition, Readonly<Record<string, FilterMember>>>();
 
 /**
  * The members an endpoint accepts, by their exact (case-sensitive) names: the resource's filters
- * in declaration order, then the control members. Built once per resource.
+ * in declaration order, then the control members. Made once per operation (summary-endpoint.ts).
  */
 export function filterMembers(resource: ResourceDefinition): Readonly<Record<string, FilterMember>> {
-  let members = built.get(resource);
-  if (!members) {
-    const entries: [string, FilterMember][] = resource.filters.flatMap((filter): [string, FilterMember][] => {
-      switch (filter.kind) {
-        case 'equals':
-          return [[filter.member, { rule: filter.rule, filter }]];
-        case 'dayRange':
-          return [[filter.from, { rule: DATE, filter }], [filter.to, { rule: DATE, filter }]];
-        default:
-          return unreachable(filter, 'filter kind');
-      }
-    });
-    for (const [name, rule] of Object.entries(CONTROL_MEMBERS)) {
-      if (entries.some(([member]) => member === name)) throw new TypeError(`resource ${resource.name}: filter member ${name} is reserved`);
-      entries.push([name, { rule }]);
+  const entries: [string, FilterMember][] = resource.filters.flatMap((filter): [string, FilterMember][] => {
+    switch (filter.kind) {
+      case 'equals':
+        return [[filter.member, { rule: filter.rule, filter }]];
+      case 'dayRange':
+        return [[filter.from, { rule: DATE, filter }], [filter.to, { rule: DATE, filter }]];
+      default:
+        return unreachable(filter, 'filter kind');
     }
-    members = Object.freeze(Object.fromEntries(entries));
-    built.set(resource, members);
+  });
+  for (const [name, rule] of Object.entries(CONTROL_MEMBERS)) {
+    if (entries.some(([member]) => member === name)) throw new TypeError(`resource ${resource.name}: filter member ${name} is reserved`);
+    entries.push([name, { rule }]);
   }
-  return members;
+  return Object.freeze(Object.fromEntries(entries));
 }

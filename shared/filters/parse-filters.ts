@@ -5,7 +5,7 @@ import { PAGE_DEFAULTS } from '../model/operation-contract.js';
 import type { FilterValue, SummaryQuery } from '../model/summary-query.js';
 import type { View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
-import { filterMembers, PAGINATION_MEMBERS } from './filter-members.js';
+import { PAGINATION_MEMBERS, type FilterMember } from './filter-members.js';
 import { checkDateRanges } from './check-date-ranges.js';
 
 const NONE: readonly string[] = [];
@@ -20,6 +20,8 @@ export interface FilterInput {
   readonly query: URLSearchParams;
   /** What the caller may see: `orderBy` and field filters are checked against it. */
   readonly view: View;
+  /** The members the endpoint accepts (`filterMembers` of the view's resource). */
+  readonly members: Readonly<Record<string, FilterMember>>;
   readonly maxPageSize: number;
   /**
    * The media type of the export asked for (the one the Accept header chose), absent for JSON
@@ -32,9 +34,8 @@ export interface FilterInput {
  * Validates and merges the body and query-string filters (the body wins) into a `SummaryQuery`.
  * Collects every problem and throws one 400 `ApiError` listing them.
  */
-export function parseFilters({ body, query, view, maxPageSize, exportMediaType }: FilterInput): SummaryQuery {
+export function parseFilters({ body, query, view, members, maxPageSize, exportMediaType }: FilterInput): SummaryQuery {
   const { resource } = view;
-  const members = filterMembers(resource);
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
     throw new ApiError('INVALID_BODY', 'The body must be a JSON object of filters, for example {"createdFrom":"2025-01-01","createdTo":"2025-01-31"}, or empty.');
   }
@@ -141,25 +142,13 @@ function checkVisibility(given: Record<string, string | number>, view: View): Fi
   if (typeof given.orderBy === 'string' && !view.sortable.includes(given.orderBy)) {
     errors.push({ member: 'orderBy', code: 'INVALID_ORDER_BY', message: `orderBy must be one of the fields you can sort by: ${view.sortable.join(', ')}.` });
   }
-  for (const { member, field } of hiddenFilterMembers(view)) {
-    if (member in given) {
-      const what = member === field ? member : `${member} (a filter on ${field})`;
+  for (const filter of view.resource.filters) {
+    if (view.fields.some((field) => field.name === filter.field)) continue;
+    for (const member of membersOf(filter)) {
+      if (!(member in given)) continue;
+      const what = member === filter.field ? member : `${member} (a filter on ${filter.field})`;
       errors.push({ member, code: 'INVALID_FILTER', message: `${what} is not a field your roles can see, so you cannot filter by it.` });
     }
   }
   return errors;
-}
-
-const hiddenMembers = new WeakMap<View, readonly { readonly member: string; readonly field: string }[]>();
-
-/** The members of the filters on fields a view does not show, worked out once per view (views are shared: allowlist.ts). */
-function hiddenFilterMembers(view: View): readonly { readonly member: string; readonly field: string }[] {
-  let hidden = hiddenMembers.get(view);
-  if (hidden === undefined) {
-    hidden = view.resource.filters
-      .filter((filter) => !view.fields.some((field) => field.name === filter.field))
-      .flatMap((filter) => membersOf(filter).map((member) => ({ member, field: filter.field })));
-    hiddenMembers.set(view, hidden);
-  }
-  return hidden;
 }

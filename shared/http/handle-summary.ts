@@ -1,9 +1,8 @@
 import type { HttpRequest } from '@azure/functions';
 import { ApiError } from '../errors/api-error.js';
 import { parseFilters } from '../filters/parse-filters.js';
-import type { ResourceDefinition } from '../model/resource-definition.js';
 import { inRequestSpan } from '../telemetry/telemetry.js';
-import { negotiateOffer, resourceOffers, type Offer } from './negotiate.js';
+import { negotiateOffer, type Offer } from './negotiate.js';
 import { CallerGone, callerGone } from './caller-gone.js';
 import { observeRequest } from './request-observer.js';
 import { linkBase } from './page-links.js';
@@ -16,28 +15,10 @@ import { respondParquet } from './respond-parquet.js';
 import { errorResponse } from './error-response.js';
 import { compressResponse } from './compress-response.js';
 import type { HttpResult } from './output-stage.js';
-import type { SummaryDeps } from './create-summary-deps.js';
+import type { SummaryEndpoint } from './summary-endpoint.js';
 
 /** The output stage of each format. */
 const OUTPUT_STAGES = { json: respondJson, parquet: respondParquet } as const;
-
-/**
- * The format an Accept header chooses of a resource's offers, worked out once per header text:
- * callers send few distinct ones (bounded all the same).
- */
-const chosen = new WeakMap<ResourceDefinition, Map<string | null, Offer | undefined>>();
-function offerFor(resource: ResourceDefinition, accept: string | null): Offer {
-  let ofResource = chosen.get(resource);
-  if (ofResource === undefined) chosen.set(resource, (ofResource = new Map()));
-  if (!ofResource.has(accept)) {
-    if (ofResource.size >= 256) ofResource.clear();
-    ofResource.set(accept, negotiateOffer(accept, resourceOffers(resource)));
-  }
-  return ofResource.get(accept) ?? notAcceptable(resource);
-}
-
-/** A request without a query string has no query filters (most have none: parsing its URL cost ~2 µs). */
-const NO_QUERY = new URLSearchParams();
 
 /**
  * The request pipeline of both summary operations, in one place:
@@ -49,29 +30,29 @@ const NO_QUERY = new URLSearchParams();
  * INTERNAL. The observer hears of the caller, the format, a failure and the answer, and writes the
  * log line (with what the store reads cost, failures included), span and metrics.
  */
-export async function handleSummary(resource: ResourceDefinition, request: HttpRequest, deps: SummaryDeps): Promise<HttpResult> {
-  // The host's Headers, taken once: each `request.headers` is a lookup of its own (~3 µs a 25-row page, measured).
+export async function handleSummary(endpoint: SummaryEndpoint, request: HttpRequest): Promise<HttpResult> {
+  const { deps, names } = endpoint;
   const { headers } = request;
   const header = (name: string) => headers.get(name);
-  return inRequestSpan(`POST /v1/${resource.name}/summary`, header, async (span) => {
-    const observer = observeRequest(`${resource.name}.summary`, header, span, deps.log);
+  return inRequestSpan(names.spanName, header, async (span) => {
+    const observer = observeRequest(names.logName, header, span, deps.log);
     const { requestId } = observer;
     const meter: StoreMeter = { documents: 0, requestCharge: 0 };
     let answer: HttpResult;
     try {
       const principal = observer.authenticated(await deps.authenticate({ authorization: header('authorization'), apiKey: header('x-api-key') }));
-      const offer = offerFor(resource, header('accept'));
+      const offer = negotiateOffer(header('accept'), endpoint.offers) ?? notAcceptable(endpoint.offers);
       const format = observer.negotiated(offer.format);
       const body = await readJsonBody({ headers, body: request.body });
-      const view = deps.allowlist.view(resource, principal.roles);
-      const params = request.url.includes('?') ? new URL(request.url).searchParams : NO_QUERY;
-      const query = parseFilters({ body, query: params, view, maxPageSize: deps.config.maxPageSize, ...(format === 'json' ? {} : { exportMediaType: offer.mediaType }) });
+      const { view, cleaning } = endpoint.prepare(principal.roles);
+      const params = new URL(request.url).searchParams;
+      const query = parseFilters({ body, query: params, view, members: endpoint.members, maxPageSize: deps.config.maxPageSize, ...(format === 'json' ? {} : { exportMediaType: offer.mediaType }) });
       // Preconditions are looked at only once the request is known to be good (RFC 9110 §13.2.1).
       const precondition = parseIfNoneMatch(header('if-none-match'));
-      const links = format === 'json' ? linkBase(deps.config.publicBaseUrl, resource.name, params, body) : undefined;
+      const links = format === 'json' ? linkBase(deps.config.publicBaseUrl, names.path, params, body) : undefined;
       const gone = callerGone(request);
       answer = await OUTPUT_STAGES[format]({
-        scope: { tenant: principal.dataTenant, view }, query, requestId, clientId: principal.clientId, deps, meter,
+        scope: { tenant: principal.dataTenant, view }, cleaning, query, requestId, clientId: principal.clientId, deps, meter,
         ...(links ? { links } : {}), ...(gone ? { callerGone: gone } : {}), ...(precondition ? { precondition } : {}),
       });
     } catch (error) {
@@ -89,6 +70,6 @@ function withCost<T extends HttpResult>(answer: T, meter: StoreMeter): T {
   return meter.documents > 0 || meter.requestCharge > 0 ? { ...answer, store: meter } : answer;
 }
 
-function notAcceptable(resource: ResourceDefinition): never {
-  throw new ApiError('NOT_ACCEPTABLE', `This endpoint answers ${resourceOffers(resource).map((offer) => offer.mediaType).join(', ')}; set Accept to one of them, or leave Accept out for JSON.`);
+function notAcceptable(offers: readonly Offer[]): never {
+  throw new ApiError('NOT_ACCEPTABLE', `This endpoint answers ${offers.map((offer) => offer.mediaType).join(', ')}; set Accept to one of them, or leave Accept out for JSON.`);
 }

@@ -20,13 +20,10 @@ export function offersOf(formats: readonly Format[], also: readonly Offer[] = []
 
 /**
  * What a resource answers: JSON, and its export under the Parquet media type and, when the export
- * is not one Parquet file (a zip), under its own media type too. Made once per resource.
+ * is not one Parquet file (a zip), under its own media type too.
  */
-const offered = new WeakMap<ResourceDefinition, Offer[]>();
 export function resourceOffers(resource: ResourceDefinition): Offer[] {
-  let found = offered.get(resource);
-  if (found === undefined) offered.set(resource, (found = offersOf(['json'], exportMediaTypes(resource).map((mediaType) => ({ format: 'parquet', mediaType })))));
-  return found;
+  return offersOf(['json'], exportMediaTypes(resource).map((mediaType) => ({ format: 'parquet', mediaType })));
 }
 
 /**

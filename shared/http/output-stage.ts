@@ -1,7 +1,7 @@
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope } from '../model/view.js';
 import type { StoreMeter } from '../store/record-store.js';
-import type { CleaningReport } from '../output/record-cleaner.js';
+import type { CleaningPlan, CleaningReport } from '../output/record-cleaner.js';
 import type { SummaryDeps } from './create-summary-deps.js';
 import type { IfNoneMatch } from './if-none-match.js';
 import type { LinkBase } from './page-links.js';
@@ -21,6 +21,8 @@ export interface HttpResult {
 /** What an output stage (JSON page or Parquet export) works from. */
 export interface OutputStageInput {
   readonly scope: Scope;
+  /** How the records are cleaned for the scope's view (record-cleaner.ts). */
+  readonly cleaning: CleaningPlan;
   readonly query: SummaryQuery;
   readonly requestId: string;
   /** The calling client application: page cursors and export slots are per client. */

@@ -40,7 +40,7 @@ export interface PageLinks {
  * The links' start for a JSON request, or none: without a public base URL (a deployment that does
  * not say where callers reach it) and when the body carries `page`.
  */
-export function linkBase(publicBaseUrl: string | undefined, resourceName: string, query: URLSearchParams, body: unknown): LinkBase | undefined {
+export function linkBase(publicBaseUrl: string | undefined, operationPath: string, query: URLSearchParams, body: unknown): LinkBase | undefined {
   if (publicBaseUrl === undefined) return undefined;
   const members = typeof body === 'object' && body !== null ? body : {};
   if (Object.hasOwn(members, 'page')) return undefined;
@@ -49,7 +49,7 @@ export function linkBase(publicBaseUrl: string | undefined, resourceName: string
   for (const [name, value] of Object.entries(members)) if (!NOT_CARRIED.has(name) && typeof value === 'string') carried.append(name, value);
   // A query parameter the body overrides was never read (the body wins): it is not carried.
   for (const [name, value] of query) if (!NOT_CARRIED.has(name) && !Object.hasOwn(members, name)) carried.append(name, value);
-  return { operationUrl: `${publicBaseUrl}/v1/${resourceName}/summary`, query: carried };
+  return { operationUrl: `${publicBaseUrl}${operationPath}`, query: carried };
 }
 
 const NOT_CARRIED: ReadonlySet<string> = new Set(['page', 'pageSize', ...RESERVED_QUERY]);

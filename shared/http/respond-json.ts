@@ -25,7 +25,7 @@ import { validateResult, validatorHeaders } from './result-validator.js';
  * caller may see. A page past the end is an empty 200 with a warning.
  */
 export const respondJson: OutputStage = async (input) => {
-  const { scope, query, requestId, clientId, links, deps, meter, precondition } = input;
+  const { scope, cleaning, query, requestId, clientId, links, deps, meter, precondition } = input;
   const { page, pageSize } = query;
   const keyOf = (target: number) => pageCursorKey(scope, clientId, query, target);
   // A failing cursor store only costs the walk its shortcut; each failure is logged and counted.
@@ -58,7 +58,7 @@ export const respondJson: OutputStage = async (input) => {
     nextReachable = await cursors.put(scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords, etag }, report);
   }
   // Every value checked against its field, and exactly the allowlisted fields, on the way out (record-cleaner.ts).
-  const cleaner = createRecordCleaner(scope.view);
+  const cleaner = createRecordCleaner(cleaning);
   const records: StoredRecord[] = [];
   for (const record of read?.records ?? []) {
     const projected = cleaner.project(record);

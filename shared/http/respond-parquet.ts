@@ -13,7 +13,7 @@ import { validateResult, validatorHeaders } from './result-validator.js';
  * store fault is a clean 503 and a result over PARQUET_MAX_BYTES a 413, never a truncated file.
  */
 export const respondParquet: OutputStage = async (input) => {
-  const { scope, query, requestId, clientId, deps, callerGone, meter } = input;
+  const { scope, cleaning, query, requestId, clientId, deps, callerGone, meter } = input;
   // Before an export slot is taken: a check that holds costs one aggregate and no slot.
   const { etag } = await validateResult(input, 'parquet');
   // Gone while the version was taken: no slot, no store read for nobody.
@@ -37,7 +37,7 @@ export const respondParquet: OutputStage = async (input) => {
     // Loaded on the first export: the writer stays off the cold start of instances serving JSON.
     const { exportParquet } = await import('../output/export-parquet.js');
     const records = query.matchesNothing ? noRecords() : deps.store.stream(scope, query, meter);
-    result = await exportParquet(records, scope.view, { maxBytes: deps.config.parquetMaxBytes, metadata, generatedAt, signal: stop });
+    result = await exportParquet(records, cleaning, { maxBytes: deps.config.parquetMaxBytes, metadata, generatedAt, signal: stop });
   } catch (error) {
     if (stop.aborted && callerGone?.aborted) throw new CallerGone('the caller went away during the export');
     if (stop.aborted) {

@@ -1,7 +1,8 @@
 import type { HttpFunctionOptions, HttpRequest, HttpResponseInit } from '@azure/functions';
-import { summaryRoute } from '../model/operation-contract.js';
-import { operationId, type ResourceDefinition } from '../model/resource-definition.js';
+import type { ResourceDefinition } from '../model/resource-definition.js';
+import { operationNames } from '../model/operation-contract.js';
 import { handleSummary } from './handle-summary.js';
+import { summaryEndpoint } from './summary-endpoint.js';
 import type { SummaryDeps } from './create-summary-deps.js';
 
 /**
@@ -10,12 +11,13 @@ import type { SummaryDeps } from './create-summary-deps.js';
  * thin adapter from the host's request to the pipeline.
  */
 export function summaryFunction(resource: ResourceDefinition, deps: SummaryDeps): HttpFunctionOptions & { route: string } {
+  const endpoint = summaryEndpoint(resource, deps);
   return {
-    route: summaryRoute(resource),
+    route: endpoint.names.route,
     methods: ['POST'],
     authLevel: 'function',
     handler: async (request: HttpRequest): Promise<HttpResponseInit> => {
-      const { status, headers, body } = await handleSummary(resource, request, deps);
+      const { status, headers, body } = await handleSummary(endpoint, request);
       return { status, headers, body };
     },
   };
@@ -29,5 +31,5 @@ export interface FunctionRegistration {
 
 /** The registration of every resource's summary operation, named after its operationId. */
 export function summaryFunctions(resources: readonly ResourceDefinition[], deps: SummaryDeps): FunctionRegistration[] {
-  return resources.map((resource) => ({ name: operationId(resource), options: summaryFunction(resource, deps) }));
+  return resources.map((resource) => ({ name: operationNames(resource).id, options: summaryFunction(resource, deps) }));
 }

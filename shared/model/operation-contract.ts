@@ -6,9 +6,27 @@
 import type { ExportShape, ResourceDefinition } from './resource-definition.js';
 import { unreachable } from '../util/unreachable.js';
 
-/** The route of a resource's summary operation, under the host's `api` prefix. */
-export function summaryRoute(resource: ResourceDefinition): string {
-  return `v1/${resource.name}/summary`;
+/**
+ * The names of a resource's summary operation, every one derived here from the resource's name:
+ * nowhere else spells one.
+ */
+export interface OperationNames {
+  /** The `operationId` in the OpenAPI document, which is also the Azure Functions function name (`contractsSummary`). */
+  readonly id: string;
+  /** The operation's path (`/v1/contracts/summary`): in the OpenAPI document, the gateway and the links. */
+  readonly path: string;
+  /** The path as the Functions host registers it, under its `api` prefix (`v1/contracts/summary`). */
+  readonly route: string;
+  /** The operation as the log line and metrics name it (`contracts.summary`). */
+  readonly logName: string;
+  /** The request span's name (`POST /v1/contracts/summary`). */
+  readonly spanName: string;
+}
+
+/** The names of a resource's summary operation. */
+export function operationNames(resource: ResourceDefinition): OperationNames {
+  const route = `v1/${resource.name}/summary`;
+  return Object.freeze({ id: `${resource.name}Summary`, path: `/${route}`, route, logName: `${resource.name}.summary`, spanName: `POST /${route}` });
 }
 
 /** The response formats the service can produce. */

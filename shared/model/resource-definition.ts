@@ -204,18 +204,9 @@ export function membersOf(filter: FilterDefinition): readonly string[] {
   }
 }
 
-/** The `operationId` of a resource's summary operation, which is also its Azure Functions function name. */
-export function operationId(resource: ResourceDefinition): string {
-  return `${resource.name}Summary`;
-}
-
-const fieldsByName = new WeakMap<ResourceDefinition, ReadonlyMap<string, FieldSpec>>();
-
 /** The spec of a record field of a resource. Throws a TypeError for a name that is not one. */
 export function fieldSpec(resource: ResourceDefinition, name: string): FieldSpec {
-  let byName = fieldsByName.get(resource);
-  if (byName === undefined) fieldsByName.set(resource, (byName = new Map(resource.fields.map((field) => [field.name, field]))));
-  const spec = byName.get(name);
+  const spec = resource.fields.find((field) => field.name === name);
   if (!spec) throw new TypeError(`${name} is not a field of ${resource.name}`);
   return spec;
 }

@@ -4,7 +4,7 @@ import { fieldSpec, type ExportShape, type LineTable } from '../model/resource-d
 import type { StoredRecord, View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
 import { OutputLimitExceeded } from './output-limit-exceeded.js';
-import { cleaningWarning, createRecordCleaner, type CleaningReport, type RecordCleaner } from './record-cleaner.js';
+import { cleaningWarning, createRecordCleaner, type CleaningPlan, type CleaningReport, type RecordCleaner } from './record-cleaner.js';
 import { ParquetTableWriter } from './parquet/parquet-table-writer.js';
 import { zipOverhead, zipStored } from './zip-stored.js';
 
@@ -32,7 +32,8 @@ export interface ExportResult {
  * the records table and the lines table (one row per line: the record's id, then the visible line
  * fields). Reading stops as soon as the size limit is certain to be exceeded.
  */
-export async function exportParquet(records: AsyncIterable<readonly StoredRecord[]>, view: View, options: ExportOptions): Promise<ExportResult> {
+export async function exportParquet(records: AsyncIterable<readonly StoredRecord[]>, cleaning: CleaningPlan, options: ExportOptions): Promise<ExportResult> {
+  const { view } = cleaning;
   const table = (fields: readonly FieldSpec[], name: string) => new ParquetTableWriter({
     fields,
     maxBytes: options.maxBytes,
@@ -43,7 +44,7 @@ export async function exportParquet(records: AsyncIterable<readonly StoredRecord
   const shape = resource.export;
   // Every value checked against its field on the way out, as for JSON (record-cleaner.ts): one
   // malformed stored value never fails the export.
-  const cleaner = createRecordCleaner(view);
+  const cleaner = createRecordCleaner(cleaning);
   switch (shape.kind) {
     case 'file': {
       const file = table(view.fields, resource.name);

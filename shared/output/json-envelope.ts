@@ -1,5 +1,4 @@
 import type { StoredRecord } from '../model/view.js';
-import { utf8Join } from './utf8-bytes.js';
 
 /** The JSON response envelope of both summary operations (see the spec). */
 export interface JsonEnvelope {
@@ -48,10 +47,28 @@ export function buildJsonEnvelope(
 
 /**
  * The envelope as UTF-8 JSON: the same bytes as `JSON.stringify(envelope)` (a test holds them
- * equal), its records written one by one (`utf8Join` says why), `data` first as the envelope is
- * built, then every other member as JSON.stringify writes them.
+ * equal), `data` first as the envelope is built. Its records are written one by one, never joined
+ * into one text: a page as one string turns two-byte as soon as one record holds a character past
+ * U+00FF, and stringifying and encoding it then cost a third more (measured on the page of 1000
+ * of `npm run bench`), where most records stay one-byte strings. The answer holds its room until
+ * it is sent: three times its size at most.
  */
 export function jsonEnvelopeBytes(envelope: JsonEnvelope): Buffer {
   const { data, ...rest } = envelope;
-  return utf8Join(data.map((record) => JSON.stringify(record)), ',', '{"data":[', `],${JSON.stringify(rest).slice(1)}`);
+  const head = '{"data":[';
+  const tail = `],${JSON.stringify(rest).slice(1)}`;
+  const records = data.map((record) => JSON.stringify(record));
+  // Room for the worst case, three bytes a UTF-16 unit, and a comma between records.
+  let units = head.length + tail.length + records.length;
+  for (const record of records) units += record.length;
+  const bytes = Buffer.allocUnsafe(units * 3);
+  let at = bytes.write(head, 0);
+  for (let i = 0; i < records.length; i++) {
+    if (i > 0) bytes[at++] = COMMA;
+    at += bytes.write(records[i]!, at);
+  }
+  at += bytes.write(tail, at);
+  return bytes.subarray(0, at);
 }
+
+const COMMA = 0x2c;

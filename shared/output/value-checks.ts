@@ -10,18 +10,14 @@ import { isCalendarDay, isTimestamp } from './parquet/value-encoders.js';
 /** Whether a present value (neither null nor undefined) is of a field's type, within its declared values or bounds. */
 export type ValueCheck = (value: unknown) => boolean;
 
-const checks = new WeakMap<FieldSpec, ValueCheck>();
-
-/** The check of a field's values, made once per field: every value of every answer goes through one. */
+/** The check of a field's values. */
 export function checkOf(field: FieldSpec): ValueCheck {
-  let check = checks.get(field);
-  if (check === undefined) checks.set(field, (check = makeCheck(field)));
-  return check;
+  return makeCheck(field);
 }
 
 /** Whether `value` (present) is one `field` may hold. */
 export function holds(field: FieldSpec, value: unknown): boolean {
-  return checkOf(field)(value);
+  return makeCheck(field)(value);
 }
 
 function makeCheck(field: FieldSpec): ValueCheck {

@@ -27,15 +27,7 @@ export interface CosmosRecordStoreOptions {
  */
 export function createCosmosRecordStore(client: CosmosClient, options: CosmosRecordStoreOptions): RecordStore {
   const database = client.database(DATABASE_ID);
-  const containers = new Map<ResourceDefinition, Container>();
-  const containerOf = (resource: ResourceDefinition): Container => {
-    let container = containers.get(resource);
-    if (!container) {
-      container = database.container(resource.containerId);
-      containers.set(resource, container);
-    }
-    return container;
-  };
+  const containerOf = (resource: ResourceDefinition): Container => database.container(resource.containerId);
 
   /**
    * One round trip of `iterator` under the deadline (`abort` fires when it passes), metered, in a

@@ -16,7 +16,7 @@ export const tracer = trace.getTracer(SCOPE);
  * Runs `work` in a child span of `parent` (the active context); an exception marks the span as
  * failed. A span that nothing records and that carries no trace to pass on (no provider is
  * registered and no caller's trace came in: tests, the local stack) is not made active: the work
- * runs as it is, without the two promise layers that cost a 25-row JSON page ~2.5 µs, measured.
+ * runs as it is: there is no context to carry.
  */
 export function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL, parent: Context = context.active()): Promise<T> {
   const span = tracer.startSpan(name, { kind, attributes }, parent);

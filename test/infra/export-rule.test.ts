@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { MEDIA_RANGE_PATTERN, QUALITY_PATTERN, negotiateOffer, resourceOffers } from '../../shared/http/negotiate.js';
-import { summaryRoute } from '../../shared/model/operation-contract.js';
+import { operationNames } from '../../shared/model/operation-contract.js';
 import { RESOURCES } from '../../shared/model/resources.js';
 import { EXPORT_KEY_VARIABLE, NOT_PRINTABLE_ASCII, POLICY_PATH, operationOffers, renderExportRule, withExportRule } from '../../infra/scripts/render-export-rule.js';
 import { ROOT } from './bicep-tree.js';
@@ -70,8 +70,8 @@ describe('the gateway\'s export rule', () => {
   it('offers per operation what the service offers, JSON first', () => {
     const offers = operationOffers();
     for (const resource of RESOURCES) {
-      expect(offers.get(`/${summaryRoute(resource)}`)).toEqual(resourceOffers(resource).map((offer) => offer.mediaType));
-      expect(renderExportRule()).toContain(`context.Operation.UrlTemplate == "/${summaryRoute(resource)}"`);
+      expect(offers.get(operationNames(resource).path)).toEqual(resourceOffers(resource).map((offer) => offer.mediaType));
+      expect(renderExportRule()).toContain(`context.Operation.UrlTemplate == "${operationNames(resource).path}"`);
     }
   });
 
@@ -90,7 +90,7 @@ describe('the gateway\'s export rule', () => {
   ])('Accept "%s" on invoices: export %s, as the service decides', (accept, exported) => {
     const invoices = RESOURCES.find((resource) => resource.name === 'invoices')!;
     expect(serviceExports(accept, invoices)).toBe(exported);
-    expect(gatewayRule(accept, operationOffers().get(`/${summaryRoute(invoices)}`)!)).toBe(exported);
+    expect(gatewayRule(accept, operationOffers().get(operationNames(invoices).path)!)).toBe(exported);
   });
 
   it('agrees with the service\'s negotiation on any Accept header, for every operation', () => {
@@ -100,14 +100,14 @@ describe('the gateway\'s export rule', () => {
     const header = fc.oneof(fc.array(range, { maxLength: 4 }).map((ranges) => ranges.join(',')), fc.string({ maxLength: 30 }));
     fc.assert(fc.property(header, (accept) => {
       for (const resource of RESOURCES) {
-        expect([resource.name, accept, gatewayRule(accept, operationOffers().get(`/${summaryRoute(resource)}`)!)]).toEqual([resource.name, accept, serviceExports(accept, resource)]);
+        expect([resource.name, accept, gatewayRule(accept, operationOffers().get(operationNames(resource).path)!)]).toEqual([resource.name, accept, serviceExports(accept, resource)]);
       }
     }), { numRuns: 3000 });
     // Beyond printable ASCII (where .NET and JavaScript trim and fold case differently) the gateway counts an export.
     const odd = fc.tuple(header, fc.constantFrom('\u0085', '\u00a0', '\u0130', '\u212a', '\ufeff', '\n', '\u00e9'), fc.nat(40))
       .map(([text, character, at]) => text.slice(0, at) + character + text.slice(at));
     fc.assert(fc.property(odd, (accept) => {
-      for (const resource of RESOURCES) expect(gatewayRule(accept, operationOffers().get(`/${summaryRoute(resource)}`)!)).toBe(true);
+      for (const resource of RESOURCES) expect(gatewayRule(accept, operationOffers().get(operationNames(resource).path)!)).toBe(true);
     }), { numRuns: 500 });
     const invoices = RESOURCES.find((resource) => resource.name === 'invoices')!;
     expect(serviceExports('\u0085application/json, application/zip', invoices)).toBe(true);

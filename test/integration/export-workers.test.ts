@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { planCleaning } from '../../shared/output/record-cleaner.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { SealedRowGroup } from '../../shared/output/parquet/sealed.js';
@@ -70,10 +71,11 @@ describe('row groups in worker threads', () => {
   it('let a process that exported end by itself: idle workers hold nothing open', async () => {
     const script = `
       const { exportParquet } = await import(${JSON.stringify(dist('shared/output/export-parquet.js'))});
+      const { planCleaning } = await import(${JSON.stringify(dist('shared/output/record-cleaner.js'))});
       const { fullView } = await import(${JSON.stringify(dist('bench/full-view.js'))});
       const { documentPool, cycleRecords } = await import(${JSON.stringify(dist('bench/document-pool.js'))});
       const { rowGroupEncoder } = await import(${JSON.stringify(dist('shared/output/parquet/row-group-workers.js'))});
-      const result = await exportParquet(cycleRecords(documentPool('contracts', 2000), 120000), fullView('contracts'), { maxBytes: 1e9, metadata: [], generatedAt: new Date() });
+      const result = await exportParquet(cycleRecords(documentPool('contracts', 2000), 120000), planCleaning(fullView('contracts')), { maxBytes: 1e9, metadata: [], generatedAt: new Date() });
       console.log(JSON.stringify({ records: result.records, workers: rowGroupEncoder()?.parallel ?? 0 }));
     `;
     const run = await runChild(process.execPath, ['--input-type=module', '-e', script], {}, 60_000);

@@ -4,6 +4,7 @@ import azureFunctions from '@azure/functions';
 import { loadConfig } from '../../shared/config/load-config.js';
 import { createSummaryDeps } from '../../shared/http/create-summary-deps.js';
 import { handleSummary } from '../../shared/http/handle-summary.js';
+import { summaryEndpoint } from '../../shared/http/summary-endpoint.js';
 import { ApiError } from '../../shared/errors/api-error.js';
 import type { RecordStore } from '../../shared/store/record-store.js';
 import { createExportSlots } from '../../shared/output/export-slots.js';
@@ -39,16 +40,16 @@ async function exportRequest(resource: Resource, client = 'contoso-full') {
 
 describe.each<Resource>(['contracts', 'invoices'])('the %s export', (resource) => {
   it('passes at exactly the limit and answers 413 RESULT_TOO_LARGE one byte under it, with no Parquet', async () => {
-    const full = await handleSummary(resourceNamed(resource), await exportRequest(resource), depsWith({}));
+    const full = await handleSummary(summaryEndpoint(resourceNamed(resource), depsWith({})), await exportRequest(resource));
     expect(full.status).toBe(200);
     const size = (full.body as Uint8Array).byteLength;
     expect(size).toBeGreaterThan(1000);
 
-    const atLimit = await handleSummary(resourceNamed(resource), await exportRequest(resource), depsWith({ PARQUET_MAX_BYTES: String(size) }));
+    const atLimit = await handleSummary(summaryEndpoint(resourceNamed(resource), depsWith({ PARQUET_MAX_BYTES: String(size) })), await exportRequest(resource));
     expect(atLimit.status).toBe(200);
     expect(Buffer.from(atLimit.body as Uint8Array)).toEqual(Buffer.from(full.body as Uint8Array));
 
-    const over = await handleSummary(resourceNamed(resource), await exportRequest(resource), depsWith({ PARQUET_MAX_BYTES: String(size - 1) }));
+    const over = await handleSummary(summaryEndpoint(resourceNamed(resource), depsWith({ PARQUET_MAX_BYTES: String(size - 1) })), await exportRequest(resource));
     expect(over.status).toBe(413);
     expect(over.headers['Content-Type']).toBe('application/problem+json');
     expect(over.headers['X-Request-ID']).toBe('fixed-request-id');
@@ -67,7 +68,7 @@ describe.each<Resource>(['contracts', 'invoices'])('the %s export', (resource) =
         }
       },
     });
-    const response = await handleSummary(resourceNamed(resource), await exportRequest(resource), depsWith({}, failing));
+    const response = await handleSummary(summaryEndpoint(resourceNamed(resource), depsWith({}, failing)), await exportRequest(resource));
     expect(response.status).toBe(503);
     expect(response.headers['Retry-After']).toBe('5');
     expect(response.headers['Content-Type']).toBe('application/problem+json');
@@ -88,14 +89,14 @@ describe('concurrent exports', () => {
   it('runs one export per client at once: a second waits briefly for its slot, then answers 503 EXPORTS_BUSY, and recovers', async () => {
     const opened = { count: 0 };
     const deps = { ...depsWith({}, (real) => slow(real, opened)), exportSlots: createExportSlots({ total: 2, perClient: 1, waitMs: 50 }) };
-    const answers = await Promise.all([0, 1].map(async () => handleSummary(CONTRACTS, await exportRequest('contracts'), deps)));
+    const answers = await Promise.all([0, 1].map(async () => handleSummary(summaryEndpoint(CONTRACTS, deps), await exportRequest('contracts'))));
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses).toEqual([200, 503]);
     const busy = answers.find((answer) => answer.status === 503)!;
     expect(JSON.parse(busy.body as string)).toMatchObject({ code: 'EXPORTS_BUSY' });
     expect(busy.headers['Retry-After']).toMatch(/^\d+$/);
     expect(opened.count).toBe(1);
-    expect((await handleSummary(CONTRACTS, await exportRequest('contracts'), deps)).status).toBe(200);
+    expect((await handleSummary(summaryEndpoint(CONTRACTS, deps), await exportRequest('contracts'))).status).toBe(200);
   });
 
   it('never answers EXPORTS_BUSY to a client exporting one after another while another client hammers', async () => {
@@ -103,11 +104,11 @@ describe('concurrent exports', () => {
     let done = false;
     const hammered: number[] = [];
     const hammer = async () => {
-      while (!done) hammered.push((await handleSummary(CONTRACTS, await exportRequest('contracts'), deps)).status);
+      while (!done) hammered.push((await handleSummary(summaryEndpoint(CONTRACTS, deps), await exportRequest('contracts'))).status);
     };
     const hammers = [hammer(), hammer(), hammer(), hammer()];
     const sequential: number[] = [];
-    for (let i = 0; i < 4; i++) sequential.push((await handleSummary(CONTRACTS, await exportRequest('contracts', 'fabrikam-full'), deps)).status);
+    for (let i = 0; i < 4; i++) sequential.push((await handleSummary(summaryEndpoint(CONTRACTS, deps), await exportRequest('contracts', 'fabrikam-full'))).status);
     done = true;
     await Promise.all(hammers);
     expect(sequential).toEqual([200, 200, 200, 200]);
@@ -120,8 +121,8 @@ describe('concurrent exports', () => {
     const opened = { count: 0 };
     const deps = { ...depsWith({}, (real) => slow(real, opened)), exportSlots: createExportSlots({ total: 2, perClient: 1, waitMs: 50 }) };
     const answers = await Promise.all([
-      handleSummary(CONTRACTS, await exportRequest('contracts'), deps),
-      handleSummary(CONTRACTS, await exportRequest('contracts', 'fabrikam-full'), deps),
+      handleSummary(summaryEndpoint(CONTRACTS, deps), await exportRequest('contracts')),
+      handleSummary(summaryEndpoint(CONTRACTS, deps), await exportRequest('contracts', 'fabrikam-full')),
     ]);
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
     expect(opened.count).toBe(2);

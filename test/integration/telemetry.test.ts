@@ -8,6 +8,7 @@ import { loadConfig } from '../../shared/config/load-config.js';
 import { createAuthenticator, createSummaryDeps } from '../../shared/http/create-summary-deps.js';
 import { createTokenVerifier } from '../../shared/auth/token-verifier.js';
 import { handleSummary } from '../../shared/http/handle-summary.js';
+import { summaryEndpoint } from '../../shared/http/summary-endpoint.js';
 import { CONTRACTS } from '../../shared/model/contracts.js';
 import { INVOICES } from '../../shared/model/invoices.js';
 import type { ResourceDefinition } from '../../shared/model/resource-definition.js';
@@ -61,7 +62,7 @@ describe('telemetry', () => {
   it('has a request span continuing the caller\'s W3C trace, with the request\'s identifiers and figures', async () => {
     spans.reset();
     const token = await accessToken('contoso-full');
-    const result = await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', token), deps());
+    const result = await handleSummary(summaryEndpoint(CONTRACTS, deps()), await request(CONTRACTS, 'application/json', token));
     expect(result.status).toBe(200);
     const [server] = byName(spans.getFinishedSpans(), 'POST /v1/contracts/summary');
     expect(server!.spanContext().traceId).toBe(TRACE_ID);
@@ -76,7 +77,7 @@ describe('telemetry', () => {
   it('has child spans for the token check and for every store round trip, with documents and request charge', async () => {
     spans.reset();
     const token = await accessToken('contoso-basic');
-    await handleSummary(INVOICES, await request(INVOICES, 'application/json', token), deps());
+    await handleSummary(summaryEndpoint(INVOICES, deps()), await request(INVOICES, 'application/json', token));
     const finished = spans.getFinishedSpans();
     const [server] = byName(finished, 'POST /v1/invoices/summary');
     const children = finished.filter((span) => span.parentSpanContext?.spanId === server!.spanContext().spanId);
@@ -96,9 +97,9 @@ describe('telemetry', () => {
     let verified = 0;
     const same = createSummaryDeps(config, { log: silent, authenticate: createAuthenticator(config, (token) => (verified++, verify(token))) });
     const token = await accessToken('contoso-full');
-    await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', token), same);
+    await handleSummary(summaryEndpoint(CONTRACTS, same), await request(CONTRACTS, 'application/json', token));
     spans.reset();
-    const again = await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', token), same);
+    const again = await handleSummary(summaryEndpoint(CONTRACTS, same), await request(CONTRACTS, 'application/json', token));
     expect(again.status).toBe(200);
     expect(verified).toBe(1);
     const finished = spans.getFinishedSpans();
@@ -109,10 +110,10 @@ describe('telemetry', () => {
   it('marks a refused request with its error code, and a key-set fetch with its own span', async () => {
     spans.reset();
     const fresh = deps();
-    await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', await accessToken('contoso-full')), fresh);
+    await handleSummary(summaryEndpoint(CONTRACTS, fresh), await request(CONTRACTS, 'application/json', await accessToken('contoso-full')));
     expect(byName(spans.getFinishedSpans(), 'fetch key set').length).toBeGreaterThan(0);
     spans.reset();
-    const refused = await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', await accessToken('contoso-full'), '{"bogus":1}'), fresh);
+    const refused = await handleSummary(summaryEndpoint(CONTRACTS, fresh), await request(CONTRACTS, 'application/json', await accessToken('contoso-full'), '{"bogus":1}'));
     expect(refused.status).toBe(400);
     const [server] = byName(spans.getFinishedSpans(), 'POST /v1/contracts/summary');
     expect(server!.attributes).toMatchObject({ 'http.response.status_code': 400, 'summary.error_code': 'UNKNOWN_FILTER' });
@@ -120,7 +121,7 @@ describe('telemetry', () => {
 
   it('records request duration, export bytes and request charge as metrics', async () => {
     const token = await accessToken('contoso-full');
-    await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/vnd.apache.parquet', token, '{"createdFrom":"2025-03-01","createdTo":"2025-03-31"}'), deps());
+    await handleSummary(summaryEndpoint(CONTRACTS, deps()), await request(CONTRACTS, 'application/vnd.apache.parquet', token, '{"createdFrom":"2025-03-01","createdTo":"2025-03-31"}'));
     const { resourceMetrics } = await reader.collect();
     const found = (resourceMetrics as ResourceMetrics).scopeMetrics.flatMap((scope) => scope.metrics);
     const named = (name: string) => found.find((metric) => metric.descriptor.name === name);
@@ -136,8 +137,8 @@ describe('telemetry', () => {
   it('never carries a token, key or secret in a span', async () => {
     spans.reset();
     const token = await accessToken('contoso-full');
-    await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', token), deps());
-    await handleSummary(CONTRACTS, await request(CONTRACTS, 'application/json', `${token}x`), deps());
+    await handleSummary(summaryEndpoint(CONTRACTS, deps()), await request(CONTRACTS, 'application/json', token));
+    await handleSummary(summaryEndpoint(CONTRACTS, deps()), await request(CONTRACTS, 'application/json', `${token}x`));
     const text = JSON.stringify(spans.getFinishedSpans().map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status })));
     expect(text.length).toBeGreaterThan(500);
     for (const secret of [token, token.split('.')[2]!, ...identities.apiKeys, ...identities.subscriptionKeys, ...identities.clients.map((client) => client.clientSecret)]) {

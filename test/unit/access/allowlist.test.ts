@@ -78,11 +78,10 @@ describe('every combination of roles', () => {
   });
 });
 
-describe('views resolved once per role set', () => {
-  it('gives the same frozen view for the same role set, and never one role set\'s view for another', () => {
+describe('views', () => {
+  it('are frozen, and a role never stands for two', () => {
     const allowlist = buildAllowlist(DATAPOINTS);
     const full = allowlist.view(CONTRACTS, ['Data.Read', 'Data.Read.Financials']);
-    expect(allowlist.view(CONTRACTS, ['Data.Read', 'Data.Read.Financials'])).toBe(full);
     expect(Object.isFrozen(full) && Object.isFrozen(full.fields)).toBe(true);
     // One role whose name joins two others with a separator must not get their view.
     const forged = allowlist.view(CONTRACTS, ['Data.Read', 'Data.Read\u0000Data.Read.Financials']);

@@ -5,6 +5,8 @@ import { DATAPOINTS } from '../../../shared/access/datapoints.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import type { FilterValue } from '../../../shared/model/summary-query.js';
 import { resourceNamed } from '../../../shared/model/resources.js';
+import type { View } from '../../../shared/model/view.js';
+import { filterMembers } from '../../../shared/filters/filter-members.js';
 
 type Resource = 'contracts' | 'invoices';
 
@@ -20,7 +22,7 @@ function parse(body: unknown, options: { query?: string; resource?: Resource; ro
   return parseFilters({
     body,
     query: new URLSearchParams(options.query ?? ''),
-    view: allowlist.view(resourceNamed(options.resource ?? 'contracts'), options.roles ?? FULL),
+    ...viewed(allowlist.view(resourceNamed(options.resource ?? 'contracts'), options.roles ?? FULL)),
     maxPageSize: options.maxPageSize ?? 1000,
   });
 }
@@ -33,6 +35,11 @@ function failure(body: unknown, options: Parameters<typeof parse>[1] = {}): ApiE
     throw error;
   }
   throw new Error('expected an ApiError');
+}
+
+/** A view and the members of its resource, as an endpoint passes them. */
+function viewed(view: View) {
+  return { view, members: filterMembers(view.resource) };
 }
 
 describe('parseFilters', () => {

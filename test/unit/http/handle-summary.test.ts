@@ -4,6 +4,7 @@ import { CONTRACTS } from '../../../shared/model/contracts.js';
 import { loadConfig } from '../../../shared/config/load-config.js';
 import { createSummaryDeps } from '../../../shared/http/create-summary-deps.js';
 import { handleSummary } from '../../../shared/http/handle-summary.js';
+import { summaryEndpoint } from '../../../shared/http/summary-endpoint.js';
 import { createCosmosClient } from '../../../shared/store/create-cosmos-client.js';
 import type { RequestLogEntry } from '../../../shared/http/request-log-entry.js';
 import { startCosmosServer, type RunningCosmosServer } from '../../../dev/cosmos-server.js';
@@ -71,7 +72,7 @@ function request(body: unknown, as = 'contoso-full', headers: Record<string, str
 
 describe('the summary pipeline in-process', () => {
   it('answers a page of the caller\'s records from the store', async () => {
-    const response = await handleSummary(CONTRACTS, request({ pageSize: 7 }), depsWith({}));
+    const response = await handleSummary(summaryEndpoint(CONTRACTS, depsWith({})), request({ pageSize: 7 }));
     expect(response.status).toBe(200);
     const envelope = JSON.parse(Buffer.from(response.body as Uint8Array).toString('utf8')) as { data: unknown[]; pagination: { totalRecords: number } };
     expect(envelope.data).toHaveLength(7);
@@ -80,9 +81,9 @@ describe('the summary pipeline in-process', () => {
 
   it('refuses a page beyond MAX_RESULT_WINDOW and points to narrower filters or Parquet', async () => {
     const deps = depsWith({ MAX_RESULT_WINDOW: '50', MAX_PAGE_SIZE: '20' });
-    const ok = await handleSummary(CONTRACTS, request({ page: 3, pageSize: 10 }), deps);
+    const ok = await handleSummary(summaryEndpoint(CONTRACTS, deps), request({ page: 3, pageSize: 10 }));
     expect(ok.status).toBe(200);
-    const refused = await handleSummary(CONTRACTS, request({ page: 6, pageSize: 10 }), deps);
+    const refused = await handleSummary(summaryEndpoint(CONTRACTS, deps), request({ page: 6, pageSize: 10 }));
     expect(refused.status).toBe(400);
     const problem = JSON.parse(refused.body as string) as { code: string; detail: string };
     expect(problem.code).toBe('RESULT_WINDOW_EXCEEDED');
@@ -92,7 +93,7 @@ describe('the summary pipeline in-process', () => {
   it('answers 503 STORE_UNAVAILABLE with Retry-After and no partial body when the store is down', async () => {
     const lines: string[] = [];
     const deps = depsWith({ COSMOS_ENDPOINT: 'https://127.0.0.1:9', STORE_TIMEOUT_MS: '3000' }, lines);
-    const response = await handleSummary(CONTRACTS, request({}), deps);
+    const response = await handleSummary(summaryEndpoint(CONTRACTS, deps), request({}));
     expect(response.status).toBe(503);
     expect(response.headers['Retry-After']).toMatch(/^\d+$/);
     const problem = JSON.parse(response.body as string) as Record<string, unknown>;
@@ -106,9 +107,9 @@ describe('the summary pipeline in-process', () => {
     const deps = depsWith({}, lines);
     const marker = 'CW0042';
     const { access_token, id_token } = tokens.get('contoso-full')!;
-    await handleSummary(CONTRACTS, request({ contractWorkspaceID: marker }), deps);
-    await handleSummary(CONTRACTS, request({ bogus: marker }), deps);
-    await handleSummary(CONTRACTS, request({}, 'contoso-full', { 'x-api-key': 'dev-api-key-wrong-9999' }), deps);
+    await handleSummary(summaryEndpoint(CONTRACTS, deps), request({ contractWorkspaceID: marker }));
+    await handleSummary(summaryEndpoint(CONTRACTS, deps), request({ bogus: marker }));
+    await handleSummary(summaryEndpoint(CONTRACTS, deps), request({}, 'contoso-full', { 'x-api-key': 'dev-api-key-wrong-9999' }));
     expect(lines).toHaveLength(3);
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(entries[0]).toMatchObject({ operation: 'contracts.summary', clientId: expect.any(String), dataTenant: 'contoso', status: 200 });

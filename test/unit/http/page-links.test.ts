@@ -8,21 +8,21 @@ const page = (over: Partial<LinkedPage>): LinkedPage => ({ page: 1, pageSize: 25
 describe('linkBase', () => {
   it('starts links on the public base URL, and gives none without it or when the body carries page', () => {
     const query = new URLSearchParams();
-    expect(linkBase(BASE, 'invoices', query, { createdFrom: '2025-01-01' })?.operationUrl).toBe(`${BASE}/v1/invoices/summary`);
-    expect(linkBase(BASE, 'invoices', query, undefined)?.operationUrl).toBe(`${BASE}/v1/invoices/summary`);
-    expect(linkBase(undefined, 'invoices', query, {})).toBeUndefined();
-    expect(linkBase(BASE, 'invoices', query, { page: 2 })).toBeUndefined();
+    expect(linkBase(BASE, '/v1/invoices/summary', query, { createdFrom: '2025-01-01' })?.operationUrl).toBe(`${BASE}/v1/invoices/summary`);
+    expect(linkBase(BASE, '/v1/invoices/summary', query, undefined)?.operationUrl).toBe(`${BASE}/v1/invoices/summary`);
+    expect(linkBase(undefined, '/v1/invoices/summary', query, {})).toBeUndefined();
+    expect(linkBase(BASE, '/v1/invoices/summary', query, { page: 2 })).toBeUndefined();
   });
 
   it('leaves out the query parameters the body overrides (never read, so never carried)', () => {
-    const base = linkBase(BASE, 'contracts', new URLSearchParams('createdFrom=junk&createdFrom=again&contractWorkspaceID=CW0001'), { createdFrom: '2025-01-01' });
+    const base = linkBase(BASE, '/v1/contracts/summary', new URLSearchParams('createdFrom=junk&createdFrom=again&contractWorkspaceID=CW0001'), { createdFrom: '2025-01-01' });
     // The body's own value is carried instead, first: a link is self-contained.
     expect([...base!.query]).toEqual([['createdFrom', '2025-01-01'], ['contractWorkspaceID', 'CW0001']]);
   });
 });
 
 describe('pageLinks', () => {
-  const base = (query = '') => linkBase(BASE, 'contracts', new URLSearchParams(query), {})!;
+  const base = (query = '') => linkBase(BASE, '/v1/contracts/summary', new URLSearchParams(query), {})!;
 
   it('links next, first and last with page and pageSize, in RFC 8288 form', () => {
     const { header, next } = pageLinks(base(), page({ page: 2 }));

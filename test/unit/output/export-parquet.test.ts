@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { planCleaning } from '../../../shared/output/record-cleaner.js';
 import { buildAllowlist } from '../../../shared/access/allowlist.js';
 import { CONTRACTS } from '../../../shared/model/contracts.js';
 import { INVOICES } from '../../../shared/model/invoices.js';
@@ -36,13 +37,13 @@ function source(count: number, make: (i: number) => Record<string, unknown>) {
 describe('exportParquet', () => {
   it('stops pulling records once the limit is passed, within one row group', async () => {
     const { records, pulled } = source(200_000, contract);
-    await expect(exportParquet(records, allowlist.view(CONTRACTS, FULL), { ...options, maxBytes: 64 * 1024, rowGroupSize: 1000 })).rejects.toBeInstanceOf(OutputLimitExceeded);
+    await expect(exportParquet(records, planCleaning(allowlist.view(CONTRACTS, FULL)), { ...options, maxBytes: 64 * 1024, rowGroupSize: 1000 })).rejects.toBeInstanceOf(OutputLimitExceeded);
     expect(pulled.n).toBeLessThan(10_000);
   });
 
   it('writes every row when the result fits, in order', async () => {
     const { records } = source(2500, contract);
-    const result = await exportParquet(records, allowlist.view(CONTRACTS, FULL), { ...options, maxBytes: 10 * 1024 * 1024, rowGroupSize: 1000 });
+    const result = await exportParquet(records, planCleaning(allowlist.view(CONTRACTS, FULL)), { ...options, maxBytes: 10 * 1024 * 1024, rowGroupSize: 1000 });
     const file = await readParquet(result.body);
     expect(result.records).toBe(2500);
     expect(file.numRows).toBe(2500);
@@ -58,11 +59,11 @@ describe('exportParquet', () => {
       lines: [1, 2, 3].map((lineNumber) => ({ lineNumber, description: `Line ${lineNumber} of ${i}`, commodityCode: '43211503', quantity: 1.5, unitOfMeasure: 'EA' })),
     });
     const { records, pulled } = source(100_000, invoice);
-    await expect(exportParquet(records, allowlist.view(INVOICES, ['Data.Read']), { ...options, maxBytes: 32 * 1024, rowGroupSize: 500 })).rejects.toBeInstanceOf(OutputLimitExceeded);
+    await expect(exportParquet(records, planCleaning(allowlist.view(INVOICES, ['Data.Read'])), { ...options, maxBytes: 32 * 1024, rowGroupSize: 500 })).rejects.toBeInstanceOf(OutputLimitExceeded);
     expect(pulled.n).toBeLessThan(5_000);
 
     const small = source(10, invoice);
-    const zip = await exportParquet(small.records, allowlist.view(INVOICES, ['Data.Read']), { ...options, maxBytes: 1024 * 1024 });
+    const zip = await exportParquet(small.records, planCleaning(allowlist.view(INVOICES, ['Data.Read'])), { ...options, maxBytes: 1024 * 1024 });
     const lines = await readParquet(unzip(zip.body)['invoice_tables.parquet']!);
     expect(lines.numRows).toBe(30);
     // hyparquet reads DECIMAL back as a float; exact decimals are checked with DuckDB elsewhere.

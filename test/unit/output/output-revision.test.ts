@@ -5,7 +5,7 @@ import { DATAPOINTS } from '../../../shared/access/datapoints.js';
 import { RESOURCES } from '../../../shared/model/resources.js';
 import type { StoredRecord } from '../../../shared/model/view.js';
 import { exportParquet } from '../../../shared/output/export-parquet.js';
-import { createRecordCleaner } from '../../../shared/output/record-cleaner.js';
+import { createRecordCleaner, planCleaning } from '../../../shared/output/record-cleaner.js';
 import { OUTPUT_REVISION } from '../../../shared/output/result-etag.js';
 import type { FieldSpec } from '../../../shared/model/fields.js';
 import { unreachable } from '../../../shared/util/unreachable.js';
@@ -75,12 +75,12 @@ async function answers(): Promise<unknown[]> {
     for (const roles of [['Data.Read'], Object.keys(DATAPOINTS)]) {
       const view = allowlist.view(resource, roles);
       const records = storedRecords(resource);
-      const cleaner = createRecordCleaner(view);
+      const cleaner = createRecordCleaner(planCleaning(view));
       out.push(records.map((record) => cleaner.project(record) ?? null));
       async function* pages() {
         yield records;
       }
-      const { body } = await exportParquet(pages(), view, { maxBytes: 1 << 24, metadata: [], generatedAt: new Date('2026-01-01T00:00:00Z') });
+      const { body } = await exportParquet(pages(), planCleaning(view), { maxBytes: 1 << 24, metadata: [], generatedAt: new Date('2026-01-01T00:00:00Z') });
       const files = resource.export.kind === 'zip' ? Object.values(unzip(body)) : [body];
       for (const file of files) {
         const read = await readParquet(file);

@@ -6,7 +6,7 @@ import type { FieldSpec } from '../../../shared/model/fields.js';
 import { RESOURCES } from '../../../shared/model/resources.js';
 import type { StoredRecord, View } from '../../../shared/model/view.js';
 import { exportParquet } from '../../../shared/output/export-parquet.js';
-import { cleaningWarning, createRecordCleaner } from '../../../shared/output/record-cleaner.js';
+import { cleaningWarning, createRecordCleaner, planCleaning } from '../../../shared/output/record-cleaner.js';
 import { holds } from '../../../shared/output/value-checks.js';
 import { generateTenantDocuments } from '../../../dev/seed-data.js';
 import { readParquet, unzip } from '../../support/parquet.js';
@@ -35,13 +35,13 @@ function asProjected(cleaned: StoredRecord | undefined, view: View): StoredRecor
 
 describe('the record cleaner', () => {
   it('passes a well-formed record through as it is (no copy)', () => {
-    const cleaner = createRecordCleaner(invoices);
+    const cleaner = createRecordCleaner(planCleaning(invoices));
     expect(cleaner.clean(invoice)).toBe(invoice);
     expect(cleaningWarning(cleaner.report)).toBeUndefined();
   });
 
   it('leaves out a record whose required value is malformed or missing, naming record and field, never the value', () => {
-    const cleaner = createRecordCleaner(contracts);
+    const cleaner = createRecordCleaner(planCleaning(contracts));
     for (const bad of [{ contractAmount: 'abc' }, { contractAmount: 1e308 }, { effectiveDate: 'not-a-date' }, { status: 'Nope' }, { createdDate: '2025-02-30T00:00:00.000Z' }, { title: null }, { title: 42 }]) {
       expect([bad, cleaner.clean({ ...contract, ...bad })]).toEqual([bad, undefined]);
     }
@@ -53,7 +53,7 @@ describe('the record cleaner', () => {
   });
 
   it('answers a malformed nullable value as null and keeps the record', () => {
-    const cleaner = createRecordCleaner(contracts);
+    const cleaner = createRecordCleaner(planCleaning(contracts));
     const cleaned = cleaner.clean({ ...contract, expirationDate: 'soon' });
     expect(cleaned).toEqual({ ...contract, expirationDate: null });
     expect(cleaner.report).toMatchObject({ nulled: 1, recordsLeftOut: 0, problems: [{ record: contract.contractId, field: 'expirationDate' }] });
@@ -61,12 +61,12 @@ describe('the record cleaner', () => {
 
   it('leaves out the lines that are not objects or hold a malformed required value, keeping the invoice', () => {
     const lines = invoice.lines as StoredRecord[];
-    const cleaner = createRecordCleaner(invoices);
+    const cleaner = createRecordCleaner(planCleaning(invoices));
     const cleaned = cleaner.clean({ ...invoice, lines: [null, { ...lines[0]!, lineNumber: 'x' }, { ...lines[0]!, lineNumber: 2 ** 40 }, { ...lines[0]!, quantity: 1e30 }, lines[0]] });
     expect(cleaned?.lines).toEqual([lines[0]]);
     expect(cleaner.report).toMatchObject({ linesLeftOut: 4, recordsLeftOut: 0 });
     expect(cleaner.report.problems.map((problem) => problem.field)).toEqual(['lines[0]', 'lines[1].lineNumber', 'lines[2].lineNumber', 'lines[3].quantity']);
-    expect(createRecordCleaner(invoices).clean({ ...invoice, lines: 'none' })?.lines).toEqual([]);
+    expect(createRecordCleaner(planCleaning(invoices)).clean({ ...invoice, lines: 'none' })?.lines).toEqual([]);
   });
 
   it('never lets a value outside its field through, and never throws, whatever is stored (property)', async () => {
@@ -75,11 +75,11 @@ describe('the record cleaner', () => {
     const line = record((invoice.lines as StoredRecord[])[0]!, invoices.lineFields);
     const invoiceRecords = fc.array(fc.tuple(record(invoice, invoices.fields), fc.oneof(fc.array(fc.oneof(line, garbage), { maxLength: 4 }), garbage)).map(([fields, lines]) => ({ ...fields, lines })), { maxLength: 8 });
     await fc.assert(fc.asyncProperty(invoiceRecords, async (stored) => {
-      const cleaner = createRecordCleaner(invoices);
+      const cleaner = createRecordCleaner(planCleaning(invoices));
       const cleaned = stored.map((candidate) => cleaner.clean(candidate));
       const kept = cleaned.filter((candidate): candidate is StoredRecord => candidate !== undefined);
       // A JSON page's projection keeps and drops the same records, lines and values, counts and notes the same.
-      const projector = createRecordCleaner(invoices);
+      const projector = createRecordCleaner(planCleaning(invoices));
       stored.forEach((candidate, i) => expect(projector.project(candidate)).toEqual(asProjected(cleaned[i], invoices)));
       expect(projector.report).toEqual(cleaner.report);
       for (const kept1 of kept) {
@@ -89,7 +89,7 @@ describe('the record cleaner', () => {
       expect(kept.length + cleaner.report.recordsLeftOut).toBe(stored.length);
       // The Parquet export of the same records neither throws nor holds anything else.
       async function* pages() { yield stored; }
-      const result = await exportParquet(pages(), invoices, { maxBytes: 1 << 26, metadata: [], generatedAt: new Date(0), rowGroupSize: 4 });
+      const result = await exportParquet(pages(), planCleaning(invoices), { maxBytes: 1 << 26, metadata: [], generatedAt: new Date(0), rowGroupSize: 4 });
       expect(result.records).toBe(kept.length);
       const files = unzip(result.body);
       expect((await readParquet(files['invoices.parquet']!)).numRows).toBe(kept.length);
@@ -98,10 +98,10 @@ describe('the record cleaner', () => {
 
   it('writes the counts into the Parquet footer when it cleaned anything, and nothing when it did not', async () => {
     async function* pages(records: StoredRecord[]) { yield records; }
-    const dirty = await exportParquet(pages([contract, { ...contract, contractAmount: 'abc' }, { ...contract, expirationDate: 7 }]), contracts, { maxBytes: 1 << 26, metadata: [], generatedAt: new Date(0) });
+    const dirty = await exportParquet(pages([contract, { ...contract, contractAmount: 'abc' }, { ...contract, expirationDate: 7 }]), planCleaning(contracts), { maxBytes: 1 << 26, metadata: [], generatedAt: new Date(0) });
     expect((await readParquet(dirty.body)).metadata['summary.malformedData']).toBe('{"recordsLeftOut":1,"linesLeftOut":0,"nulled":1}');
     expect(dirty.records).toBe(2);
-    const clean = await exportParquet(pages([contract]), contracts, { maxBytes: 1 << 26, metadata: [], generatedAt: new Date(0) });
+    const clean = await exportParquet(pages([contract]), planCleaning(contracts), { maxBytes: 1 << 26, metadata: [], generatedAt: new Date(0) });
     expect((await readParquet(clean.body)).metadata).not.toHaveProperty('summary.malformedData');
   });
 });
@@ -120,7 +120,7 @@ describe('the projection of a JSON page', () => {
         const view = allowlist.view(resource, roles);
         const lines = ((stored.lines ?? []) as StoredRecord[]).map((line) => ({ secret: 's', ...line }));
         const record = { ...extra, ...stored, tenantId: 'contoso', id: 'doc-1', ...(resource.lines ? { lines } : {}) };
-        const projected = createRecordCleaner(view).project(record)!;
+        const projected = createRecordCleaner(planCleaning(view)).project(record)!;
         expect(Object.keys(projected)).toEqual([...names(view.fields), ...(resource.lines ? [resource.lines.member] : [])]);
         for (const field of view.fields) expect(projected[field.name]).toBe(stored[field.name] ?? null);
         for (const line of (projected.lines ?? []) as StoredRecord[]) expect(Object.keys(line)).toEqual(names(view.lineFields));
@@ -129,7 +129,7 @@ describe('the projection of a JSON page', () => {
   });
 
   it('answers a missing nullable field as null, a missing lines array as an empty one, and a new object every time', () => {
-    const cleaner = createRecordCleaner(invoices);
+    const cleaner = createRecordCleaner(planCleaning(invoices));
     const nullable = invoices.fields.find((field) => field.nullable)!;
     const { [nullable.name]: _left, lines: _lines, ...rest } = invoice;
     const projected = cleaner.project(rest)!;
@@ -143,6 +143,6 @@ describe('the projection of a JSON page', () => {
     const exact = Object.fromEntries(view.fields.map((field) => [field.name, contract[field.name]]));
     const sneaky = Object.assign(Object.create({ ownerEmail: 'hidden@example.com' }) as Record<string, unknown>, exact);
     expect(view.fields.map((field) => field.name)).not.toContain('ownerEmail');
-    expect(JSON.parse(JSON.stringify(createRecordCleaner(view).project(sneaky)))).toEqual(exact);
+    expect(JSON.parse(JSON.stringify(createRecordCleaner(planCleaning(view)).project(sneaky)))).toEqual(exact);
   });
 });

@@ -10,6 +10,8 @@ import { createRequire } from 'node:module';
 const valuesOfField = (field: FieldSpec | undefined) => (field ? valuesOf(field) : undefined);
 import type { SummaryQuery } from '../../../shared/model/summary-query.js';
 import { buildVersionSql, buildListSql, buildWhere, type SqlQuery } from '../../../shared/store/build-sql.js';
+import type { View } from '../../../shared/model/view.js';
+import { filterMembers } from '../../../shared/filters/filter-members.js';
 
 const allowlist = buildAllowlist(DATAPOINTS);
 const ALL_ROLES = Object.keys(DATAPOINTS);
@@ -20,7 +22,7 @@ const MARKER = 'CW0000424242';
 
 function query(resource: ResourceDefinition, body: Record<string, unknown>, roles: readonly string[] = ALL_ROLES): { scope: { tenant: string; view: ReturnType<typeof allowlist.view> }; query: SummaryQuery } {
   const view = allowlist.view(resource, roles);
-  return { scope: { tenant: 'contoso', view }, query: parseFilters({ body, query: new URLSearchParams(), view, maxPageSize: 1000 }) };
+  return { scope: { tenant: 'contoso', view }, query: parseFilters({ body, query: new URLSearchParams(), ...viewed(view), maxPageSize: 1000 }) };
 }
 
 /** A valid body setting exactly this filter (a rule-conforming value for an equals filter). */
@@ -48,6 +50,11 @@ function run(text: string, sql: Pick<SqlQuery, 'parameters'>, documents: readonl
 /** String literals in the SQL text: there must be none, every value is a parameter. */
 function literals(sql: SqlQuery): string[] {
   return sql.query.match(/'[^']*'|"[^"]*"/g) ?? [];
+}
+
+/** A view and the members of its resource, as an endpoint passes them. */
+function viewed(view: View) {
+  return { view, members: filterMembers(view.resource) };
 }
 
 describe('buildWhere', () => {

@@ -8,12 +8,13 @@ import { INVOICES } from '../../../shared/model/invoices.js';
 import type { SummaryQuery } from '../../../shared/model/summary-query.js';
 import type { Scope, View } from '../../../shared/model/view.js';
 import { pageCursorKey } from '../../../shared/store/page-cursors.js';
+import { filterMembers } from '../../../shared/filters/filter-members.js';
 
 const ALL_ROLES = Object.keys(DATAPOINTS);
 const allowlist = buildAllowlist(DATAPOINTS);
 
 function queryOf(view: View, body: Record<string, unknown>): SummaryQuery {
-  return parseFilters({ body, query: new URLSearchParams(), view, maxPageSize: 1000 });
+  return parseFilters({ body, query: new URLSearchParams(), ...viewed(view), maxPageSize: 1000 });
 }
 
 /** The key as it was first derived: a SHA-256 over JSON of the whole list (cursors stored before survive). */
@@ -24,6 +25,11 @@ function keyAsDerived(scope: Scope, clientId: string, query: SummaryQuery, page:
     query.filters.map((filter) => (filter.kind === 'equals' ? [filter.kind, filter.field.name, filter.value] : [filter.kind, filter.field.name, filter.from, filter.to])),
     query.orderBy, query.order, query.pageSize, page,
   ])).digest('hex');
+}
+
+/** A view and the members of its resource, as an endpoint passes them. */
+function viewed(view: View) {
+  return { view, members: filterMembers(view.resource) };
 }
 
 describe('page cursor keys', () => {
