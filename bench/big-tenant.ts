@@ -1,7 +1,8 @@
 import azureFunctions from '@azure/functions';
 import { startLocalStack } from '../dev/local-stack.js';
 import { loadConfig } from '../shared/config/load-config.js';
-import { createSummaryDeps, type SummaryDeps } from '../shared/http/create-summary-deps.js';
+import { createSummaryDeps } from '../shared/app/create-summary-deps.js';
+import type { SummaryDeps } from '../shared/http/summary-deps.js';
 import { handleSummary } from '../shared/http/handle-summary.js';
 import { summaryEndpoint } from '../shared/http/summary-endpoint.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';

@@ -1,5 +1,5 @@
 import type { StoredRecord } from '../shared/model/view.js';
-import type { PageCursor, PageCursors } from '../shared/store/page-cursors.js';
+import type { PageCursor, PageCursors } from '../shared/cursors/page-cursors.js';
 import { STREAM_PAGE_SIZE, type RecordStore } from '../shared/store/record-store.js';
 
 /**

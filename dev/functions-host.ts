@@ -3,7 +3,7 @@ import azureFunctions from '@azure/functions';
 import { ApiError, echo } from '../shared/errors/api-error.js';
 import { errorResponse } from '../shared/http/error-response.js';
 import { MAX_BODY_BYTES } from '../shared/http/read-json-body.js';
-import type { FunctionRegistration } from '../shared/http/summary-function.js';
+import type { FunctionRegistration } from '../shared/app/summary-function.js';
 import { validClientRequestId } from '../shared/http/request-id.js';
 import { tellCallerGone } from '../shared/http/caller-gone.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';

@@ -4,7 +4,7 @@
 import { BulkOperationType, type Container, type CosmosClient, type OperationInput } from '@azure/cosmos';
 import { partitionKeyOf } from '../shared/model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
-import { ensureContainers } from '../shared/store/ensure-containers.js';
+import { ensureContainers } from './ensure-containers.js';
 import { generateTenantDocuments, type ContractDocument, type InvoiceDocument } from './seed-data.js';
 
 /**

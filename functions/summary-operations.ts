@@ -1,7 +1,7 @@
 import azureFunctions from '@azure/functions';
 import { RESOURCES } from '../shared/model/resources.js';
-import { runtimeDeps } from '../shared/http/runtime-deps.js';
-import { summaryFunctions } from '../shared/http/summary-function.js';
+import { runtimeDeps } from '../shared/app/runtime-deps.js';
+import { summaryFunctions } from '../shared/app/summary-function.js';
 
 /** POST /api/v1/<resource>/summary for every resource, each function named after its operationId. */
 export const registrations = summaryFunctions(RESOURCES, runtimeDeps());

@@ -5,16 +5,16 @@ import { inRequestSpan } from '../telemetry/telemetry.js';
 import { negotiateOffer, type Offer } from './negotiate.js';
 import { CallerGone, callerGone } from './caller-gone.js';
 import { observeRequest } from './request-observer.js';
-import { linkBase } from './page-links.js';
+import { linkBase } from './output-stages/page-links.js';
 import { baseHeaders } from './response-headers.js';
 import { readJsonBody } from './read-json-body.js';
 import { parseIfNoneMatch } from './if-none-match.js';
 import type { StoreMeter } from '../store/record-store.js';
-import { respondJson } from './respond-json.js';
-import { respondParquet } from './respond-parquet.js';
+import { respondJson } from './output-stages/respond-json.js';
+import { respondParquet } from './output-stages/respond-parquet.js';
 import { errorResponse } from './error-response.js';
 import { compressResponse } from './compress-response.js';
-import type { HttpResult } from './output-stage.js';
+import type { HttpResult } from './output-stages/output-stage.js';
 import type { SummaryEndpoint } from './summary-endpoint.js';
 
 /** The output stage of each format. */

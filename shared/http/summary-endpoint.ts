@@ -10,7 +10,7 @@ import type { View } from '../model/view.js';
 import { filterMembers, type FilterMember } from '../filters/filter-members.js';
 import { planCleaning, type CleaningPlan } from '../output/record-cleaner.js';
 import { resourceOffers, type Offer } from './negotiate.js';
-import type { SummaryDeps } from './create-summary-deps.js';
+import type { SummaryDeps } from './summary-deps.js';
 
 /** A caller's view of the resource and what is compiled of it, prepared once per role set. */
 export interface PreparedView {

@@ -27,7 +27,7 @@ import {
 import { dryRunCli, type Cli } from '../../infra/scripts/cli-edge.js';
 import { DATABASE_ID, RESOURCES } from '../../shared/model/resources.js';
 import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
-import { ensureContainers } from '../../shared/store/ensure-containers.js';
+import { ensureContainers } from '../../dev/ensure-containers.js';
 import { INFRA, ROOT, declarations, declaredName, parseBicepFile } from './bicep-tree.js';
 
 const azureYaml = parse(readFileSync(join(ROOT, 'azure.yaml'), 'utf8')) as Record<string, any>;

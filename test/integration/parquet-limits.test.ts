@@ -2,12 +2,12 @@ import { CONTRACTS } from '../../shared/model/contracts.js';
 import { describe, expect, it } from '@jest/globals';
 import azureFunctions from '@azure/functions';
 import { loadConfig } from '../../shared/config/load-config.js';
-import { createSummaryDeps } from '../../shared/http/create-summary-deps.js';
+import { createSummaryDeps } from '../../shared/app/create-summary-deps.js';
 import { handleSummary } from '../../shared/http/handle-summary.js';
 import { summaryEndpoint } from '../../shared/http/summary-endpoint.js';
 import { ApiError } from '../../shared/errors/api-error.js';
 import type { RecordStore } from '../../shared/store/record-store.js';
-import { createExportSlots } from '../../shared/output/export-slots.js';
+import { createExportSlots } from '../../shared/admission/export-slots.js';
 import { resourceNamed } from '../../shared/model/resources.js';
 import { accessToken, identities } from '../support/stack.js';
 

@@ -5,7 +5,7 @@ import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetri
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { loadConfig } from '../../shared/config/load-config.js';
-import { createAuthenticator, createSummaryDeps } from '../../shared/http/create-summary-deps.js';
+import { createAuthenticator, createSummaryDeps } from '../../shared/app/create-summary-deps.js';
 import { createTokenVerifier } from '../../shared/auth/token-verifier.js';
 import { handleSummary } from '../../shared/http/handle-summary.js';
 import { summaryEndpoint } from '../../shared/http/summary-endpoint.js';

@@ -5,7 +5,7 @@ import { int32, money, oneOf, text, timestamp } from '../../shared/model/fields.
 import { textRule } from '../../shared/model/member-rules.js';
 import { defineResource, partitionKeyOf } from '../../shared/model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../../shared/model/resources.js';
-import { ensureContainers } from '../../shared/store/ensure-containers.js';
+import { ensureContainers } from '../../dev/ensure-containers.js';
 import { buildOpenApi } from '../../openapi/build-openapi.js';
 import { createDocumentValidator } from '../support/document-validator.js';
 import { withParquetFile } from '../support/duckdb.js';

@@ -1,16 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 
 // The direction of dependencies (docs/architecture.md), checked on the source: functions/ →
-// shared/http → shared/{auth,filters,access,store,output} → shared/{model,errors,config} →
-// shared/util. A folder may import its own rank or below, never above, and folders of one rank
-// never import each other in a cycle.
+// shared/app → shared/http → shared/{auth,filters,access,store,cursors,output,admission} →
+// shared/{model,errors,config,telemetry,identity} → shared/util. A folder may import its own rank
+// or below, never above, and folders of one rank never import each other in a cycle.
 const RANK: Readonly<Record<string, number>> = {
-  functions: 4,
+  functions: 5,
+  'shared/app': 4,
   'shared/http': 3,
-  'shared/auth': 2, 'shared/filters': 2, 'shared/access': 2, 'shared/store': 2, 'shared/output': 2,
-  'shared/model': 1, 'shared/errors': 1, 'shared/config': 1, 'shared/telemetry': 1,
+  'shared/auth': 2, 'shared/filters': 2, 'shared/access': 2, 'shared/store': 2, 'shared/cursors': 2, 'shared/output': 2, 'shared/admission': 2,
+  'shared/model': 1, 'shared/errors': 1, 'shared/config': 1, 'shared/telemetry': 1, 'shared/identity': 1,
   'shared/util': 0,
 };
 
@@ -65,10 +66,10 @@ describe('the dependencies of the runtime code', () => {
     for (const folder of edges.keys()) expect([folder, reaches(folder, folder)]).toEqual([folder, false]);
   });
 
-  it('keep each SDK behind its one seam: @azure/functions in http, @azure/cosmos in store', () => {
+  it('keep each SDK behind its seams: @azure/functions in the app and http, @azure/cosmos in store and cursors', () => {
     const owners: Readonly<Record<string, readonly string[]>> = {
-      '@azure/functions': ['functions', 'shared/http'],
-      '@azure/cosmos': ['shared/store'],
+      '@azure/functions': ['functions', 'shared/app', 'shared/http'],
+      '@azure/cosmos': ['shared/store', 'shared/cursors'],
     };
     for (const file of files) {
       for (const pkg of importsOf(file).packages) {
@@ -76,6 +77,29 @@ describe('the dependencies of the runtime code', () => {
         if (allowed) expect([file, pkg, allowed.includes(folderOf(file))]).toEqual([file, pkg, true]);
       }
     }
+  });
+
+  it('hold nothing dev-only: every file under shared/ is reached from functions/ (imports, lazy imports, workers)', () => {
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      const text = readFileSync(file, 'utf8');
+      const specifiers = [
+        ...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms),
+        ...text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g),
+        // A script a module starts beside itself (a worker thread's), named by its file name.
+        ...[...text.matchAll(/'([\w-]+\.js)'/g)].map((match) => [match[0], `./${match[1]}`]),
+      ].map((match) => match[1]!);
+      for (const spec of specifiers) {
+        const target = relative('.', normalize(join(dirname(file), spec))).replace(/\.js$/, '.ts');
+        if (existsSync(target)) visit(target);
+      }
+    };
+    for (const file of sources('functions')) visit(file);
+    expect(reached.size).toBeGreaterThan(80);
+    const unreached = sources('shared').filter((file) => !reached.has(file));
+    expect(unreached).toEqual([]);
   });
 
   it('never ship the OpenAPI generator: nothing at run time imports openapi/', () => {
@@ -87,7 +111,7 @@ describe('the OpenAPI generator (openapi/)', () => {
   it('reads the wire contract where the pipeline does (shared/model, shared/config, shared/errors), never the pipeline itself', () => {
     for (const file of sources('openapi')) {
       for (const target of importsOf(file).folders) {
-        expect([file, target, !['shared/http', 'shared/output', 'shared/store', 'shared/auth'].includes(target)]).toEqual([file, target, true]);
+        expect([file, target, !['shared/app', 'shared/http', 'shared/output', 'shared/store', 'shared/cursors', 'shared/admission', 'shared/auth'].includes(target)]).toEqual([file, target, true]);
       }
     }
   });
@@ -97,7 +121,7 @@ describe('the Parquet wing (shared/output/parquet)', () => {
   it('is an engine of its own: it knows the service only by its field model, the export limit and the export slots', () => {
     const wing = sources('shared/output/parquet');
     expect(wing.length).toBeGreaterThan(8);
-    const allowed = ['shared/output/parquet', 'shared/model/fields.ts', 'shared/util', 'shared/output/output-limit-exceeded.ts', 'shared/output/export-slots.ts'];
+    const allowed = ['shared/output/parquet', 'shared/model/fields.ts', 'shared/util', 'shared/output/output-limit-exceeded.ts', 'shared/admission/export-slots.ts'];
     for (const file of wing) {
       const text = readFileSync(file, 'utf8');
       for (const [, spec] of text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)) {

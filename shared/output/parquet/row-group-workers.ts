@@ -11,7 +11,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker, type MessagePort } from 'node:worker_threads';
-import { EXPORT_SLOTS } from '../export-slots.js';
+import { EXPORT_SLOTS } from '../../admission/export-slots.js';
 import type { ChunkColumn } from './parquet-column.js';
 import { encodeRowGroup, type EncodedRowGroup } from './row-group.js';
 import type { SealedColumn, SealedRowGroup } from './sealed.js';

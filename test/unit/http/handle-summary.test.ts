@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import azureFunctions from '@azure/functions';
 import { CONTRACTS } from '../../../shared/model/contracts.js';
 import { loadConfig } from '../../../shared/config/load-config.js';
-import { createSummaryDeps } from '../../../shared/http/create-summary-deps.js';
+import { createSummaryDeps } from '../../../shared/app/create-summary-deps.js';
 import { handleSummary } from '../../../shared/http/handle-summary.js';
 import { summaryEndpoint } from '../../../shared/http/summary-endpoint.js';
 import { createCosmosClient } from '../../../shared/store/create-cosmos-client.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../../shared/config/load-config.js';
-import { createSummaryDeps } from '../../../shared/http/create-summary-deps.js';
+import { createSummaryDeps } from '../../../shared/app/create-summary-deps.js';
 import { summaryEndpoint } from '../../../shared/http/summary-endpoint.js';
 import { CONTRACTS } from '../../../shared/model/contracts.js';
 import { INVOICES } from '../../../shared/model/invoices.js';

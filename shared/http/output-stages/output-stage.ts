@@ -1,9 +1,9 @@
-import type { SummaryQuery } from '../model/summary-query.js';
-import type { Scope } from '../model/view.js';
-import type { StoreMeter } from '../store/record-store.js';
-import type { CleaningPlan, CleaningReport } from '../output/record-cleaner.js';
-import type { SummaryDeps } from './create-summary-deps.js';
-import type { IfNoneMatch } from './if-none-match.js';
+import type { SummaryQuery } from '../../model/summary-query.js';
+import type { Scope } from '../../model/view.js';
+import type { StoreMeter } from '../../store/record-store.js';
+import type { CleaningPlan, CleaningReport } from '../../output/record-cleaner.js';
+import type { SummaryDeps } from '../summary-deps.js';
+import type { IfNoneMatch } from '../if-none-match.js';
 import type { LinkBase } from './page-links.js';
 
 /** What a handler answers: status, headers, a complete body, and the record count for the log. */

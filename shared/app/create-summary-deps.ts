@@ -1,33 +1,16 @@
-import { buildAllowlist, type Allowlist } from '../access/allowlist.js';
+import { buildAllowlist } from '../access/allowlist.js';
 import { DATAPOINTS } from '../access/datapoints.js';
 import { createApiKeyChecker } from '../auth/api-key-checker.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { rememberCredentials } from '../auth/remember-credentials.js';
 import { createTokenVerifier, type TokenVerifier } from '../auth/token-verifier.js';
-import { lazyManagedIdentity } from '../auth/managed-identity.js';
+import { lazyManagedIdentity } from '../identity/managed-identity.js';
 import type { Config } from '../config/load-config.js';
-import type { CosmosStores } from '../store/cosmos-stores.js';
-import { lazyStores } from '../store/lazy-stores.js';
-import type { PageCursors } from '../store/page-cursors.js';
-import type { RecordStore } from '../store/record-store.js';
-import { createExportSlots, EXPORT_SLOTS, type ExportSlots } from '../output/export-slots.js';
+import type { CosmosStores } from './cosmos-stores.js';
+import { lazyStores } from './lazy-stores.js';
+import { createExportSlots, EXPORT_SLOTS } from '../admission/export-slots.js';
 import { createJsonLogger } from './json-logger.js';
-import type { RequestLogger } from './request-log-entry.js';
-
-/** Everything a summary handler works with; built once per process, swapped freely in tests. */
-export interface SummaryDeps {
-  readonly config: Config;
-  readonly store: RecordStore;
-  /** Server-side page cursors (bounded and optional: a failing one only slows walks down). */
-  readonly cursors: PageCursors;
-  readonly allowlist: Allowlist;
-  /** The credentials check (remember-credentials.ts). */
-  readonly authenticate: Authenticator;
-  readonly clock: () => Date;
-  readonly log: RequestLogger;
-  /** Bounds concurrent Parquet exports (memory: slots × PARQUET_MAX_BYTES). */
-  readonly exportSlots: ExportSlots;
-}
+import type { SummaryDeps } from '../http/summary-deps.js';
 
 /**
  * Builds the production collaborators from the settings: the Cosmos store (key auth locally,
@@ -38,7 +21,7 @@ export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps
   const { cosmos } = config;
   let stores: CosmosStores | undefined;
   // The SDK module loads with the first store call, not with the app (see lazyStores).
-  const cosmosStores = () => (stores ??= lazyStores(async () => (await import('../store/cosmos-stores.js')).createCosmosStores({
+  const cosmosStores = () => (stores ??= lazyStores(async () => (await import('./cosmos-stores.js')).createCosmosStores({
     endpoint: cosmos.endpoint,
     ...(cosmos.key ? { key: cosmos.key } : { credential: lazyManagedIdentity() }),
     allowSelfSignedTls: cosmos.allowSelfSignedTls,

@@ -1,9 +1,9 @@
-import { ApiError } from '../errors/api-error.js';
-import { exportFile } from '../model/operation-contract.js';
-import { OutputLimitExceeded } from '../output/output-limit-exceeded.js';
+import { ApiError } from '../../errors/api-error.js';
+import { exportFile } from '../../model/operation-contract.js';
+import { OutputLimitExceeded } from '../../output/output-limit-exceeded.js';
 import type { OutputStage } from './output-stage.js';
-import { CallerGone, EXPORT_DEADLINE_MS } from './caller-gone.js';
-import { baseHeaders } from './response-headers.js';
+import { CallerGone, EXPORT_DEADLINE_MS } from '../caller-gone.js';
+import { baseHeaders } from '../response-headers.js';
 import { validateResult, validatorHeaders } from './result-validator.js';
 
 /**
@@ -35,7 +35,7 @@ export const respondParquet: OutputStage = async (input) => {
   let result;
   try {
     // Loaded on the first export: the writer stays off the cold start of instances serving JSON.
-    const { exportParquet } = await import('../output/export-parquet.js');
+    const { exportParquet } = await import('../../output/export-parquet.js');
     const records = query.matchesNothing ? noRecords() : deps.store.stream(scope, query, meter);
     result = await exportParquet(records, cleaning, { maxBytes: deps.config.parquetMaxBytes, metadata, generatedAt, signal: stop });
   } catch (error) {

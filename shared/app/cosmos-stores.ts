@@ -1,7 +1,7 @@
-import { createCosmosClient, type CosmosClientOptions } from './create-cosmos-client.js';
-import { createCosmosRecordStore } from './cosmos-record-store.js';
-import { createCosmosPageCursors, type PageCursors } from './page-cursors.js';
-import type { RecordStore } from './record-store.js';
+import { createCosmosClient, type CosmosClientOptions } from '../store/create-cosmos-client.js';
+import { createCosmosRecordStore } from '../store/cosmos-record-store.js';
+import { createCosmosPageCursors, type PageCursors } from '../cursors/page-cursors.js';
+import type { RecordStore } from '../store/record-store.js';
 
 /** The record store and the page cursors, over one Cosmos client (one connection pool). */
 export interface CosmosStores {

@@ -1,4 +1,4 @@
-import type { RequestLogger } from './request-log-entry.js';
+import type { RequestLogger } from '../http/request-log-entry.js';
 
 /** A logger writing JSON lines through the given sinks (console locally, the invocation context in Azure). */
 export function createJsonLogger(info: (line: string) => void, error: (line: string) => void): RequestLogger {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { guardedCursors, type CursorFailure } from '../../../shared/store/guarded-cursors.js';
-import type { PageCursors } from '../../../shared/store/page-cursors.js';
+import { guardedCursors, type CursorFailure } from '../../../shared/cursors/guarded-cursors.js';
+import type { PageCursors } from '../../../shared/cursors/page-cursors.js';
 
 const CURSOR = { continuation: 'c', totalRecords: 7, etag: 'W/"e"' };
 

@@ -1,9 +1,9 @@
-import { ApiError } from '../errors/api-error.js';
-import type { Format } from '../model/operation-contract.js';
-import type { Scope } from '../model/view.js';
-import { resultEtag, schemaTag, SCHEMA_HEADER } from '../output/result-etag.js';
-import { EMPTY_VERSION } from '../store/record-store.js';
-import { matchesIfNoneMatch } from './if-none-match.js';
+import { ApiError } from '../../errors/api-error.js';
+import type { Format } from '../../model/operation-contract.js';
+import type { Scope } from '../../model/view.js';
+import { resultEtag, schemaTag, SCHEMA_HEADER } from '../../output/result-etag.js';
+import { EMPTY_VERSION } from '../../store/record-store.js';
+import { matchesIfNoneMatch } from '../if-none-match.js';
 import type { OutputStageInput } from './output-stage.js';
 
 /** A result's validator, taken before any of its records is read, and its count. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import parseLinkHeader from 'parse-link-header';
-import { linkBase, pageLinks, type LinkedPage } from '../../../shared/http/page-links.js';
+import { linkBase, pageLinks, type LinkedPage } from '../../../../shared/http/output-stages/page-links.js';
 
 const BASE = 'https://gateway.example.com/summary';
 const page = (over: Partial<LinkedPage>): LinkedPage => ({ page: 1, pageSize: 25, totalRecords: 60, totalPages: 3, hasNext: true, resultWindow: 10_000, ...over });

@@ -7,7 +7,7 @@ import { CONTRACTS } from '../../../shared/model/contracts.js';
 import { INVOICES } from '../../../shared/model/invoices.js';
 import type { SummaryQuery } from '../../../shared/model/summary-query.js';
 import type { Scope, View } from '../../../shared/model/view.js';
-import { pageCursorKey } from '../../../shared/store/page-cursors.js';
+import { pageCursorKey } from '../../../shared/cursors/page-cursors.js';
 import { filterMembers } from '../../../shared/filters/filter-members.js';
 
 const ALL_ROLES = Object.keys(DATAPOINTS);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createExportSlots } from '../../../shared/output/export-slots.js';
+import { createExportSlots } from '../../../shared/admission/export-slots.js';
 
 /** A caller: a client of its own tenant unless one is named. */
 const as = (clientId: string, tenant = `tenant-of-${clientId}`) => ({ clientId, tenant });

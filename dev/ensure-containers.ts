@@ -8,9 +8,9 @@ import {
   type ContainerRequest,
   type CosmosClient,
 } from '@azure/cosmos';
-import type { ResourceDefinition } from '../model/resource-definition.js';
-import { DATABASE_ID, RESOURCES } from '../model/resources.js';
-import { containerDefinition, PAGE_CURSORS_CONTAINER, type ContainerDefinition } from './container-definitions.js';
+import type { ResourceDefinition } from '../shared/model/resource-definition.js';
+import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
+import { containerDefinition, PAGE_CURSORS_CONTAINER, type ContainerDefinition } from '../shared/store/container-definitions.js';
 
 /** Our frozen, SDK-free definition, copied into the mutable shape the SDK's request type wants. */
 function toContainerRequest(definition: ContainerDefinition): ContainerRequest {

@@ -9,7 +9,7 @@
  * are given, with the same values). A body that carries `page` gets no links at all: following one
  * with that body would answer the same page for ever.
  */
-import { RESERVED_QUERY } from '../filters/parse-filters.js';
+import { RESERVED_QUERY } from '../../filters/parse-filters.js';
 
 /** Where the links of one walk start: only when the service knows its public base URL. */
 export interface LinkBase {

@@ -1,14 +1,14 @@
-import { ApiError } from '../errors/api-error.js';
-import type { StoredRecord } from '../model/view.js';
-import { buildJsonEnvelope, jsonEnvelopeBytes } from '../output/json-envelope.js';
-import { cleaningWarning, createRecordCleaner } from '../output/record-cleaner.js';
-import { guardedCursors, type CursorFailureReport } from '../store/guarded-cursors.js';
-import { pageCursorKey } from '../store/page-cursors.js';
-import { recordCursorFailure } from '../telemetry/telemetry.js';
-import type { StorePage } from '../store/record-store.js';
+import { ApiError } from '../../errors/api-error.js';
+import type { StoredRecord } from '../../model/view.js';
+import { buildJsonEnvelope, jsonEnvelopeBytes } from '../../output/json-envelope.js';
+import { cleaningWarning, createRecordCleaner } from '../../output/record-cleaner.js';
+import { guardedCursors, type CursorFailureReport } from '../../cursors/guarded-cursors.js';
+import { pageCursorKey } from '../../cursors/page-cursors.js';
+import { recordCursorFailure } from '../../telemetry/telemetry.js';
+import type { StorePage } from '../../store/record-store.js';
 import type { OutputStage } from './output-stage.js';
-import { baseHeaders } from './response-headers.js';
-import { mediaTypeOf } from '../model/operation-contract.js';
+import { baseHeaders } from '../response-headers.js';
+import { mediaTypeOf } from '../../model/operation-contract.js';
 import { pageLinks } from './page-links.js';
 import { validateResult, validatorHeaders } from './result-validator.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createJsonLogger } from '../../../shared/http/json-logger.js';
+import { createJsonLogger } from '../../../shared/app/json-logger.js';
 import type { RequestLogEntry } from '../../../shared/http/request-log-entry.js';
 
 const ENTRY: RequestLogEntry = {

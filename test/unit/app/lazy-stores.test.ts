@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { CosmosStores } from '../../../shared/store/cosmos-stores.js';
-import { lazyStores } from '../../../shared/store/lazy-stores.js';
+import type { CosmosStores } from '../../../shared/app/cosmos-stores.js';
+import { lazyStores } from '../../../shared/app/lazy-stores.js';
 
 // The wrapper is pure forwarding: stores that record what reached them stand behind it.
 function recording() {

@@ -1,9 +1,9 @@
 import type { HttpFunctionOptions, HttpRequest, HttpResponseInit } from '@azure/functions';
 import type { ResourceDefinition } from '../model/resource-definition.js';
 import { operationNames } from '../model/operation-contract.js';
-import { handleSummary } from './handle-summary.js';
-import { summaryEndpoint } from './summary-endpoint.js';
-import type { SummaryDeps } from './create-summary-deps.js';
+import { handleSummary } from '../http/handle-summary.js';
+import { summaryEndpoint } from '../http/summary-endpoint.js';
+import type { SummaryDeps } from '../http/summary-deps.js';
 
 /**
  * The Azure Functions registration of one summary operation: POST only, function-key auth level

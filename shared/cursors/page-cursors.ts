@@ -9,7 +9,7 @@ import type { CosmosClient, Container } from '@azure/cosmos';
 import { DATABASE_ID } from '../model/resources.js';
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope } from '../model/view.js';
-import { PAGE_CURSORS_CONTAINER } from './container-definitions.js';
+import { PAGE_CURSORS_CONTAINER } from '../store/container-definitions.js';
 
 /** Where page p+1 starts, and the walk's total and ETag, taken once on its first page. */
 export interface PageCursor {

@@ -1,0 +1,22 @@
+import type { Allowlist } from '../access/allowlist.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import type { Config } from '../config/load-config.js';
+import type { PageCursors } from '../cursors/page-cursors.js';
+import type { RecordStore } from '../store/record-store.js';
+import type { ExportSlots } from '../admission/export-slots.js';
+import type { RequestLogger } from './request-log-entry.js';
+
+/** Everything a summary handler works with; built once per process, swapped freely in tests. */
+export interface SummaryDeps {
+  readonly config: Config;
+  readonly store: RecordStore;
+  /** Server-side page cursors (bounded and optional: a failing one only slows walks down). */
+  readonly cursors: PageCursors;
+  readonly allowlist: Allowlist;
+  /** The credentials check (remember-credentials.ts). */
+  readonly authenticate: Authenticator;
+  readonly clock: () => Date;
+  readonly log: RequestLogger;
+  /** Bounds concurrent Parquet exports (memory: slots × PARQUET_MAX_BYTES). */
+  readonly exportSlots: ExportSlots;
+}
