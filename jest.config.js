@@ -5,10 +5,12 @@
  * the registry these machines use, and `npm ci` then refuses the lock file.
  *
  * Two tiers (projects):
- * - `unit`: test/unit (the parts) and test/infra (the templates, offline), no stack: `npm run test:unit`.
+ * - `unit`: test/unit (the parts) and test/infra (the templates, offline); it starts nothing (no
+ *   process, server or store: test/unit/test-tiers.test.ts holds it): `npm run test:unit`.
  * - `stack`: test/integration, test/e2e, test/security, test/client against the real local stack — embedded
  *   Cosmos server, identity provider, service — which its global setup starts once (jest runs a
- *   project's global setup only when a test of that project runs).
+ *   project's global setup only when a test of that project runs), and every test that starts
+ *   something of its own.
  * `npm test` runs both.
  * - `system`: test/system, checks that need a Debian package (python3-msal): `npm run test:system`,
  *   which `.ci/run` calls after installing exactly those packages. It starts its own stack.

@@ -10,6 +10,7 @@ import type { CosmosStores } from './cosmos-stores.js';
 import { lazyStores } from './lazy-stores.js';
 import { createExportSlots, EXPORT_SLOTS } from '../admission/export-slots.js';
 import { createJsonLogger } from './json-logger.js';
+import { SYSTEM_CLOCK, type Clock } from '../util/clock.js';
 import type { SummaryDeps } from '../http/summary-deps.js';
 
 /**
@@ -19,6 +20,7 @@ import type { SummaryDeps } from '../http/summary-deps.js';
  */
 export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps> = {}): SummaryDeps {
   const { cosmos } = config;
+  const clock = overrides.clock ?? SYSTEM_CLOCK;
   let stores: CosmosStores | undefined;
   // The SDK module loads with the first store call, not with the app (see lazyStores).
   const cosmosStores = () => (stores ??= lazyStores(async () => (await import('./cosmos-stores.js')).createCosmosStores({
@@ -32,8 +34,8 @@ export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps
     store: overrides.store ?? cosmosStores().store,
     cursors: overrides.cursors ?? cosmosStores().cursors,
     allowlist: overrides.allowlist ?? buildAllowlist(DATAPOINTS),
-    authenticate: overrides.authenticate ?? createAuthenticator(config),
-    clock: overrides.clock ?? (() => new Date()),
+    authenticate: overrides.authenticate ?? createAuthenticator(config, { clock }),
+    clock,
     exportSlots: overrides.exportSlots ?? createExportSlots(EXPORT_SLOTS),
     log: overrides.log ?? createJsonLogger(config.logRequests ? (line) => console.log(line) : () => {}, (line) => console.error(line)),
   };
@@ -41,8 +43,11 @@ export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps
 
 /**
  * The production credentials check: the configured backend keys, the token verifier (from the
- * settings unless given) and the client registry, with the pairs that passed remembered.
+ * settings unless given) and the client registry, with the pairs that passed remembered; both
+ * read `clock`.
  */
-export function createAuthenticator(config: Config, verifyToken: TokenVerifier = createTokenVerifier(config.auth)): Authenticator {
-  return rememberCredentials({ checkApiKey: createApiKeyChecker(config.apiKeys), verifyToken, clientRegistry: config.clientRegistry });
+export function createAuthenticator(config: Config, options: { readonly clock?: Clock; readonly verifyToken?: TokenVerifier } = {}): Authenticator {
+  const clock = options.clock ?? SYSTEM_CLOCK;
+  const verifyToken = options.verifyToken ?? createTokenVerifier(config.auth, { now: clock });
+  return rememberCredentials({ checkApiKey: createApiKeyChecker(config.apiKeys), verifyToken, clientRegistry: config.clientRegistry }, { now: clock });
 }

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { inSpan } from '../telemetry/telemetry.js';
 import { authenticate, tokenOf, type AuthenticateDeps, type Authenticator, type CheckedCredentials } from './authenticate.js';
+import { SYSTEM_CLOCK, type Clock } from '../util/clock.js';
 
 /** Longer Authorization headers are checked in full every time: Entra's access tokens are a few kB. */
 export const MAX_REMEMBERED_HEADER = 16 * 1024;
@@ -9,8 +10,8 @@ export const MAX_REMEMBERED_HEADER = 16 * 1024;
 export interface CredentialsCacheOptions {
   /** Most credential pairs kept; the least recently used goes first. */
   readonly maxEntries?: number;
-  /** Seconds since the epoch; defaults to the system clock. */
-  readonly now?: () => number;
+  /** The clock entries expire by (at the token's `exp`); defaults to the machine's. */
+  readonly now?: Clock;
 }
 
 /**
@@ -27,7 +28,9 @@ export interface CredentialsCacheOptions {
  */
 export function rememberCredentials(deps: AuthenticateDeps, options: CredentialsCacheOptions = {}): Authenticator {
   const maxEntries = options.maxEntries ?? 10_000;
-  const now = options.now ?? (() => Date.now() / 1000);
+  const clock = options.now ?? SYSTEM_CLOCK;
+  /** Seconds since the epoch, as `exp` counts them. */
+  const now = () => clock() / 1000;
   const remembered = new Map<string, CheckedCredentials>();
   return async (headers) => {
     const { apiKey, authorization } = headers;

@@ -3,6 +3,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { ApiError } from '../errors/api-error.js';
 import { inSpan } from '../telemetry/telemetry.js';
 import type { Config } from '../config/load-config.js';
+import { SYSTEM_CLOCK, type Clock } from '../util/clock.js';
 
 /** Who is calling, as proven by a verified access token. */
 export interface TokenIdentity {
@@ -18,8 +19,8 @@ export type TokenVerifier = (token: string) => Promise<TokenIdentity>;
 
 /** Options beyond the settings: mainly for tests (a custom fetch, a clock). */
 export interface TokenVerifierOptions {
-  /** Seconds since the epoch; defaults to the system clock. */
-  readonly now?: () => number;
+  /** The clock tokens are checked by (exp, nbf); defaults to the machine's. */
+  readonly now?: Clock;
   /** How long fetched keys are kept (Microsoft rolls keys with long overlap; keep them long). */
   readonly keysMaxAgeMs?: number;
   /** Minimum time between refetches triggered by an unknown `kid`. */
@@ -97,7 +98,7 @@ export function createTokenVerifier(auth: Config['auth'], options: TokenVerifier
     });
     return keySet(header, input);
   };
-  const now = options.now;
+  const now = options.now ?? SYSTEM_CLOCK;
   return async (token) => {
     // Checked here, before the signature, rather than on every request: the credentials cache in
     // front of this remembers what passed, so only canonical spellings of a token ever enter it.
@@ -110,7 +111,7 @@ export function createTokenVerifier(auth: Config['auth'], options: TokenVerifier
         audience: [...auth.audiences],
         requiredClaims: ['exp', 'nbf'],
         clockTolerance: auth.clockToleranceSeconds,
-        ...(now ? { currentDate: new Date(now() * 1000) } : {}),
+        currentDate: new Date(now()),
       }));
     } catch (error) {
       throw translate(error);

@@ -8,22 +8,29 @@ import type { RequestLogEntry, RequestLogger } from './request-log-entry.js';
 import { pickRequestId, validClientRequestId } from './request-id.js';
 
 /**
- * What the pipeline tells about one request, at its edges: who called, in which format, how it
- * failed, and at the end the answer. From those one set of figures becomes the log line, the
- * request span's attributes and the metrics (identifiers and counts only: never a token, key,
- * header value or body).
+ * What the pipeline tells about one request when it ends: who called, in which format, and how it
+ * failed. Each is absent when the request failed before it was known.
+ */
+export interface RequestFacts {
+  /** The caller the credentials named. */
+  readonly principal?: Principal;
+  /** The format Accept chose. */
+  readonly format?: Format;
+  /** The problem answered, and what was thrown. */
+  readonly failure?: { readonly code: string; readonly error: unknown };
+}
+
+/**
+ * Observes one request at its edges: made when it starts (its id, its start time), told the
+ * answer and the facts of the request when it ends. From those one set of figures becomes the log
+ * line, the request span's attributes and the metrics (identifiers and counts only: never a
+ * token, key, header value or body).
  */
 export interface RequestObserver {
   /** Our id of the request: the gateway's, else a new one. */
   readonly requestId: string;
-  /** The caller the credentials named (returned, for the pipeline to go on with). */
-  authenticated(principal: Principal): Principal;
-  /** The format Accept chose. */
-  negotiated<F extends Format>(format: F): F;
-  /** The request failed: `answer` is its problem, `error` what was thrown. */
-  failed(answer: HttpResult & { readonly code: string }, error: unknown): HttpResult;
   /** The answer as it goes out: writes the log line, the span attributes and the metrics. */
-  finished(answer: HttpResult): HttpResult;
+  finished(answer: HttpResult, facts: RequestFacts): HttpResult;
 }
 
 /** Starts observing a request of `operation` (`<resource>.summary`), its work in `span`. */
@@ -31,26 +38,11 @@ export function observeRequest(operation: string, header: (name: string) => stri
   const started = performance.now();
   const requestId = pickRequestId(header('x-request-id'));
   const clientRequestId = validClientRequestId(header(CLIENT_REQUEST_ID_HEADER)) ?? null;
-  let principal: Principal | undefined;
-  let format: Format | undefined;
-  let code: string | null = null;
-  let reason: string | null = null;
   return {
     requestId,
-    authenticated(who) {
-      principal = who;
-      return who;
-    },
-    negotiated(chosen) {
-      format = chosen;
-      return chosen;
-    },
-    failed(answer, error) {
-      code = answer.code;
-      reason = error instanceof ApiError ? error.reason ?? null : null;
-      return answer;
-    },
-    finished(answer) {
+    finished(answer, { principal, format, failure }) {
+      const code = failure?.code ?? null;
+      const reason = failure?.error instanceof ApiError ? failure.error.reason ?? null : null;
       const entry: { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } = {
         requestId,
         clientRequestId,

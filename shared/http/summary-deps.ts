@@ -5,6 +5,7 @@ import type { PageCursors } from '../cursors/page-cursors.js';
 import type { RecordStore } from '../store/record-store.js';
 import type { ExportSlots } from '../admission/export-slots.js';
 import type { RequestLogger } from './request-log-entry.js';
+import type { Clock } from '../util/clock.js';
 
 /** Everything a summary handler works with; built once per process, swapped freely in tests. */
 export interface SummaryDeps {
@@ -15,7 +16,8 @@ export interface SummaryDeps {
   readonly allowlist: Allowlist;
   /** The credentials check (remember-credentials.ts). */
   readonly authenticate: Authenticator;
-  readonly clock: () => Date;
+  /** The one clock every part reads (util/clock.ts). */
+  readonly clock: Clock;
   readonly log: RequestLogger;
   /** Bounds concurrent Parquet exports (memory: slots × PARQUET_MAX_BYTES). */
   readonly exportSlots: ExportSlots;

@@ -1,4 +1,5 @@
 import type { StoredRecord } from '../model/view.js';
+import type { Pagination } from './pagination.js';
 
 /** The JSON response envelope of both summary operations (see the spec). */
 export interface JsonEnvelope {
@@ -7,41 +8,20 @@ export interface JsonEnvelope {
   meta: { requestId: string; generatedAt: string; warning?: string };
 }
 
-/** What one page is. */
-export interface PageInfo {
-  readonly page: number;
-  readonly pageSize: number;
-  readonly totalRecords: number;
-  /** The deepest record a jump to a page may reach (MAX_RESULT_WINDOW). */
-  readonly resultWindow: number;
-  /** A cursor for the next page is stored, so it is reachable whatever the window. */
-  readonly nextReachable?: boolean;
-}
-
-/** Builds the envelope for one page of records, already projected through the caller's view (`RecordCleaner.project`). */
-export function buildJsonEnvelope(
-  records: StoredRecord[],
-  { page, pageSize, totalRecords, resultWindow, nextReachable = false }: PageInfo,
-  meta: { requestId: string; generatedAt: Date; warning?: string },
-): JsonEnvelope {
-  const totalPages = Math.ceil(totalRecords / pageSize);
-  // The next page must be reachable, not merely exist: a client following hasNext never hits
-  // RESULT_WINDOW_EXCEEDED (past the window only a stored cursor reaches it). A jump to the next
-  // page reads up to its last record, min((page + 1) × pageSize, totalRecords).
-  const windowEnds = page < totalPages && Math.min((page + 1) * pageSize, totalRecords) > resultWindow && !nextReachable;
+/**
+ * Builds the envelope for one page of records, already projected through the caller's view
+ * (`RecordCleaner.project`), at its place in the result (pagination.ts); `meta.warning` (what the
+ * caller adds: malformed stored data) follows the page's own, each a sentence of its own.
+ */
+export function buildJsonEnvelope(records: StoredRecord[], pagination: Pagination, meta: { requestId: string; generatedAt: Date; warning?: string }): JsonEnvelope {
+  const { page, pageSize, totalRecords, totalPages, hasNext } = pagination;
   const envelope: JsonEnvelope = {
     data: records,
-    pagination: { page, pageSize, totalRecords, totalPages, hasNext: page < totalPages && !windowEnds },
+    pagination: { page, pageSize, totalRecords, totalPages, hasNext },
     meta: { requestId: meta.requestId, generatedAt: meta.generatedAt.toISOString() },
   };
-  let warning: string | undefined;
-  if (page > 1 && page > totalPages) {
-    warning = `Page ${page} is past the last page (${totalPages}); there are no records on it.`;
-  } else if (windowEnds) {
-    warning = `Pages reach the first ${resultWindow} of ${totalRecords} records only; narrow the filters (for example a shorter date range) or export the whole result as Parquet.`;
-  }
-  // Joined with what the caller adds (malformed stored data), each a sentence of its own.
-  if (warning !== undefined || meta.warning !== undefined) envelope.meta.warning = warning === undefined ? meta.warning : meta.warning === undefined ? warning : `${warning} ${meta.warning}`;
+  const warnings = [pagination.warning, meta.warning].filter((warning) => warning !== undefined);
+  if (warnings.length > 0) envelope.meta.warning = warnings.join(' ');
   return envelope;
 }
 

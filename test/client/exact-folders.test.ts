@@ -51,7 +51,7 @@ async function serve(config: Readonly<Record<string, RoleDatapoints>>, roles: re
   datapoints = config;
   fullRoles = roles;
   service = await startTestService({
-    port, datapoints, roles: { 'contoso-full': roles }, clock: () => new Date(Date.now() + AHEAD_MS),
+    port, datapoints, roles: { 'contoso-full': roles }, clock: () => Date.now() + AHEAD_MS,
     settings: { CLIENT_REGISTRY: JSON.stringify(Object.fromEntries(CLIENTS.map((name) => [client(name).clientId, own.tenant]))) },
   });
   port = Number(new URL(service.baseUrl).port);

@@ -2,7 +2,7 @@ import { CONTRACTS } from '../../shared/model/contracts.js';
 import { describe, expect, it } from '@jest/globals';
 import azureFunctions from '@azure/functions';
 import { loadConfig } from '../../shared/config/load-config.js';
-import { createSummaryDeps } from '../../shared/app/create-summary-deps.js';
+import { createAuthenticator, createSummaryDeps } from '../../shared/app/create-summary-deps.js';
 import { handleSummary } from '../../shared/http/handle-summary.js';
 import { summaryEndpoint } from '../../shared/http/summary-endpoint.js';
 import { ApiError } from '../../shared/errors/api-error.js';
@@ -14,12 +14,14 @@ import { accessToken, identities } from '../support/stack.js';
 type Resource = 'contracts' | 'invoices';
 
 // The export's size limit and faults, in-process against the real local stack, with a fixed
-// clock and request id so that the same export has the same size every time.
+// clock and request id so that the same export has the same size every time. The credentials are
+// checked by the machine's clock: the tokens are today's.
 const FIXED = new Date('2026-11-01T00:00:00.000Z');
 const silent = { request: () => {}, fault: () => {}, warning: () => {} };
 
 function depsWith(settings: Record<string, string>, store?: (real: RecordStore) => RecordStore) {
-  const deps = createSummaryDeps(loadConfig({ ...process.env, ...settings }), { clock: () => FIXED, log: silent });
+  const config = loadConfig({ ...process.env, ...settings });
+  const deps = createSummaryDeps(config, { clock: () => FIXED.getTime(), authenticate: createAuthenticator(config), log: silent });
   return store ? { ...deps, store: store(deps.store) } : deps;
 }
 

@@ -95,7 +95,7 @@ describe('telemetry', () => {
     const config = loadConfig({ ...process.env, LOG_REQUESTS: 'false' });
     const verify = createTokenVerifier(config.auth);
     let verified = 0;
-    const same = createSummaryDeps(config, { log: silent, authenticate: createAuthenticator(config, (token) => (verified++, verify(token))) });
+    const same = createSummaryDeps(config, { log: silent, authenticate: createAuthenticator(config, { verifyToken: (token) => (verified++, verify(token)) }) });
     const token = await accessToken('contoso-full');
     await handleSummary(summaryEndpoint(CONTRACTS, same), await request(CONTRACTS, 'application/json', token));
     spans.reset();

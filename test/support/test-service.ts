@@ -14,6 +14,7 @@ import { startIdentityProvider, type IdentityProvider } from '../../dev/identity
 import { issueServerCertificate, loadOrCreateLocalCa, trustInThisProcess } from '../../dev/local-ca.js';
 import { startService } from '../../dev/start-service.js';
 import { loadDevIdentities, type DevIdentities } from '../../dev/identities.js';
+import type { Clock } from '../../shared/util/clock.js';
 
 /** Options of a test's own service instance. */
 export interface TestServiceOptions {
@@ -30,7 +31,7 @@ export interface TestServiceOptions {
   readonly resources?: readonly ResourceDefinition[];
   readonly datapoints?: Readonly<Record<string, RoleDatapoints>>;
   /** The service's clock (default: the machine's). */
-  readonly clock?: () => Date;
+  readonly clock?: Clock;
   /** The port to listen on (default: a free one): a service restarted at the same address. */
   readonly port?: number;
   /** The app roles its identity provider gives dev clients, by client name, over dev/identities.json (a role granted or taken away). */
@@ -65,7 +66,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   // No links unless a test asks for them: the shared stack's PUBLIC_BASE_URL is in process.env.
   const config = loadConfig({ ...process.env, PUBLIC_BASE_URL: '', AUTH_AUTHORITY_HOST: options.authority ?? idp!.url, ...options.settings });
   const base = createSummaryDeps(config, {
-    authenticate: createAuthenticator(config, createTokenVerifier(config.auth, options.verifier)),
+    authenticate: createAuthenticator(config, { ...(options.clock ? { clock: options.clock } : {}), verifyToken: createTokenVerifier(config.auth, { ...(options.clock ? { now: options.clock } : {}), ...options.verifier }) }),
     log: createJsonLogger((line) => logs.push(line), (line) => logs.push(line)),
     ...(options.datapoints ? { allowlist: buildAllowlist(options.datapoints, options.resources ?? RESOURCES) } : {}),
     ...(options.clock ? { clock: options.clock } : {}),

@@ -56,7 +56,7 @@ async function serve(config: Readonly<Record<string, RoleDatapoints>>): Promise<
   await service?.stop();
   datapoints = config;
   service = await startTestService({
-    port, datapoints, clock: () => new Date(Date.now() + (QUIET_SECONDS + 3) * 1000),
+    port, datapoints, clock: () => Date.now() + (QUIET_SECONDS + 3) * 1000,
     settings: { CLIENT_REGISTRY: JSON.stringify({ [client('contoso-full').clientId]: own.tenant }) },
   });
   port = Number(new URL(service.baseUrl).port);

@@ -49,7 +49,7 @@ beforeAll(async () => {
   copyFileSync(join(pulls, 'contracts', 'contracts-2025-02.parquet'), join(pulls, 'contracts', '.contracts-2025-02.parquet.partial'));
   copyFileSync(join(pulls, 'invoices', 'invoices', 'invoices-2025-02.parquet'), join(pulls, 'invoices', 'invoices', '.invoices-2025-02.parquet.partial'));
   // The service's clock past the quiet period: a pull right after a write is confirmed at once.
-  own = await startOwnTenant(40, { service: { clock: () => new Date(Date.now() + (QUIET_SECONDS + 3) * 1000) } });
+  own = await startOwnTenant(40, { service: { clock: () => Date.now() + (QUIET_SECONDS + 3) * 1000 } });
 }, 600_000);
 
 afterAll(async () => {

@@ -4,7 +4,6 @@ import type { StoreMeter } from '../../store/record-store.js';
 import type { CleaningPlan, CleaningReport } from '../../output/record-cleaner.js';
 import type { SummaryDeps } from '../summary-deps.js';
 import type { IfNoneMatch } from '../if-none-match.js';
-import type { LinkBase } from './page-links.js';
 
 /** What a handler answers: status, headers, a complete body, and the record count for the log. */
 export interface HttpResult {
@@ -27,8 +26,8 @@ export interface OutputStageInput {
   readonly requestId: string;
   /** The calling client application: page cursors and export slots are per client. */
   readonly clientId: string;
-  /** Where a JSON page's links start (page-links.ts); absent: the page carries none. */
-  readonly links?: LinkBase;
+  /** The request as the caller sent it: the operation's path, the query string and the parsed body (a JSON page's links carry them: page-links.ts). */
+  readonly request: { readonly path: string; readonly params: URLSearchParams; readonly body: unknown };
   /** Fires when the caller has gone (where the host says so: caller-gone.ts). */
   readonly callerGone?: AbortSignal;
   /** The caller's If-None-Match: answered 412 RESULT_UNCHANGED while its result still has one of those ETags. */

@@ -10,6 +10,7 @@
  * with that body would answer the same page for ever.
  */
 import { RESERVED_QUERY } from '../../filters/parse-filters.js';
+import type { Pagination } from '../../output/pagination.js';
 
 /** Where the links of one walk start: only when the service knows its public base URL. */
 export interface LinkBase {
@@ -17,17 +18,6 @@ export interface LinkBase {
   readonly operationUrl: string;
   /** What every link carries of the request: its body's members and the query parameters the body does not override, less page, pageSize and code. */
   readonly query: URLSearchParams;
-}
-
-/** What the links are worked out from: the envelope's pagination and the result window. */
-export interface LinkedPage {
-  readonly page: number;
-  readonly pageSize: number;
-  readonly totalRecords: number;
-  readonly totalPages: number;
-  readonly hasNext: boolean;
-  /** The deepest record a jump to a page may reach (MAX_RESULT_WINDOW). */
-  readonly resultWindow: number;
 }
 
 /** The `Link` header (RFC 8288) and the next page's URL, which `pagination.nextLink` repeats. */
@@ -55,16 +45,15 @@ export function linkBase(publicBaseUrl: string | undefined, operationPath: strin
 const NOT_CARRIED: ReadonlySet<string> = new Set(['page', 'pageSize', ...RESERVED_QUERY]);
 
 /**
- * `first` always; `next` when the envelope says `hasNext` (which means reachable: by a stored
- * cursor, or by a jump within the window; respond-json.ts answers 503 rather than end a walk that
- * could go on); `last` only when a jump reaches it (the whole result within the window), never a
- * link that answers 400.
+ * `first` always; `next` when the page has a reachable next one (pagination.ts; respond-json.ts
+ * answers 503 rather than end a walk that could go on); `last` only when a jump reaches it, never
+ * a link that answers 400.
  */
-export function pageLinks(base: LinkBase, page: LinkedPage): PageLinks {
+export function pageLinks(base: LinkBase, page: Pagination): PageLinks {
   const prefix = base.query.size > 0 ? `${base.operationUrl}?${base.query.toString()}&` : `${base.operationUrl}?`;
   const urlOf = (target: number) => `${prefix}page=${target}&pageSize=${page.pageSize}`;
   const next = page.hasNext ? urlOf(page.page + 1) : undefined;
   const links = [next === undefined ? undefined : `<${next}>; rel="next"`, `<${urlOf(1)}>; rel="first"`];
-  if (page.totalPages > 0 && page.totalRecords <= page.resultWindow) links.push(`<${urlOf(page.totalPages)}>; rel="last"`);
+  if (page.lastReachable) links.push(`<${urlOf(page.totalPages)}>; rel="last"`);
   return { header: links.filter((link) => link !== undefined).join(', '), next };
 }

@@ -2,14 +2,15 @@ import { ApiError } from '../../errors/api-error.js';
 import type { StoredRecord } from '../../model/view.js';
 import { buildJsonEnvelope, jsonEnvelopeBytes } from '../../output/json-envelope.js';
 import { cleaningWarning, createRecordCleaner } from '../../output/record-cleaner.js';
-import { guardedCursors, type CursorFailureReport } from '../../cursors/guarded-cursors.js';
+import { CURSOR_GUARD, guardedCursors, type CursorFailureReport } from '../../cursors/guarded-cursors.js';
 import { pageCursorKey } from '../../cursors/page-cursors.js';
 import { recordCursorFailure } from '../../telemetry/telemetry.js';
 import type { StorePage } from '../../store/record-store.js';
 import type { OutputStage } from './output-stage.js';
 import { baseHeaders } from '../response-headers.js';
 import { mediaTypeOf } from '../../model/operation-contract.js';
-import { pageLinks } from './page-links.js';
+import { linkBase, pageLinks } from './page-links.js';
+import { jumpTo, paginate } from '../../output/pagination.js';
 import { validateResult, validatorHeaders } from './result-validator.js';
 
 /**
@@ -25,11 +26,11 @@ import { validateResult, validatorHeaders } from './result-validator.js';
  * caller may see. A page past the end is an empty 200 with a warning.
  */
 export const respondJson: OutputStage = async (input) => {
-  const { scope, cleaning, query, requestId, clientId, links, deps, meter, precondition } = input;
+  const { scope, cleaning, query, requestId, clientId, request, deps, meter, precondition } = input;
   const { page, pageSize } = query;
   const keyOf = (target: number) => pageCursorKey(scope, clientId, query, target);
   // A failing cursor store only costs the walk its shortcut; each failure is logged and counted.
-  const cursors = guardedCursors(deps.cursors);
+  const cursors = guardedCursors(deps.cursors, { ...CURSOR_GUARD, now: deps.clock });
   const report: CursorFailureReport = (call, reason, error) => {
     deps.log.warning(requestId, `page cursor ${call} failed (${reason})${error instanceof Error ? `: ${error.name}` : ''}; the page is read without it`);
     recordCursorFailure(call, reason);
@@ -39,6 +40,7 @@ export const respondJson: OutputStage = async (input) => {
   const cursor = page > 1 && !query.matchesNothing && !precondition ? await cursors.get(scope.tenant, keyOf(page), report) : undefined;
   const validated = cursor ? undefined : await validateResult(input, 'json');
   const etag = cursor?.etag ?? validated!.etag;
+  const resultWindow = deps.config.maxResultWindow;
   let totalRecords = 0;
   let read: StorePage | undefined;
   let nextReachable = false;
@@ -47,12 +49,9 @@ export const respondJson: OutputStage = async (input) => {
     read = await deps.store.page(scope, query, { skip: 0, take: pageSize, continuation: cursor.continuation }, meter);
   } else if (!query.matchesNothing) {
     totalRecords = validated!.records;
-    const skip = (page - 1) * pageSize;
-    if (skip < totalRecords) {
-      const take = Math.min(pageSize, totalRecords - skip);
-      if (skip + take > deps.config.maxResultWindow) throw windowExceeded(deps.config.maxResultWindow);
-      read = await deps.store.page(scope, query, { skip, take }, meter);
-    }
+    const jump = jumpTo(page, pageSize, totalRecords, resultWindow);
+    if (jump && !jump.withinWindow) throw windowExceeded(resultWindow);
+    if (jump) read = await deps.store.page(scope, query, { skip: jump.skip, take: jump.take }, meter);
   }
   if (read?.continuation && page * pageSize < totalRecords) {
     nextReachable = await cursors.put(scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords, etag }, report);
@@ -65,13 +64,15 @@ export const respondJson: OutputStage = async (input) => {
     if (projected !== undefined) records.push(projected);
   }
   const warning = cleaningWarning(cleaner.report);
-  const envelope = buildJsonEnvelope(records, { page, pageSize, totalRecords, resultWindow: deps.config.maxResultWindow, nextReachable }, { requestId, generatedAt: deps.clock(), ...(warning ? { warning } : {}) });
+  const pagination = paginate({ page, pageSize, totalRecords, resultWindow, nextReachable });
+  const envelope = buildJsonEnvelope(records, pagination, { requestId, generatedAt: new Date(deps.clock()), ...(warning ? { warning } : {}) });
   const headers = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId), ...validatorHeaders(etag, scope, 'json') };
+  const links = linkBase(deps.config.publicBaseUrl, request.path, request.params, request.body);
   if (links) {
     // A link follower stops where the links stop, reading no warning: a next page that exists but
     // cannot be reached (its cursor could not be stored) is a retryable 503, never a silent end.
-    if (envelope.pagination.page < envelope.pagination.totalPages && !envelope.pagination.hasNext) throw nextPageUnreachable();
-    const { header, next } = pageLinks(links, { ...envelope.pagination, resultWindow: deps.config.maxResultWindow });
+    if (pagination.windowEnds) throw nextPageUnreachable();
+    const { header, next } = pageLinks(links, pagination);
     headers.Link = header;
     if (next !== undefined) envelope.pagination.nextLink = next;
   }

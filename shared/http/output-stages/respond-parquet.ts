@@ -18,7 +18,7 @@ export const respondParquet: OutputStage = async (input) => {
   const { etag } = await validateResult(input, 'parquet');
   // Gone while the version was taken: no slot, no store read for nobody.
   if (callerGone?.aborted) throw new CallerGone('the caller went away before the export started');
-  const generatedAt = deps.clock();
+  const generatedAt = new Date(deps.clock());
   const metadata = [
     { key: 'summary.requestId', value: requestId },
     { key: 'summary.generatedAt', value: generatedAt.toISOString() },

@@ -19,7 +19,7 @@ export interface ValidatedResult {
  */
 export async function validateResult({ scope, query, requestId, precondition, meter, deps }: OutputStageInput, format: Format): Promise<ValidatedResult> {
   const version = query.matchesNothing ? EMPTY_VERSION : await deps.store.version(scope, query, meter);
-  const etag = resultEtag({ scope, query, format, version, now: deps.clock(), requestId });
+  const etag = resultEtag({ scope, query, format, version, now: new Date(deps.clock()), requestId });
   if (precondition && matchesIfNoneMatch(precondition, etag)) {
     throw new ApiError('RESULT_UNCHANGED', 'The result of these filters has not changed since the ETag you sent in If-None-Match: the answer you have is current. Send the request without If-None-Match to get it again.', {
       headers: validatorHeaders(etag, scope, format),

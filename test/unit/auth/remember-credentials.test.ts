@@ -27,7 +27,8 @@ function setup(options: { exp?: number; now?: () => number; maxEntries?: number;
       return { ...identity, exp: options.exp ?? 2000 };
     },
     clientRegistry: REGISTRY,
-  }, { now: options.now ?? (() => 1000), ...(options.maxEntries ? { maxEntries: options.maxEntries } : {}) });
+    // The test's clock counts seconds, as `exp` does; the service's clock counts milliseconds.
+  }, { now: () => (options.now ?? (() => 1000))() * 1000, ...(options.maxEntries ? { maxEntries: options.maxEntries } : {}) });
   const call = (token: string, apiKey: string | null = KEYS[0]!) => authenticate({ authorization: `Bearer ${token}`, apiKey });
   return { calls, call, authenticate };
 }

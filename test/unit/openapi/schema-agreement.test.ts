@@ -17,6 +17,7 @@ import { NOT_OPERATION_CODES } from '../../../openapi/error-responses.js';
 import { ProblemSchema } from '../../../openapi/problem-schema.js';
 import { generateContracts, generateInvoices } from '../../../dev/seed-data.js';
 import { createDocumentValidator } from '../../support/document-validator.js';
+import { paginate } from '../../../shared/output/pagination.js';
 
 // Compile-time agreement between the zod schemas the document is built from and the types the
 // service serializes: `npm test` type-checks before jest runs, so a drift stops the build.
@@ -52,7 +53,7 @@ describe('the document and the code agree on', () => {
     for (const roles of ROLE_SETS) {
       const view = allowlist.view(resource, roles);
       for (const [page, shown] of [[1, records], [2, records.slice(0, 0)]] as const) {
-        const envelope = buildJsonEnvelope(projected(shown, view), { page, pageSize: records.length, totalRecords: records.length, resultWindow: 10_000 }, meta);
+        const envelope = buildJsonEnvelope(projected(shown, view), paginate({ page, pageSize: records.length, totalRecords: records.length, resultWindow: 10_000 }), meta);
         expect([roles, page, validator.errorsAt(schema, JSON.parse(JSON.stringify(envelope)))]).toEqual([roles, page, []]);
       }
     }
@@ -68,7 +69,7 @@ describe('the document and the code agree on', () => {
   });
 
   it('nothing more: a record carrying a field outside the model fails the envelope schema', () => {
-    const envelope = buildJsonEnvelope(projected(contracts.slice(0, 1), allowlist.view(CONTRACTS, ['Data.Read'])), { page: 1, pageSize: 1, totalRecords: 1, resultWindow: 10_000 }, meta);
+    const envelope = buildJsonEnvelope(projected(contracts.slice(0, 1), allowlist.view(CONTRACTS, ['Data.Read'])), paginate({ page: 1, pageSize: 1, totalRecords: 1, resultWindow: 10_000 }), meta);
     const leaked = { ...envelope, data: [{ ...envelope.data[0], tenantId: 'contoso' }] };
     expect(validator.errorsAt('/components/schemas/ContractsEnvelope', JSON.parse(JSON.stringify(leaked))).join()).toMatch(/additional/);
   });

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { OPENAPI_FILE } from '../../../openapi/build-openapi.js';
+import { OPENAPI_FILE } from '../../openapi/build-openapi.js';
 
 // The document as the tools integration engineers and API Management import it with see it:
 // Spectral (`spectral:oas`) and Redocly CLI (`recommended`), both fail the test on any error.
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = (path: string) => join(root, 'node_modules', path);
 const work = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
 const ruleset = join(work, '.spectral.yaml');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AccessToken, GetTokenOptions, TokenCredential } from '@azure/identity';
-import { startCosmosServer, type RunningCosmosServer } from '../../../dev/cosmos-server.js';
-import { createCosmosClient } from '../../../shared/store/create-cosmos-client.js';
+import { startCosmosServer, type RunningCosmosServer } from '../../dev/cosmos-server.js';
+import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
 
 // Against the embedded Cosmos server over HTTPS on loopback, with its self-signed certificate: a
 // real TLS handshake and a real request through the SDK, no stack needed.

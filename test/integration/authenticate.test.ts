@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { authenticate } from '../../../shared/auth/authenticate.js';
-import { createApiKeyChecker } from '../../../shared/auth/api-key-checker.js';
-import { createTokenVerifier } from '../../../shared/auth/token-verifier.js';
-import { ApiError } from '../../../shared/errors/api-error.js';
-import { startIdentityProvider, type IdentityProvider } from '../../../dev/identity-provider.js';
-import { throwawayServerCertificate } from '../../../dev/local-ca.js';
-import { clientRegistry, loadDevIdentities } from '../../../dev/identities.js';
-import { requestTokens } from '../../../dev/request-tokens.js';
+import { authenticate } from '../../shared/auth/authenticate.js';
+import { createApiKeyChecker } from '../../shared/auth/api-key-checker.js';
+import { createTokenVerifier } from '../../shared/auth/token-verifier.js';
+import { ApiError } from '../../shared/errors/api-error.js';
+import { startIdentityProvider, type IdentityProvider } from '../../dev/identity-provider.js';
+import { throwawayServerCertificate } from '../../dev/local-ca.js';
+import { clientRegistry, loadDevIdentities } from '../../dev/identities.js';
+import { requestTokens } from '../../dev/request-tokens.js';
 
 // The credentials checks, each failure on its own, against the real dev identity provider over
 // loopback (its JWKS is what the verifier fetches). Time is frozen: the provider and the
@@ -47,7 +47,7 @@ beforeAll(async () => {
     checkApiKey: createApiKeyChecker(identities.apiKeys),
     verifyToken: createTokenVerifier(
       { issuer: idp.issuer, jwksUri: idp.jwksUri, tenantId: identities.tenantId, audiences: [identities.appId, `api://${identities.appId}`], clockToleranceSeconds: 30 },
-      { now: () => nowSeconds },
+      { now: () => nowSeconds * 1000 },
     ),
     clientRegistry: clientRegistry(identities),
   };
@@ -55,6 +55,32 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await idp.stop();
+});
+
+describe('the token verifier alone', () => {
+  const settings = () => ({ issuer: idp.issuer, jwksUri: idp.jwksUri, tenantId: identities.tenantId, audiences: [identities.appId], clockToleranceSeconds: 30 });
+
+  it('names the caller of a verified token (client, roles, expiry), fetching the key set once for many tokens', async () => {
+    let fetches = 0;
+    const counting = (async (...args: Parameters<typeof fetch>) => (fetches++, fetch(...args))) as typeof fetch;
+    const verify = createTokenVerifier(settings(), { now: () => NOW, fetch: counting });
+    const client = identities.clients.find((candidate) => candidate.name === 'contoso-full')!;
+    const { access_token } = await tokenFor('contoso-full');
+    expect(await verify(access_token)).toEqual({ clientId: client.clientId, roles: expect.arrayContaining(['Data.Read']), exp: expect.any(Number) });
+    await verify((await tokenFor('fabrikam-full')).access_token);
+    expect(fetches).toBe(1);
+  });
+
+  it('checks expiry by the clock it is given', async () => {
+    const { access_token } = await tokenFor('contoso-full');
+    let now = NOW;
+    const verify = createTokenVerifier(settings(), { now: () => now });
+    const { exp } = await verify(access_token);
+    now = exp * 1000 + 31_000;
+    await expect(verify(access_token)).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
+    now = exp * 1000 - 1000;
+    await expect(verify(access_token)).resolves.toMatchObject({ exp });
+  });
 });
 
 describe('authenticate', () => {
@@ -150,7 +176,7 @@ describe('authenticate', () => {
   it('answers 503 IDENTITY_UNAVAILABLE when the key set cannot be fetched on a cold cache', async () => {
     const verifyToken = createTokenVerifier(
       { issuer: idp.issuer, jwksUri: 'http://127.0.0.1:9/keys', tenantId: identities.tenantId, audiences: [identities.appId], clockToleranceSeconds: 30 },
-      { now: () => nowSeconds },
+      { now: () => nowSeconds * 1000 },
     );
     const token = await idp.signToken(baseClaims());
     const error = await authenticate(bearer(token), { ...deps, verifyToken }).catch((caught: unknown) => caught);
@@ -204,7 +230,7 @@ describe('authenticate, a broken identity provider', () => {
   it('answers 503 when the key set answers 200 with something that is not JSON', async () => {
     const verifyToken = createTokenVerifier(
       { issuer: idp.issuer, jwksUri: idp.jwksUri, tenantId: identities.tenantId, audiences: [identities.appId], clockToleranceSeconds: 30 },
-      { now: () => nowSeconds, fetch: (async () => new Response('<html>maintenance</html>', { status: 200 })) as unknown as typeof fetch },
+      { now: () => nowSeconds * 1000, fetch: (async () => new Response('<html>maintenance</html>', { status: 200 })) as unknown as typeof fetch },
     );
     const error = await authenticate(bearer(await idp.signToken(baseClaims())), { ...deps, verifyToken }).catch((caught: unknown) => caught);
     expect((error as ApiError).code).toBe('IDENTITY_UNAVAILABLE');

@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { DATASETS, MAX_PAGE_SIZE } from '../../../client/src/datasets.js';
-import { RESOURCES } from '../../../shared/model/resources.js';
-import { projectRoot } from '../../../dev/project-root.js';
-import { runChild } from '../../support/run-child.js';
-import { committedDocument } from '../../support/document-validator.js';
-import { CLIENT_DATASETS_FILE, PYTHON_DATASETS_FILE, clientDatasetsSource, pythonDatasetsSource } from '../../../openapi/client-datasets.js';
+import { DATASETS, MAX_PAGE_SIZE } from '../../client/src/datasets.js';
+import { RESOURCES } from '../../shared/model/resources.js';
+import { projectRoot } from '../../dev/project-root.js';
+import { runChild } from '../support/run-child.js';
+import { committedDocument } from '../support/document-validator.js';
+import { CLIENT_DATASETS_FILE, PYTHON_DATASETS_FILE, clientDatasetsSource, pythonDatasetsSource } from '../../openapi/client-datasets.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 
 // The client is a package of its own (it could be published without the service), so what it

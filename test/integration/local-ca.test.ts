@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { describe, expect, it } from '@jest/globals';
 import { generate } from 'selfsigned';
-import { CA_CERT_FILE, createLocalCa, issueServerCertificate, loadOrCreateLocalCa } from '../../../dev/local-ca.js';
-import { tempDirs } from '../../support/temp-dirs.js';
+import { CA_CERT_FILE, createLocalCa, issueServerCertificate, loadOrCreateLocalCa } from '../../dev/local-ca.js';
+import { tempDirs } from '../support/temp-dirs.js';
 
 const freshDir = tempDirs('local-ca');
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import { ROOT } from './bicep-tree.js';
+import { ROOT } from '../infra/bicep-tree.js';
 
 interface Step { uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string>; name?: string }
 interface Job {

@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
-import { zipOverhead, zipStored } from '../../../shared/output/zip-stored.js';
-import { tempDirs } from '../../support/temp-dirs.js';
+import { zipOverhead, zipStored } from '../../shared/output/zip-stored.js';
+import { tempDirs } from '../support/temp-dirs.js';
 
 const tempDir = tempDirs('zip');
 

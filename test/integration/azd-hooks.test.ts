@@ -28,7 +28,7 @@ import { dryRunCli, type Cli } from '../../infra/scripts/cli-edge.js';
 import { DATABASE_ID, RESOURCES } from '../../shared/model/resources.js';
 import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
 import { ensureContainers } from '../../dev/ensure-containers.js';
-import { INFRA, ROOT, declarations, declaredName, parseBicepFile } from './bicep-tree.js';
+import { INFRA, ROOT, declarations, declaredName, parseBicepFile } from '../infra/bicep-tree.js';
 
 const azureYaml = parse(readFileSync(join(ROOT, 'azure.yaml'), 'utf8')) as Record<string, any>;
 const schema = JSON.parse(readFileSync(join(ROOT, 'test/infra/fixtures/azd/azure.yaml.json'), 'utf8')) as object;

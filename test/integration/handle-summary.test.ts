@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import azureFunctions from '@azure/functions';
-import { CONTRACTS } from '../../../shared/model/contracts.js';
-import { loadConfig } from '../../../shared/config/load-config.js';
-import { createSummaryDeps } from '../../../shared/app/create-summary-deps.js';
-import { handleSummary } from '../../../shared/http/handle-summary.js';
-import { summaryEndpoint } from '../../../shared/http/summary-endpoint.js';
-import { createCosmosClient } from '../../../shared/store/create-cosmos-client.js';
-import type { RequestLogEntry } from '../../../shared/http/request-log-entry.js';
-import { startCosmosServer, type RunningCosmosServer } from '../../../dev/cosmos-server.js';
-import { startIdentityProvider, type IdentityProvider } from '../../../dev/identity-provider.js';
-import { throwawayServerCertificate } from '../../../dev/local-ca.js';
-import { loadDevIdentities } from '../../../dev/identities.js';
-import { localServiceSettings } from '../../../dev/local-stack.js';
-import { requestTokens, type TokenResponse } from '../../../dev/request-tokens.js';
-import { seedStore } from '../../../dev/seed-store.js';
+import { CONTRACTS } from '../../shared/model/contracts.js';
+import { loadConfig } from '../../shared/config/load-config.js';
+import { createSummaryDeps } from '../../shared/app/create-summary-deps.js';
+import { handleSummary } from '../../shared/http/handle-summary.js';
+import { summaryEndpoint } from '../../shared/http/summary-endpoint.js';
+import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
+import type { RequestLogEntry } from '../../shared/http/request-log-entry.js';
+import { startCosmosServer, type RunningCosmosServer } from '../../dev/cosmos-server.js';
+import { startIdentityProvider, type IdentityProvider } from '../../dev/identity-provider.js';
+import { throwawayServerCertificate } from '../../dev/local-ca.js';
+import { loadDevIdentities } from '../../dev/identities.js';
+import { localServiceSettings } from '../../dev/local-stack.js';
+import { requestTokens, type TokenResponse } from '../../dev/request-tokens.js';
+import { seedStore } from '../../dev/seed-store.js';
 
 // The pipeline in-process, built by the production factory, with the parts it talks to started
 // here and no stack: the embedded Cosmos server (seeded through the SDK, reached over HTTPS on
@@ -45,9 +45,10 @@ afterAll(async () => {
   await cosmos?.stop();
 });
 
-function depsWith(settings: Record<string, string>, lines: string[] = []) {
+function depsWith(settings: Record<string, string>, lines: string[] = [], clock?: () => number) {
   const config = loadConfig({ ...baseSettings, ...settings });
   return createSummaryDeps(config, {
+    ...(clock ? { clock } : {}),
     log: {
       request: (entry: RequestLogEntry) => lines.push(JSON.stringify(entry)),
       fault: (requestId, error) => lines.push(JSON.stringify({ requestId, fault: String(error) })),
@@ -77,6 +78,21 @@ describe('the summary pipeline in-process', () => {
     const envelope = JSON.parse(Buffer.from(response.body as Uint8Array).toString('utf8')) as { data: unknown[]; pagination: { totalRecords: number } };
     expect(envelope.data).toHaveLength(7);
     expect(envelope.pagination.totalRecords).toBe(RECORDS_PER_TENANT);
+  });
+
+  it('reads one clock everywhere: moved past the token\'s expiry, the same token is refused, then taken again', async () => {
+    let now = Date.now();
+    const deps = depsWith({}, [], () => now);
+    const endpoint = summaryEndpoint(CONTRACTS, deps);
+    const body = (answer: { body: string | Uint8Array }) => JSON.parse(Buffer.from(answer.body).toString('utf8')) as { code?: string; meta?: { generatedAt: string } };
+    const first = await handleSummary(endpoint, request({ pageSize: 1 }));
+    expect([first.status, body(first).meta?.generatedAt]).toEqual([200, new Date(now).toISOString()]);
+    // Two hours on (dev tokens live one hour): the remembered credentials and the verifier both see it.
+    now += 2 * 3_600_000;
+    const later = await handleSummary(endpoint, request({ pageSize: 1 }));
+    expect([later.status, body(later).code]).toEqual([401, 'INVALID_TOKEN']);
+    now -= 2 * 3_600_000;
+    expect((await handleSummary(endpoint, request({ pageSize: 1 }))).status).toBe(200);
   });
 
   it('refuses a page beyond MAX_RESULT_WINDOW and points to narrower filters or Parquet', async () => {
