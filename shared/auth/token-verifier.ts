@@ -111,6 +111,8 @@ export function createTokenVerifier(auth: Config['auth'], options: TokenVerifier
         audience: [...auth.audiences],
         requiredClaims: ['exp', 'nbf'],
         clockTolerance: auth.clockToleranceSeconds,
+        // Read before the key set is fetched (jose takes a date, not a clock): a slow fetch (5 s at
+        // most) falls well inside the clock tolerance.
         currentDate: new Date(now()),
       }));
     } catch (error) {

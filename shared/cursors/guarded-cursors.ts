@@ -35,7 +35,10 @@ export const CURSOR_GUARD: CursorGuardOptions = { deadlineMs: 1000, failuresToOp
 
 const guards = new WeakMap<PageCursors, GuardedCursors>();
 
-/** The guard of a cursor store: one per store, so the breaker sees every request's calls. */
+/**
+ * The guard of a cursor store: one per store, so the breaker sees every request's calls; made
+ * with the options of its first caller (the service has one clock: SummaryDeps).
+ */
 export function guardedCursors(cursors: PageCursors, options: CursorGuardOptions = CURSOR_GUARD): GuardedCursors {
   let guard = guards.get(cursors);
   if (guard === undefined) guards.set(cursors, (guard = createGuard(cursors, options)));

@@ -7,7 +7,7 @@
  */
 import type { FieldSpec } from '../model/fields.js';
 import type { StoredRecord, View } from '../model/view.js';
-import { checkOf, holds, type ValueCheck } from './value-checks.js';
+import { checkOf, type ValueCheck } from './value-checks.js';
 
 /** What cleaning changed in one answer. */
 export interface CleaningReport {
@@ -43,6 +43,9 @@ export interface RecordCleaner {
  */
 export interface CleaningPlan {
   readonly view: View;
+  /** The value checks of the view's fields and line fields, in their order. */
+  readonly recordChecks: readonly ValueCheck[];
+  readonly lineChecks: readonly ValueCheck[];
   readonly recordFields: FieldsCheck;
   readonly lineFields: FieldsCheck;
   readonly recordProjector: Projector;
@@ -51,18 +54,22 @@ export interface CleaningPlan {
 
 /** The cleaning plan of a view. */
 export function planCleaning(view: View): CleaningPlan {
+  const recordChecks = Object.freeze(view.fields.map(checkOf));
+  const lineChecks = Object.freeze(view.lineFields.map(checkOf));
   return Object.freeze({
     view,
-    recordFields: compiledCheck(view.fields),
-    lineFields: compiledCheck(view.lineFields),
-    recordProjector: compiledProjector(view.fields),
-    lineProjector: compiledProjector(view.lineFields),
+    recordChecks,
+    lineChecks,
+    recordFields: compiledCheck(view.fields, recordChecks),
+    lineFields: compiledCheck(view.lineFields, lineChecks),
+    recordProjector: compiledProjector(view.fields, recordChecks),
+    lineProjector: compiledProjector(view.lineFields, lineChecks),
   });
 }
 
 /** A cleaner for the records of one answer, seen through the plan's view. */
 export function createRecordCleaner(plan: CleaningPlan): RecordCleaner {
-  const { view, recordFields, lineFields, recordProjector, lineProjector } = plan;
+  const { view, recordChecks, lineChecks, recordFields, lineFields, recordProjector, lineProjector } = plan;
   const { resource } = view;
   const linesMember = resource.lines?.member;
   const report: CleaningReport = { nulled: 0, recordsLeftOut: 0, linesLeftOut: 0, problems: [] };
@@ -78,7 +85,7 @@ export function createRecordCleaner(plan: CleaningPlan): RecordCleaner {
   };
   const lineLeftOut = (record: StoredRecord, i: number, line: unknown) => {
     report.linesLeftOut++;
-    note(record, `${linesMember}[${i}]${isObject(line) ? `.${firstBad(line, view.lineFields)}` : ''}`);
+    note(record, `${linesMember}[${i}]${isObject(line) ? `.${firstBad(line, view.lineFields, lineChecks)}` : ''}`);
   };
   /** Fields of the record (or line) being projected whose malformed nullable value became null (emptied after each). */
   const pending: string[] = [];
@@ -113,7 +120,7 @@ export function createRecordCleaner(plan: CleaningPlan): RecordCleaner {
       const fields = recordFields(record);
       if (fields === REQUIRED_BAD) {
         report.recordsLeftOut++;
-        note(record, firstBad(record, view.fields));
+        note(record, firstBad(record, view.fields, recordChecks));
         return undefined;
       }
       let lines: StoredRecord[] | undefined;
@@ -131,13 +138,13 @@ export function createRecordCleaner(plan: CleaningPlan): RecordCleaner {
             if (state === REQUIRED_BAD) {
               lineLeftOut(record, i, line);
             } else {
-              lines.push(state === CLEAN ? line as StoredRecord : nullBad(line as StoredRecord, view.lineFields, report, (field) => note(record, `${linesMember}[${i}].${field}`)));
+              lines.push(state === CLEAN ? line as StoredRecord : nullBad(line as StoredRecord, view.lineFields, lineChecks, report, (field) => note(record, `${linesMember}[${i}].${field}`)));
             }
           }
         }
       }
       if (fields === CLEAN && lines === undefined) return record;
-      const cleaned: Record<string, unknown> = fields === CLEAN ? { ...record } : nullBad(record, view.fields, report, (field) => note(record, field));
+      const cleaned: Record<string, unknown> = fields === CLEAN ? { ...record } : nullBad(record, view.fields, recordChecks, report, (field) => note(record, field));
       if (linesMember !== undefined && lines !== undefined) cleaned[linesMember] = lines;
       return cleaned;
     },
@@ -146,7 +153,7 @@ export function createRecordCleaner(plan: CleaningPlan): RecordCleaner {
       if (projected === undefined) {
         pending.length = 0;
         report.recordsLeftOut++;
-        note(record, firstBad(record, view.fields));
+        note(record, firstBad(record, view.fields, recordChecks));
         return undefined;
       }
       // Noted after the lines, as `clean` notes them.
@@ -180,12 +187,12 @@ type FieldsCheck = (record: StoredRecord) => FieldsState;
  * view's plan is compiled once (summary-endpoint.ts). The names are the model's plain
  * identifiers (FIELD_NAME), quoted all the same.
  */
-function compiledCheck(fields: readonly FieldSpec[]): FieldsCheck {
+function compiledCheck(fields: readonly FieldSpec[], checks: readonly ValueCheck[]): FieldsCheck {
   const steps = fields.map((field, i) => `v = r[${JSON.stringify(field.name)}];
     if (v === null || v === undefined) { ${field.nullable ? '' : `return ${REQUIRED_BAD};`} }
     else if (!c${i}(v)) { ${field.nullable ? `s = ${NULLABLE_BAD};` : `return ${REQUIRED_BAD};`} }`);
   const make = new Function(...fields.map((_, i) => `c${i}`), `return function checkFields(r) { let s = ${CLEAN}, v;\n${steps.join('\n')}\nreturn s; };`) as (...checks: ValueCheck[]) => FieldsCheck;
-  return make(...fields.map(checkOf));
+  return make(...checks);
 }
 
 /** A list of fields' projection with its checks: a new record of exactly those fields, or undefined when a required one is bad. */
@@ -197,21 +204,21 @@ type Projector = (record: StoredRecord, nulled: (field: string) => void) => Reco
  * A bad nullable value becomes null and is told to `nulled`; a bad or missing required one leaves
  * the record out.
  */
-function compiledProjector(fields: readonly FieldSpec[]): Projector {
+function compiledProjector(fields: readonly FieldSpec[], checks: readonly ValueCheck[]): Projector {
   const steps = fields.map((field, i) => `let v${i} = r[${JSON.stringify(field.name)}];
     if (v${i} === null || v${i} === undefined) { ${field.nullable ? `v${i} = null;` : 'return undefined;'} }
     else if (!c${i}(v${i})) { ${field.nullable ? `v${i} = null; nulled(${JSON.stringify(field.name)});` : 'return undefined;'} }`);
   const literal = fields.map((field, i) => `${JSON.stringify(field.name)}: v${i}`).join(', ');
   const make = new Function(...fields.map((_, i) => `c${i}`), `return function project(r, nulled) {\n${steps.join('\n')}\nreturn { ${literal} }; };`) as (...checks: ValueCheck[]) => Projector;
-  return make(...fields.map(checkOf));
+  return make(...checks);
 }
 
 /** A copy of the record with its bad nullable values as null (each counted and noted). */
-function nullBad(record: StoredRecord, fields: readonly FieldSpec[], report: CleaningReport, note: (field: string) => void): Record<string, unknown> {
+function nullBad(record: StoredRecord, fields: readonly FieldSpec[], checks: readonly ValueCheck[], report: CleaningReport, note: (field: string) => void): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...record };
-  for (const field of fields) {
+  for (const [i, field] of fields.entries()) {
     const value = record[field.name];
-    if (value !== null && value !== undefined && !holds(field, value)) {
+    if (value !== null && value !== undefined && !checks[i]!(value)) {
       copy[field.name] = null;
       report.nulled++;
       note(field.name);
@@ -220,10 +227,10 @@ function nullBad(record: StoredRecord, fields: readonly FieldSpec[], report: Cle
   return copy;
 }
 
-function firstBad(record: StoredRecord, fields: readonly FieldSpec[]): string {
-  const bad = fields.find((field) => {
+function firstBad(record: StoredRecord, fields: readonly FieldSpec[], checks: readonly ValueCheck[]): string {
+  const bad = fields.find((field, i) => {
     const value = record[field.name];
-    return !field.nullable && (value === null || value === undefined || !holds(field, value));
+    return !field.nullable && (value === null || value === undefined || !checks[i]!(value));
   });
   return bad?.name ?? '?';
 }

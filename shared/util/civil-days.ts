@@ -1,8 +1,9 @@
 /**
  * Calendar arithmetic on day numbers (days since 1970-01-01, proleptic Gregorian, UTC), by
  * integer arithmetic rather than Date objects, which take years 0–99 as 1900–1999 and parse
- * text leniently: here every year 0000–9999 is itself, and nothing but `YYYY-MM-DD` is a day. Both read `YYYY-MM-DD` with `civilDayAt`, so a date the filters take and
- * a date the output checks are the same kind of text.
+ * text leniently: here every year 0000–9999 is itself, and nothing but `YYYY-MM-DD` is a day.
+ * Both read `YYYY-MM-DD` with `civilDayAt`, so a date the filters take and a date the output
+ * checks are the same kind of text.
  */
 
 const DASH = 45;

@@ -143,7 +143,8 @@ describe('npm run bootstrap -- before-infra', () => {
     // What it re-applies is declarative: the group, the app registration (keeping the role ids), environments, ids.
     expect(changed.length).toBeGreaterThan(5);
     const update = cli.changes.find(({ command }) => command.slice(0, 4).join(' ') === 'az ad app update')!.command;
-    expect(update[update.indexOf('--app-roles') + 1]).toContain('"id":"11111111-1111-1111-1111-111111111111","isEnabled":true,"value":"Data.Read"');
+    const roles = JSON.parse(update[update.indexOf('--app-roles') + 1]!) as { id: string; isEnabled: boolean; value: string }[];
+    expect(roles.find((role) => role.value === 'Data.Read')).toMatchObject({ id: '11111111-1111-1111-1111-111111111111', isEnabled: true });
   });
 });
 

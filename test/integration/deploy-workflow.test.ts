@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
+import { parse as shellWords } from 'shell-quote';
 import { ROOT } from '../infra/bicep-tree.js';
 
 interface Step { uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, string>; name?: string }
@@ -24,6 +25,49 @@ const jobs = workflow.jobs;
 const deployDoc = readFileSync(join(ROOT, 'docs/deploy.md'), 'utf8');
 
 const runOf = (job: string) => jobs[job]!.steps.map((step) => step.run ?? '').join('\n');
+
+/** Words that start a shell construct rather than a command. */
+const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'in', 'do', 'done', 'while', '!']);
+
+/**
+ * The commands a job's scripts run, in order, as the shell splits them into words (shell-quote:
+ * quotes removed, variables kept as `$NAME`; shell-quote, because a regular expression over the
+ * text would restate it rather than read it): one per line (continuations joined) and per `;`,
+ * `&&`, `|` or `$(`, without leading environment assignments and shell keywords.
+ */
+function commandsOf(job: string): string[][] {
+  const commands: string[][] = [];
+  for (const step of jobs[job]!.steps) {
+    for (const line of (step.run ?? '').replace(/\\\n/g, ' ').split('\n')) {
+      let words: string[] = [];
+      // Bash's own expansions (`${KEYS//,/ }`) read as the variable they expand.
+      for (const token of shellWords(line.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}/g, '$$$1'), (name) => `$${name}`)) {
+        // A glob is a word of its command (`infra/modules/*.bicep`), an operator ends the command.
+        if (typeof token === 'object' && 'op' in token && token.op === 'glob') {
+          words.push(token.pattern);
+          continue;
+        }
+        if (typeof token !== 'string') {
+          if (words.length > 0) commands.push(words);
+          words = [];
+          if ('comment' in token) break;
+          continue;
+        }
+        if (words.length === 0 && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(token) || KEYWORDS.has(token))) continue;
+        words.push(token);
+      }
+      if (words.length > 0) commands.push(words);
+    }
+  }
+  return commands;
+}
+
+/** The commands of a job that start with these words. */
+const invoked = (job: string, ...prefix: string[]) => commandsOf(job).filter((words) => prefix.every((word, i) => words[i] === word));
+/** The value a command gives an option (`--name value`). */
+const optionOf = (words: readonly string[], name: string) => (words.includes(name) ? words[words.indexOf(name) + 1] : undefined);
+/** Where a job first runs a command starting with these words (-1: never). */
+const positionOf = (job: string, ...prefix: string[]) => commandsOf(job).findIndex((words) => prefix.every((word, i) => words[i] === word));
 const needsOf = (job: string) => [jobs[job]!.needs ?? []].flat();
 const used = (context: 'secrets' | 'vars') => [...new Set([...source.matchAll(new RegExp(`\\$\\{\\{\\s*${context}\\.([A-Z0-9_]+)\\s*\\}\\}`, 'g'))].map((match) => match[1]!))].sort();
 /** Names in the first column of the docs/deploy.md table whose heading mentions the word. */
@@ -94,24 +138,29 @@ describe('the deployment workflow', () => {
 
   it('runs the README test command once, on Node 22', () => {
     expect(jobs.build!.strategy).toBeUndefined();
-    expect(JSON.stringify(jobs.build!.steps)).toContain('"node-version":22');
-    expect(runOf('build')).toMatch(/npm ci[\s\S]*npm test/);
+    expect(jobs.build!.steps.find((step) => step.uses?.startsWith('actions/setup-node@'))?.with?.['node-version']).toBe(22);
+    expect(invoked('build', 'npm', 'test')).toEqual([['npm', 'test']]);
+    expect(positionOf('build', 'npm', 'ci')).toBeGreaterThanOrEqual(0);
+    expect(positionOf('build', 'npm', 'ci')).toBeLessThan(positionOf('build', 'npm', 'test'));
   });
 
   it('builds, lints and what-ifs the Bicep before deploying it', () => {
-    const run = runOf('validate-infra');
-    expect(run).toContain('az bicep build --file infra/main.bicep');
-    expect(run).toContain('az bicep build-params --file infra/prod.bicepparam');
-    expect(run).toContain('az bicep lint');
-    expect(run).toContain('az deployment group what-if');
-    expect(runOf('deploy-infra')).toContain('az deployment group create');
+    expect(invoked('validate-infra', 'az', 'bicep', 'build').map((words) => optionOf(words, '--file'))).toEqual(['infra/main.bicep']);
+    expect(invoked('validate-infra', 'az', 'bicep', 'build-params').map((words) => optionOf(words, '--file'))).toEqual(['infra/prod.bicepparam']);
+    expect(invoked('validate-infra', 'az', 'bicep', 'lint')).toHaveLength(1);
+    const whatIf = positionOf('validate-infra', 'az', 'deployment', 'group', 'what-if');
+    expect(whatIf).toBeGreaterThan(positionOf('validate-infra', 'az', 'bicep', 'build-params'));
+    expect(whatIf).toBeGreaterThan(positionOf('validate-infra', 'az', 'bicep', 'lint'));
+    expect(invoked('deploy-infra', 'az', 'deployment', 'group', 'create')).toHaveLength(1);
   });
 
   it('deploys the package to the uat slot, smoke-tests the gateway, and swaps in the production environment', () => {
-    expect(runOf('deploy-app')).toMatch(/--slot "\$SLOT_NAME"/);
-    expect(runOf('smoke-test')).toContain('node .github/scripts/smoke-test.mjs');
+    const slotted = invoked('deploy-app', 'az', 'functionapp').map((words) => optionOf(words, '--slot'));
+    expect(slotted.length).toBeGreaterThan(0);
+    expect(new Set(slotted)).toEqual(new Set(['$SLOT_NAME']));
+    expect(invoked('smoke-test', 'node', '.github/scripts/smoke-test.mjs')).toHaveLength(1);
     expect(existsSync(join(ROOT, '.github/scripts/smoke-test.mjs'))).toBe(true);
-    expect(runOf('promote')).toContain('az functionapp deployment slot swap');
+    expect(invoked('promote', 'az', 'functionapp', 'deployment', 'slot', 'swap')).toHaveLength(1);
     expect(jobs.promote!.environment).toBe('production');
   });
 

@@ -40,6 +40,8 @@ describe('the request observer', () => {
       requestId: 'gw-2', clientRequestId: null, operation: 'contracts.summary', clientId: 'client-1', dataTenant: 'contoso', status: 200,
       code: null, reason: null, durationMs: expect.any(Number), records: 3, storeDocuments: 4, requestCharge: 2.35, bytes: 2,
     }]);
+    // The line's members in this order: log queries and dashboards read it as it is written.
+    expect(Object.keys(lines[0]!)).toEqual(['requestId', 'clientRequestId', 'operation', 'clientId', 'dataTenant', 'status', 'code', 'reason', 'durationMs', 'records', 'storeDocuments', 'requestCharge', 'bytes']);
     expect(finish().attributes).toMatchObject({ 'summary.operation': 'contracts.summary', 'summary.format': 'parquet', 'summary.client_id': 'client-1', 'summary.records': 3, 'http.response.status_code': 200 });
   });
 
@@ -47,11 +49,19 @@ describe('the request observer', () => {
     const { observer, lines, finish } = observed();
     const error = new ApiError('STORE_UNAVAILABLE', 'down');
     observer.finished({ status: 503, headers: {}, body: '{}', records: 0 }, { failure: { code: 'STORE_UNAVAILABLE', error } });
-    expect(lines[0]).toMatchObject({ status: 503, code: 'STORE_UNAVAILABLE', clientId: null, dataTenant: null, storeDocuments: null, requestCharge: null });
+    expect(lines[0]).toMatchObject({ status: 503, code: 'STORE_UNAVAILABLE', reason: null, clientId: null, dataTenant: null, storeDocuments: null, requestCharge: null });
     const span = finish();
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     expect(span.attributes['summary.error_code']).toBe('STORE_UNAVAILABLE');
     expect(span.attributes).not.toHaveProperty('summary.format');
+  });
+
+  it('carries the reason an error gives beside its code, in the line and the span', () => {
+    const { observer, lines, finish } = observed();
+    const error = new ApiError('INVALID_TOKEN', 'expired', { reason: 'expired' });
+    observer.finished({ status: 401, headers: {}, body: '{}', records: 0 }, { failure: { code: 'INVALID_TOKEN', error } });
+    expect(lines[0]).toMatchObject({ code: 'INVALID_TOKEN', reason: 'expired' });
+    expect(finish().attributes).toMatchObject({ 'summary.error_code': 'INVALID_TOKEN', 'summary.error_reason': 'expired' });
   });
 
   it('adds what cleaning found, only when it found something', () => {
