@@ -154,12 +154,13 @@ describe('the app settings', () => {
     expect(names?.sort()).toEqual(['API_KEYS', 'AzureWebJobsStorage__accountName', 'CLIENT_REGISTRY', 'COSMOS_ENDPOINT', 'PUBLIC_BASE_URL']);
   });
 
-  it('give both slots PUBLIC_BASE_URL, the gateway base URL as the API module outputs it', () => {
+  it('give both slots PUBLIC_BASE_URL, the gateway base URL as the API module outputs it', async () => {
     const value = assignedValue(declaration(main, 'variable_declaration', 'publicBaseUrl'))?.text;
     expect(value).toBe("'${apiManagementService.outputs.gatewayUrl}/${workload}'");
     const api = deployables(main, 'module_declaration').find((candidate) => candidate.symbol === 'apiManagementApi')!;
     expect(at(api.body, 'params', 'apiPath')?.text).toBe('workload');
-    expect(readFileSync(join(INFRA, 'modules/api-management-api.bicep'), 'utf8')).toContain("output baseUrl string = '${service.properties.gatewayUrl}/${api.properties.path}'");
+    const apiModule = await parseBicepFile(join(INFRA, 'modules/api-management-api.bicep'));
+    expect(assignedValue(declaration(apiModule, 'output_declaration', 'baseUrl'))?.text).toBe("'${service.properties.gatewayUrl}/${api.properties.path}'");
     const module = deployables(main, 'module_declaration').find((candidate) => candidate.symbol === 'functionAppSettings')!;
     expect([at(module.body, 'params', 'publicBaseUrl')?.text, at(module.body, 'params', 'uatPublicBaseUrl')?.text]).toEqual(['publicBaseUrl', 'publicBaseUrl']);
   });
