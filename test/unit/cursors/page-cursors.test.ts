@@ -8,7 +8,7 @@ import { INVOICES } from '../../../shared/model/invoices.js';
 import type { SummaryQuery } from '../../../shared/model/summary-query.js';
 import type { Scope, View } from '../../../shared/model/view.js';
 import { pageCursorKey } from '../../../shared/cursors/page-cursors.js';
-import { filterMembers } from '../../../shared/filters/filter-members.js';
+import { viewed } from '../../support/filter-input.js';
 
 const ALL_ROLES = Object.keys(DATAPOINTS);
 const allowlist = buildAllowlist(DATAPOINTS);
@@ -25,11 +25,6 @@ function keyAsDerived(scope: Scope, clientId: string, query: SummaryQuery, page:
     query.filters.map((filter) => (filter.kind === 'equals' ? [filter.kind, filter.field.name, filter.value] : [filter.kind, filter.field.name, filter.from, filter.to])),
     query.orderBy, query.order, query.pageSize, page,
   ])).digest('hex');
-}
-
-/** A view and the members of its resource, as an endpoint passes them. */
-function viewed(view: View) {
-  return { view, members: filterMembers(view.resource) };
 }
 
 describe('page cursor keys', () => {

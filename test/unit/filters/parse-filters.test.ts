@@ -5,8 +5,7 @@ import { DATAPOINTS } from '../../../shared/access/datapoints.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import type { FilterValue } from '../../../shared/model/summary-query.js';
 import { resourceNamed } from '../../../shared/model/resources.js';
-import type { View } from '../../../shared/model/view.js';
-import { filterMembers } from '../../../shared/filters/filter-members.js';
+import { viewed } from '../../support/filter-input.js';
 
 type Resource = 'contracts' | 'invoices';
 
@@ -35,11 +34,6 @@ function failure(body: unknown, options: Parameters<typeof parse>[1] = {}): ApiE
     throw error;
   }
   throw new Error('expected an ApiError');
-}
-
-/** A view and the members of its resource, as an endpoint passes them. */
-function viewed(view: View) {
-  return { view, members: filterMembers(view.resource) };
 }
 
 describe('parseFilters', () => {

@@ -10,8 +10,7 @@ import { createRequire } from 'node:module';
 const valuesOfField = (field: FieldSpec | undefined) => (field ? valuesOf(field) : undefined);
 import type { SummaryQuery } from '../../../shared/model/summary-query.js';
 import { buildVersionSql, buildListSql, buildWhere, type SqlQuery } from '../../../shared/store/build-sql.js';
-import type { View } from '../../../shared/model/view.js';
-import { filterMembers } from '../../../shared/filters/filter-members.js';
+import { viewed } from '../../support/filter-input.js';
 
 const allowlist = buildAllowlist(DATAPOINTS);
 const ALL_ROLES = Object.keys(DATAPOINTS);
@@ -50,11 +49,6 @@ function run(text: string, sql: Pick<SqlQuery, 'parameters'>, documents: readonl
 /** String literals in the SQL text: there must be none, every value is a parameter. */
 function literals(sql: SqlQuery): string[] {
   return sql.query.match(/'[^']*'|"[^"]*"/g) ?? [];
-}
-
-/** A view and the members of its resource, as an endpoint passes them. */
-function viewed(view: View) {
-  return { view, members: filterMembers(view.resource) };
 }
 
 describe('buildWhere', () => {
