@@ -46,7 +46,10 @@ describe('an export whose caller has gone', () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
     controller.abort();
     expect((await abandoned as { name?: string }).name).toBe('AbortError');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The request's log line is written once the export has stopped: wait for it (on a slow
+    // machine the export may only start after the abort), then no page may be read any more.
+    const logged = () => service.logs.some((text) => (JSON.parse(text) as { operation?: string }).operation === 'contracts.summary');
+    for (let waited = 0; !logged() && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     const readWhenStopped = pagesRead;
     expect(readWhenStopped).toBeLessThan(10);
     await new Promise((resolve) => setTimeout(resolve, 400));
