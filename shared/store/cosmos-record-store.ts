@@ -7,7 +7,7 @@ import { buildListSql, buildVersionSql, type SqlQuery } from './build-sql.js';
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/telemetry.js';
 import { storeFault } from './store-fault.js';
-import { STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } from './record-store.js';
+import { EMPTY_VERSION, STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -57,22 +57,17 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
 
   return {
     async version(scope, query, meter) {
-      const sql = buildVersionSql(scope, query);
-      // Both at once: a check costs one round trip's latency. An aggregate may come back in pages
-      // (across partitions): read until its one value comes, or the query ends (nothing matched).
-      const aggregate = async (text: SqlQuery): Promise<unknown> => {
-        const abort = new AbortController();
-        const iterator = open<unknown>(scope, query, text, {}, abort);
-        for (;;) {
-          const response = await roundTrip(query, iterator, abort, undefined);
-          // An aggregate is no record document: only its charge is counted.
-          if (meter) meter.requestCharge += response.requestCharge ?? 0;
-          if (response.resources.length > 0) return response.resources[0];
-          if (!iterator.hasMoreResults()) return undefined;
-        }
-      };
-      const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
-      return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
+      // One aggregate row, which may come after empty pages (across partitions): read until it
+      // comes, or the query ends (nothing matched). Its charge is counted, never as a document.
+      const abort = new AbortController();
+      const iterator = open<Record<string, unknown>>(scope, query, buildVersionSql(scope, query), {}, abort);
+      for (;;) {
+        const response = await roundTrip(query, iterator, abort, undefined);
+        if (meter) meter.requestCharge += response.requestCharge ?? 0;
+        const [row] = response.resources;
+        if (row) return { records: wholeNumber(row.records), latestWrite: wholeNumber(row.latestWrite) };
+        if (!iterator.hasMoreResults()) return EMPTY_VERSION;
+      }
     },
     async page(scope, query, { skip, take, continuation }, meter) {
       const wanted = skip + take;
@@ -110,7 +105,7 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   };
 }
 
-/** An aggregate's value as a number: COUNT and MAX of nothing come back 0 or missing. */
+/** An aggregate's value as a number: MAX of nothing comes back missing. */
 function wholeNumber(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
