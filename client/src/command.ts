@@ -3,8 +3,8 @@
  *   [--format parquet|jsonl] [--filter name=value ...] --out DIR [--dry-run]
  * Exit codes: 0 the folder equals the service (every window checked or pulled, and confirmed); 1
  * some windows failed or were still changing (named on stderr), or the service could not be
- * reached; 2 a usage, settings, credential or folder error, or a request the service refuses
- * whatever the window.
+ * reached; 2 a usage, settings, credential or folder error (files in the folder this pull did not
+ * write among them), or a request the service refuses whatever the window.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -171,7 +171,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     try {
       const summary = await pull(api, { ...command, source, now, retry: { ...DEFAULT_RETRY, maxWaitMs: command.maxRetryWaitMs, deadlineMs: settings.deadlineMs } }, report.observe);
       report.finish(summary, command.out);
-      return isExact(summary) ? 0 : 1;
+      // Files of others in the folder are for the user to move: running again changes nothing.
+      return summary.foreign?.length ? 2 : isExact(summary) ? 0 : 1;
     } catch (error) {
       if (error instanceof TokenError) return fail(`no access token: ${await explainTokenFailure(settings, error.message)}. Nothing more was pulled (windows pulled before stay in the folder)`);
       throw error;

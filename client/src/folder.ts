@@ -62,3 +62,24 @@ export function tidyFolder(dir: string, manifest: Manifest, pull: { dataset: Dat
   }
   return { recovered, removed };
 }
+
+/**
+ * What readers of the folder would load besides this pull's files: the visible entries (not
+ * starting with `.` or `_`, which every reader skips) of its table folders that the manifest does
+ * not list, such as a copy made by hand. The pull never removes them: it did not write them.
+ */
+export function foreignFiles(dir: string, manifest: Manifest, pull: { dataset: DatasetName; format: Format }): string[] {
+  const listed = listedFiles(manifest);
+  const folders = foldersOf(pull.dataset, pull.format);
+  const foreign: string[] = [];
+  for (const folder of folders) {
+    const path = join(dir, folder);
+    if (!existsSync(path)) continue;
+    for (const name of readdirSync(path)) {
+      const file = `${folder}${name}`;
+      if (name.startsWith('.') || name.startsWith('_') || listed.has(file) || folders.includes(`${file}/`)) continue;
+      foreign.push(file);
+    }
+  }
+  return foreign.sort();
+}

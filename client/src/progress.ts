@@ -60,7 +60,7 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
           show();
           break;
         case 'orphans-removed':
-          say(`removed ${event.files.length} file(s) of a run stopped before it recorded them: ${event.files.join(', ')}`);
+          say(`removed ${event.files.length} file(s) named as this pull's that its manifest does not list (left by a run stopped before it recorded them, or by a lost manifest): ${event.files.join(', ')}`);
           break;
         case 'files-recovered':
           say(`finished what a run stopped before renaming: ${event.files.join(', ')}`);
@@ -80,6 +80,9 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
       );
       if (summary.unconfirmed.length > 0) say(`still changing: ${summary.unconfirmed.join(', ')} (written to while pulled; the next run checks ${summary.unconfirmed.length === 1 ? 'it' : 'them'} again)`);
       if (summary.stopped) say(`stopped: ${summary.stopped}`);
+      if (summary.foreign?.length) {
+        say(`not a dataset as it is: ${out} holds ${count(summary.foreign.length, 'file')} this pull did not write, which readers of the folder load with its own: ${summary.foreign.join(', ')} (move ${summary.foreign.length === 1 ? 'it' : 'them'} out of the folder: the pull never removes what it did not write)`);
+      }
       if (summary.failed.length > 0) say(`failed windows: ${summary.failed.map((entry) => entry.window).join(', ')} (run the same command again to retry them)`);
     },
   };

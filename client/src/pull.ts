@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { lockFolder } from './folder-lock.js';
 import { DATASETS, MAX_PAGE_SIZE, type DatasetName, type DateBy, type Format } from './datasets.js';
 import { discard, fetchWindow, PullStopped, Unreachable, WindowFailure, type FetchContext } from './fetch-window.js';
-import { commitEntries, tidyFolder } from './folder.js';
+import { commitEntries, foreignFiles, tidyFolder } from './folder.js';
 import { MANIFEST_FILE } from './layout.js';
 import { listedFiles, ManifestError, openManifest, saveManifest, type Manifest, type ManifestWindow } from './manifest.js';
 import { overlaps, plan, type Unit } from './plan.js';
@@ -80,11 +80,16 @@ export interface PullSummary {
   readonly rows: number;
   readonly bytes: number;
   readonly files: readonly string[];
+  /** Entries of the folder this pull did not write that readers would load with its files (folder.ts, foreignFiles). */
+  readonly foreign?: readonly string[];
 }
 
-/** Whether a summary says the folder equals the service: every window checked or pulled, and confirmed. */
+/**
+ * Whether a summary says the folder equals the service: every window checked or pulled, and
+ * confirmed, and nothing else in the folder for a reader to load.
+ */
 export function isExact(summary: PullSummary): boolean {
-  return summary.failed.length === 0 && summary.unconfirmed.length === 0 && summary.stopped === undefined;
+  return summary.failed.length === 0 && summary.unconfirmed.length === 0 && summary.stopped === undefined && (summary.foreign?.length ?? 0) === 0;
 }
 
 /** The columns the caller sees changed during the run. */
@@ -142,7 +147,7 @@ async function pullLocked(api: SummaryApi, options: PullOptions, observe: (event
   let rewrite: Rewrite | undefined = manifest.schema === undefined && listedFiles(manifest).size > 0 ? 'older-client' : undefined;
   for (let round = 0; ; round++) {
     try {
-      return rewrite ? await rewriteFolder(run, rewrite) : await updateFolder(run);
+      return settleFolder(run, options, rewrite ? await rewriteFolder(run, rewrite) : await updateFolder(run));
     } catch (error) {
       if (!(error instanceof SchemaChanged)) throw error;
       if (round >= 2) {
@@ -162,6 +167,21 @@ interface Run {
   readonly observe: (event: PullEvent) => void;
   readonly save: () => void;
   readonly saved: () => boolean;
+}
+
+/**
+ * The folder as readers will open it, last of all. Files named as this pull's that its manifest
+ * does not list are removed: at the start they were kept if the folder had no manifest (one that
+ * was lost or deleted, say), since a folder without one may not be this pull's; now it has one.
+ * Anything else visible in a table folder was not written by this pull, and readers would load it
+ * with the folder's files: the run is not exact while it is there.
+ */
+function settleFolder(run: Run, pull: { dataset: DatasetName; format: Format }, summary: PullSummary): PullSummary {
+  if (!run.saved()) return summary;
+  const { removed } = tidyFolder(run.out, run.manifest, pull, true);
+  if (removed.length > 0) run.observe({ kind: 'orphans-removed', files: removed });
+  const foreign = foreignFiles(run.out, run.manifest, pull);
+  return foreign.length > 0 ? { ...summary, foreign } : summary;
 }
 
 /** Checks every window, pulls again what changed and commits it window by window. */

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { clientSettings } from '../../dev/client-settings.js';
@@ -255,8 +255,42 @@ describe('summary-client pull', () => {
     writeFileSync(join(dir, 'contracts-2025-02-01_2025-02-14.parquet'), readFileSync(join(dir, 'contracts-2025-02.parquet')));
     const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/removed 1 file\(s\) of a run stopped before it recorded them: contracts-2025-02-01_2025-02-14\.parquet/);
+    expect(result.stderr).toMatch(/removed 1 file\(s\) named as this pull's that its manifest does not list \(.*\): contracts-2025-02-01_2025-02-14\.parquet/);
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet', 'contracts-2025-02.parquet']);
+  });
+
+  it('ends exact when its manifest was deleted: files of the old layout are removed before it says so, not a run later', async () => {
+    const dir = outDir();
+    // Half of February, then the manifest lost: the part's file stays with nothing listing it.
+    expect((await runPull(['contracts', '--from', '2025-02-01', '--to', '2025-02-14', '--out', dir])).code).toBe(0);
+    rmSync(join(dir, '_manifest.json'));
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
+    expect(result.stderr).toMatch(/removed 1 file\(s\) named as this pull's .*: contracts-2025-02-01_2025-02-14\.parquet/);
+    expect(result.stderr).toMatch(/^exact: 2 windows/m);
+    expect(result.code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet', 'contracts-2025-02.parquet']);
+    // Every record of the two months once: the part's rows are not there a second time.
+    const records = await storeRecords('contracts', 'contoso');
+    const expected = records.filter((record) => String(record.createdDate) >= '2025-01' && String(record.createdDate) < '2025-03').map((record) => String(record.contractId)).sort();
+    expect(expected.length).toBeGreaterThan(0);
+    expect(await parquetIds(dir, 'contractId')).toEqual(expected);
+  });
+
+  it('exits 2 naming a file it did not write that readers would load with the folder, and never removes it', async () => {
+    const dir = outDir();
+    expect((await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir])).code).toBe(0);
+    const copy = join(dir, 'contracts-2025-02 (copy).parquet');
+    writeFileSync(copy, readFileSync(join(dir, 'contracts-2025-02.parquet')));
+    // What readers skip (names starting with `.` or `_`) is no concern of the folder's.
+    writeFileSync(join(dir, '_notes.txt'), 'mine');
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^not exact: 2 windows \(0 pulled, 2 unchanged\)/m);
+    expect(result.stderr).toMatch(/not a dataset as it is: .* holds 1 file this pull did not write, which readers of the folder load with its own: contracts-2025-02 \(copy\)\.parquet \(move it out/);
+    expect(existsSync(copy)).toBe(true);
+    rmSync(copy);
+    const again = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
+    expect([again.code, again.stderr]).toEqual([0, expect.stringMatching(/^exact: 2 windows \(0 pulled, 2 unchanged\)/m)]);
   });
 
   it('finishes a window whose manifest entry was saved but whose file was not renamed into place yet (stopped in between)', async () => {
