@@ -7,7 +7,7 @@ import { buildListSql, buildVersionSql, type SqlQuery } from './build-sql.js';
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/telemetry.js';
 import { storeFault } from './store-fault.js';
-import { EMPTY_VERSION, STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } from './record-store.js';
+import { STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -32,19 +32,23 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   /**
    * One round trip of `iterator` under the deadline (`abort` fires when it passes), metered, in a
    * span: the container, the documents handed over and the request charge (never a value: they
-   * are parameters).
+   * are parameters). A round of a query across partitions that has nothing to hand over yet (an
+   * aggregate still gathering, ORDER BY still merging) comes back from the SDK with its resources
+   * undefined, not []: made [] here, once.
    */
-  const roundTrip = <T>(query: SummaryQuery, iterator: QueryIterator<T>, abort: AbortController, meter: StoreMeter | undefined): Promise<FeedResponse<T>> =>
+  const roundTrip = <T>(query: SummaryQuery, iterator: QueryIterator<T>, abort: AbortController, meter: StoreMeter | undefined): Promise<RoundTrip<T>> =>
     inSpan('cosmos query', { 'db.system': 'cosmosdb', 'db.collection.name': query.resource.containerId, 'db.operation.name': 'query' }, async (span) => {
       const timer = setTimeout(() => abort.abort(), options.timeoutMs);
       try {
-        const response = await iterator.fetchNext();
-        span.setAttributes({ 'summary.documents': response.resources.length, 'summary.request_charge': response.requestCharge ?? 0 });
+        const response: FeedResponse<T> = await iterator.fetchNext();
+        const resources: T[] = (response.resources as T[] | undefined) ?? [];
+        const requestCharge = response.requestCharge ?? 0;
+        span.setAttributes({ 'summary.documents': resources.length, 'summary.request_charge': requestCharge });
         if (meter) {
-          meter.documents += response.resources.length;
-          meter.requestCharge += response.requestCharge ?? 0;
+          meter.documents += resources.length;
+          meter.requestCharge += requestCharge;
         }
-        return response;
+        return { resources, requestCharge, ...(response.continuationToken ? { continuationToken: response.continuationToken } : {}) };
       } catch (error) {
         throw storeFault(error, abort.signal.aborted);
       } finally {
@@ -57,17 +61,23 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
 
   return {
     async version(scope, query, meter) {
-      // One aggregate row, which may come after empty pages (across partitions): read until it
-      // comes, or the query ends (nothing matched). Its charge is counted, never as a document.
-      const abort = new AbortController();
-      const iterator = open<Record<string, unknown>>(scope, query, buildVersionSql(scope, query), {}, abort);
-      for (;;) {
-        const response = await roundTrip(query, iterator, abort, undefined);
-        if (meter) meter.requestCharge += response.requestCharge ?? 0;
-        const [row] = response.resources;
-        if (row) return { records: wholeNumber(row.records), latestWrite: wholeNumber(row.latestWrite) };
-        if (!iterator.hasMoreResults()) return EMPTY_VERSION;
-      }
+      const sql = buildVersionSql(scope, query);
+      // Both at once: a check costs one round trip's latency. Across partitions an aggregate comes
+      // after rounds with no value: read until its one value comes, or the query ends (nothing
+      // matched).
+      const aggregate = async (text: SqlQuery): Promise<unknown> => {
+        const abort = new AbortController();
+        const iterator = open<unknown>(scope, query, text, {}, abort);
+        for (;;) {
+          const response = await roundTrip(query, iterator, abort, undefined);
+          // An aggregate is no record document: only its charge is counted.
+          if (meter) meter.requestCharge += response.requestCharge;
+          if (response.resources.length > 0) return response.resources[0];
+          if (!iterator.hasMoreResults()) return undefined;
+        }
+      };
+      const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
+      return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
     },
     async page(scope, query, { skip, take, continuation }, meter) {
       const wanted = skip + take;
@@ -105,7 +115,14 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   };
 }
 
-/** An aggregate's value as a number: MAX of nothing comes back missing. */
+/** What one round trip handed over. */
+interface RoundTrip<T> {
+  readonly resources: T[];
+  readonly requestCharge: number;
+  readonly continuationToken?: string;
+}
+
+/** An aggregate's value as a number: COUNT and MAX of nothing come back 0 or missing. */
 function wholeNumber(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }

@@ -29,8 +29,8 @@ export interface StoreMeter {
 }
 
 /**
- * What one aggregate query over a result tells of its state, without reading a record document:
- * how many records match, and the latest store write time among them (Cosmos `_ts`, whole seconds). Once a
+ * What two aggregates over a result tell of its state, without reading a record document: how many
+ * records match, and the latest store write time among them (Cosmos `_ts`, whole seconds). Once a
  * version is taken with every matching write older than its second, any later create, update
  * (whatever the writer did to its own date fields) or record moving into the result raises
  * `latestWrite`, and a delete or a record moving out alone lowers `records` (result-etag.ts tells

@@ -147,7 +147,7 @@ describe('buildListSql and buildVersionSql', () => {
       const built = query(invoices, { contractId: `CON-${id}` }, ['Data.Read']);
       const where = buildWhere(built.scope, built.query);
       expect([id, run(`SELECT VALUE c.id FROM c WHERE ${where.query}`, where, documents)]).toEqual([id, id === 'published' ? ['published'] : []]);
-      expect(buildVersionSql(built.scope, built.query).parameters).toEqual(where.parameters);
+      expect(buildVersionSql(built.scope, built.query).records.parameters).toEqual(where.parameters);
     }
   });
 
@@ -179,8 +179,10 @@ describe('buildListSql and buildVersionSql', () => {
     const version = buildVersionSql(built.scope, built.query);
     const list = buildListSql(built.scope, built.query);
     const where = buildWhere(built.scope, built.query).query;
-    expect(version.parameters).toEqual(list.parameters);
-    // One query, both aggregates named as ResultVersion's members.
-    expect(version.query).toBe(`SELECT COUNT(1) AS records, MAX(c._ts) AS latestWrite FROM c WHERE ${where}`);
+    expect(version.records.parameters).toEqual(list.parameters);
+    expect(version.latestWrite.parameters).toEqual(list.parameters);
+    // VALUE aggregates only: the SDK refuses any other aggregate across partitions.
+    expect(version.records.query).toBe(`SELECT VALUE COUNT(1) FROM c WHERE ${where}`);
+    expect(version.latestWrite.query).toBe(`SELECT VALUE MAX(c._ts) FROM c WHERE ${where}`);
   });
 });
