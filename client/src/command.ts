@@ -4,7 +4,7 @@
  * Exit codes: 0 the folder equals the service (every window checked or pulled, and confirmed); 1
  * some windows failed or were still changing (named on stderr), or the service could not be
  * reached; 2 a usage, settings, credential or folder error (files in the folder this pull did not
- * write among them), or a request the service refuses whatever the window.
+ * write, when nothing is to be run again), or a request the service refuses whatever the window.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -171,8 +171,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     try {
       const summary = await pull(api, { ...command, source, now, retry: { ...DEFAULT_RETRY, maxWaitMs: command.maxRetryWaitMs, deadlineMs: settings.deadlineMs } }, report.observe);
       report.finish(summary, command.out);
-      // Files of others in the folder are for the user to move: running again changes nothing.
-      return summary.foreign?.length ? 2 : isExact(summary) ? 0 : 1;
+      // Windows to run again come first (1); files of others in the folder alone are for the user
+      // to move (2): running again changes nothing.
+      if (isExact(summary)) return 0;
+      return summary.failed.length > 0 || summary.unconfirmed.length > 0 || summary.stopped !== undefined ? 1 : 2;
     } catch (error) {
       if (error instanceof TokenError) return fail(`no access token: ${await explainTokenFailure(settings, error.message)}. Nothing more was pulled (windows pulled before stay in the folder)`);
       throw error;

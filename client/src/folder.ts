@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatasetName, Format } from './datasets.js';
-import { foldersOf, legacyFilePattern, partialFile, strayPattern } from './layout.js';
+import { foldersOf, LEGACY_MANIFEST_FILE, legacyFilePattern, partialFile, strayPattern } from './layout.js';
 import { listedFiles, sha256File, type Manifest, type ManifestWindow } from './manifest.js';
 
 /**
@@ -30,7 +30,8 @@ export function commitEntries(dir: string, manifest: Manifest, change: { replace
  * after listing a window, before renaming its files into place) is renamed into place. Every other
  * hidden `.partial` of this pull is removed; in a folder this pull owns (it has a manifest), so
  * are this dataset's data files the manifest does not list (a glob would load them twice), among
- * them the visible `.partial` and top-level invoice tables of summary-client 0.1.
+ * them the visible `.partial` files (a manifest's too) and top-level invoice tables of
+ * summary-client 0.1.
  */
 export function tidyFolder(dir: string, manifest: Manifest, pull: { dataset: DatasetName; format: Format }, owned: boolean): { recovered: string[]; removed: string[] } {
   const listed = listedFiles(manifest);
@@ -53,7 +54,7 @@ export function tidyFolder(dir: string, manifest: Manifest, pull: { dataset: Dat
         recovered.push(finished);
         continue;
       }
-      const visible = own.test(name) || (folder === '' && (legacy.test(name) || legacy.test(name.replace(/\.partial$/, ''))));
+      const visible = own.test(name) || (folder === '' && (legacy.test(name) || legacy.test(name.replace(/\.partial$/, '')) || name === `${LEGACY_MANIFEST_FILE}.partial`));
       if (hidden || (owned && visible)) {
         rmSync(join(dir, file), { force: true });
         removed.push(file);
@@ -64,9 +65,11 @@ export function tidyFolder(dir: string, manifest: Manifest, pull: { dataset: Dat
 }
 
 /**
- * What readers of the folder would load besides this pull's files: the visible entries (not
- * starting with `.` or `_`, which every reader skips) of its table folders that the manifest does
- * not list, such as a copy made by hand. The pull never removes them: it did not write them.
+ * What readers of the folder would load besides this pull's files, in its table folders, that the
+ * manifest does not list (a copy made by hand): a file of the pull's format whatever its name
+ * (DuckDB's and polars' `*.parquet` globs take names starting with `.` or `_` too), and any other
+ * visible entry (pyarrow and pandas open every file of a folder not starting with `.` or `_`).
+ * The pull never removes them: it did not write them.
  */
 export function foreignFiles(dir: string, manifest: Manifest, pull: { dataset: DatasetName; format: Format }): string[] {
   const listed = listedFiles(manifest);
@@ -77,8 +80,8 @@ export function foreignFiles(dir: string, manifest: Manifest, pull: { dataset: D
     if (!existsSync(path)) continue;
     for (const name of readdirSync(path)) {
       const file = `${folder}${name}`;
-      if (name.startsWith('.') || name.startsWith('_') || listed.has(file) || folders.includes(`${file}/`)) continue;
-      foreign.push(file);
+      const loaded = name.endsWith(`.${pull.format}`) || !(name.startsWith('.') || name.startsWith('_'));
+      if (loaded && !listed.has(file) && !folders.includes(`${file}/`)) foreign.push(file);
     }
   }
   return foreign.sort();

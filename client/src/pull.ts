@@ -178,8 +178,12 @@ interface Run {
  */
 function settleFolder(run: Run, pull: { dataset: DatasetName; format: Format }, summary: PullSummary): PullSummary {
   if (!run.saved()) return summary;
-  const { removed } = tidyFolder(run.out, run.manifest, pull, true);
-  if (removed.length > 0) run.observe({ kind: 'orphans-removed', files: removed });
+  // Only after a run that pulled every window: one that failed keeps a window's old file (its
+  // data, if stale) rather than leave readers without the month until the next run.
+  if (summary.failed.length === 0 && summary.stopped === undefined) {
+    const { removed } = tidyFolder(run.out, run.manifest, pull, true);
+    if (removed.length > 0) run.observe({ kind: 'orphans-removed', files: removed });
+  }
   const foreign = foreignFiles(run.out, run.manifest, pull);
   return foreign.length > 0 ? { ...summary, foreign } : summary;
 }

@@ -281,14 +281,17 @@ describe('summary-client pull', () => {
     expect((await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir])).code).toBe(0);
     const copy = join(dir, 'contracts-2025-02 (copy).parquet');
     writeFileSync(copy, readFileSync(join(dir, 'contracts-2025-02.parquet')));
-    // What readers skip (names starting with `.` or `_`) is no concern of the folder's.
+    // pyarrow and pandas open any visible file; DuckDB's and polars' globs any *.parquet, `_` or not.
+    writeFileSync(join(dir, 'README.txt'), 'mine');
+    writeFileSync(join(dir, '_old.parquet'), readFileSync(join(dir, 'contracts-2025-01.parquet')));
+    // What every reader skips (a hidden or `_` name of another extension) is no concern of the folder's.
     writeFileSync(join(dir, '_notes.txt'), 'mine');
     const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^not exact: 2 windows \(0 pulled, 2 unchanged\)/m);
-    expect(result.stderr).toMatch(/not a dataset as it is: .* holds 1 file this pull did not write, which readers of the folder load with its own: contracts-2025-02 \(copy\)\.parquet \(move it out/);
+    expect(result.stderr).toMatch(/not a dataset as it is: .* holds 3 files this pull did not write, which readers of the folder load with its own: README\.txt, _old\.parquet, contracts-2025-02 \(copy\)\.parquet \(move them out/);
     expect(existsSync(copy)).toBe(true);
-    rmSync(copy);
+    for (const file of [copy, join(dir, 'README.txt'), join(dir, '_old.parquet')]) rmSync(file);
     const again = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
     expect([again.code, again.stderr]).toEqual([0, expect.stringMatching(/^exact: 2 windows \(0 pulled, 2 unchanged\)/m)]);
   });
