@@ -173,8 +173,8 @@ interface Run {
  * The folder as readers will open it, last of all. Files named as this pull's that its manifest
  * does not list are removed: at the start they were kept if the folder had no manifest (one that
  * was lost or deleted, say), since a folder without one may not be this pull's; now it has one.
- * Anything else visible in a table folder was not written by this pull, and readers would load it
- * with the folder's files: the run is not exact while it is there.
+ * Anything else readers would load with the folder's files (folder.ts, foreignFiles) was not
+ * written by this pull: the run is not exact while it is there.
  */
 function settleFolder(run: Run, pull: { dataset: DatasetName; format: Format }, summary: PullSummary): PullSummary {
   if (!run.saved()) return summary;
