@@ -94,17 +94,27 @@ function conditionsOf(filter: FilterValue): [condition: string, value: string][]
   }
 }
 
+/** The queries of a result's version (record-store.ts, ResultVersion): no document leaves the store. */
+export interface VersionSql {
+  /** Its count and latest system write time `_ts` in one query: the store evaluates the filter once. */
+  readonly both: SqlQuery;
+  /** The same as two `SELECT VALUE` aggregates: the form every SDK path merges (cosmos-record-store.ts). */
+  readonly records: SqlQuery;
+  readonly latestWrite: SqlQuery;
+}
+
 /**
- * The result's version under the same filters, as two aggregates (record-store.ts, ResultVersion):
- * its count, and the latest system write time `_ts`. Each is a `SELECT VALUE` aggregate, the only
- * kind the SDK runs across partitions (a tenant's key prefix may span several), and no document
- * leaves the store.
+ * The result's version under the same filters as its records: how many match, and their latest
+ * system write time `_ts`, asked in one query, or as two `SELECT VALUE` aggregates where the SDK
+ * refuses the one (docs/store.md, "Validators").
  */
-export function buildVersionSql(scope: Scope, query: SummaryQuery): { readonly records: SqlQuery; readonly latestWrite: SqlQuery } {
+export function buildVersionSql(scope: Scope, query: SummaryQuery): VersionSql {
   const where = buildWhere(scope, query);
+  const sql = (select: string): SqlQuery => ({ query: `SELECT ${select} FROM c WHERE ${where.query}`, parameters: where.parameters });
   return {
-    records: { query: `SELECT VALUE COUNT(1) FROM c WHERE ${where.query}`, parameters: where.parameters },
-    latestWrite: { query: `SELECT VALUE MAX(c._ts) FROM c WHERE ${where.query}`, parameters: where.parameters },
+    both: sql('COUNT(1) AS records, MAX(c._ts) AS latestWrite'),
+    records: sql('VALUE COUNT(1)'),
+    latestWrite: sql('VALUE MAX(c._ts)'),
   };
 }
 

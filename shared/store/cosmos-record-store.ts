@@ -7,7 +7,7 @@ import { buildListSql, buildVersionSql, type SqlQuery } from './build-sql.js';
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/telemetry.js';
 import { storeFault } from './store-fault.js';
-import { STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } from './record-store.js';
+import { EMPTY_VERSION, STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -34,9 +34,10 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
    * span: the container, the documents handed over and the request charge (never a value: they
    * are parameters). A round of a query across partitions that has nothing to hand over yet (an
    * aggregate still gathering, ORDER BY still merging) comes back from the SDK with its resources
-   * undefined, not []: made [] here, once.
+   * undefined, not []: made [] here, once. An error `refused` says is a query form the store does
+   * not take (not a fault): thrown as FormRefused.
    */
-  const roundTrip = <T>(query: SummaryQuery, iterator: QueryIterator<T>, abort: AbortController, meter: StoreMeter | undefined): Promise<RoundTrip<T>> =>
+  const roundTrip = <T>(query: SummaryQuery, iterator: QueryIterator<T>, abort: AbortController, meter: StoreMeter | undefined, refused?: (error: unknown) => boolean): Promise<RoundTrip<T>> =>
     inSpan('cosmos query', { 'db.system': 'cosmosdb', 'db.collection.name': query.resource.containerId, 'db.operation.name': 'query' }, async (span) => {
       const timer = setTimeout(() => abort.abort(), options.timeoutMs);
       try {
@@ -50,6 +51,7 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
         }
         return { resources, requestCharge, ...(response.continuationToken ? { continuationToken: response.continuationToken } : {}) };
       } catch (error) {
+        if (refused?.(error) && !abort.signal.aborted) throw new FormRefused();
         throw storeFault(error, abort.signal.aborted);
       } finally {
         clearTimeout(timer);
@@ -59,23 +61,38 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   const open = <T>(scope: Scope, query: SummaryQuery, sql: SqlQuery, feed: Omit<FeedOptions, 'partitionKey' | 'abortSignal'>, abort: AbortController): QueryIterator<T> =>
     containerOf(query.resource).items.query<T>(sql, { ...feed, partitionKey: [scope.tenant], abortSignal: abort.signal });
 
+  /** Set once the one-query form of a version was refused: from then on, two aggregates. */
+  let twoAggregates = false;
+
   return {
     async version(scope, query, meter) {
       const sql = buildVersionSql(scope, query);
-      // Both at once: a check costs one round trip's latency. Across partitions an aggregate comes
-      // after rounds with no value: read until its one value comes, or the query ends (nothing
-      // matched).
-      const aggregate = async (text: SqlQuery): Promise<unknown> => {
+      // An aggregate's one row or value may come after rounds with nothing in them (across
+      // partitions): read until it comes, or the query ends (nothing matched). Its charge is
+      // counted, never as a document.
+      const aggregate = async (text: SqlQuery, refused?: (error: unknown) => boolean): Promise<unknown> => {
         const abort = new AbortController();
         const iterator = open<unknown>(scope, query, text, {}, abort);
         for (;;) {
-          const response = await roundTrip(query, iterator, abort, undefined);
-          // An aggregate is no record document: only its charge is counted.
+          const response = await roundTrip(query, iterator, abort, undefined, refused);
           if (meter) meter.requestCharge += response.requestCharge;
           if (response.resources.length > 0) return response.resources[0];
           if (!iterator.hasMoreResults()) return undefined;
         }
       };
+      if (!twoAggregates) {
+        try {
+          const row = await aggregate(sql.both, refusesOneQuery);
+          if (row === undefined) return EMPTY_VERSION;
+          if (typeof row !== 'object' || row === null) throw new TypeError(`the store answered a version with ${typeof row}, not a row`);
+          const { records, latestWrite } = row as Record<string, unknown>;
+          return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
+        } catch (error) {
+          if (!(error instanceof FormRefused)) throw error;
+          twoAggregates = true;
+        }
+      }
+      // Both at once: one round trip's latency.
       const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
       return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
     },
@@ -113,6 +130,21 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       }
     },
   };
+}
+
+/** The store does not take a query in this form: not a fault, the caller asks in another. */
+class FormRefused extends Error {}
+
+/**
+ * Whether the store refused the one-query version (`SELECT COUNT(1) AS records, MAX(c._ts) AS
+ * latestWrite`): across physical partitions @azure/cosmos merges such named aggregates in its GROUP
+ * BY stage, but refuses a query plan that lists them as VALUE aggregates ("Aggregate queries must
+ * use the VALUE keyword"), and a gateway may refuse the form itself (400).
+ */
+function refusesOneQuery(error: unknown): boolean {
+  if (error instanceof Error && error.message.includes('VALUE keyword')) return true;
+  const status = (error as { code?: unknown; statusCode?: unknown } | null)?.statusCode ?? (error as { code?: unknown } | null)?.code;
+  return status === 400;
 }
 
 /** What one round trip handed over. */

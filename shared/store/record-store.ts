@@ -29,7 +29,7 @@ export interface StoreMeter {
 }
 
 /**
- * What two aggregates over a result tell of its state, without reading a record document: how many
+ * What aggregates over a result tell of its state, without reading a record document: how many
  * records match, and the latest store write time among them (Cosmos `_ts`, whole seconds). Once a
  * version is taken with every matching write older than its second, any later create, update
  * (whatever the writer did to its own date fields) or record moving into the result raises

@@ -179,9 +179,9 @@ describe('buildListSql and buildVersionSql', () => {
     const version = buildVersionSql(built.scope, built.query);
     const list = buildListSql(built.scope, built.query);
     const where = buildWhere(built.scope, built.query).query;
-    expect(version.records.parameters).toEqual(list.parameters);
-    expect(version.latestWrite.parameters).toEqual(list.parameters);
-    // VALUE aggregates only: the SDK refuses any other aggregate across partitions.
+    for (const form of [version.both, version.records, version.latestWrite]) expect(form.parameters).toEqual(list.parameters);
+    expect(version.both.query).toBe(`SELECT COUNT(1) AS records, MAX(c._ts) AS latestWrite FROM c WHERE ${where}`);
+    // The two VALUE aggregates, for where the SDK refuses the one query.
     expect(version.records.query).toBe(`SELECT VALUE COUNT(1) FROM c WHERE ${where}`);
     expect(version.latestWrite.query).toBe(`SELECT VALUE MAX(c._ts) FROM c WHERE ${where}`);
   });
