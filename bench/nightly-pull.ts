@@ -39,6 +39,8 @@ export interface RunFigures {
   readonly requestCharge: number;
   /** The service's median time of one check (a 412), in ms. */
   readonly checkMs: number;
+  /** Of several runs in the same state (this one their median): the fastest and slowest wall time, in ms. */
+  readonly range?: readonly [number, number];
 }
 
 export interface NightlyFigures {
@@ -46,7 +48,7 @@ export interface NightlyFigures {
   readonly changed: number;
   /** A full pull of the range into an empty folder (the baseline): the median of the first pull and two re-pulls after the changes. */
   readonly full: RunFigures;
-  /** The nightly run after `changed` records changed in the open month (the slower of two folders in the same state). */
+  /** The nightly run after `changed` records changed in the open month (the median of three copies of the folder). */
   readonly nightly: RunFigures;
   /** The nightly run after nothing changed. */
   readonly unchanged: RunFigures;
@@ -118,9 +120,10 @@ async function measure(input: NightlyInput): Promise<NightlyFigures> {
     const folder = join(folders, 'mirror');
     const fulls = [await run(folder)];
     const unchanged = await run(folder);
-    // The same folder twice over, so that the nightly run is measured twice on the same change.
-    const twin = join(folders, 'twin');
-    cpSync(folder, twin, { recursive: true });
+    // The same folder three times over, so that the nightly run is measured three times on the same
+    // change, as the baseline is.
+    const copies = [folder, join(folders, 'twin'), join(folders, 'triplet')];
+    for (const copy of copies.slice(1)) cpSync(folder, copy, { recursive: true });
 
     // Nightly traffic: records created today and records of this month updated, half of them by a
     // writer that leaves updatedDate alone.
@@ -134,7 +137,9 @@ async function measure(input: NightlyInput): Promise<NightlyFigures> {
       ...current.slice(0, changed - created).map((document, index) => ({ ...document, title: `${document.title} (amended)`, ...(index % 2 === 0 ? { updatedDate: today } : {}) })),
     ]);
     await quiet();
-    const nightly = middle([await run(folder), await run(twin)]);
+    const nightlies: RunFigures[] = [];
+    for (const copy of copies) nightlies.push(await run(copy));
+    const nightly = middle(nightlies);
 
     // Two settled months change: a record back-dated into one, a record of another deleted.
     const old = contracts.filter((document) => document.createdDate.slice(0, 7) < thisMonth);
@@ -153,10 +158,10 @@ async function measure(input: NightlyInput): Promise<NightlyFigures> {
   }
 }
 
-/** The run of median wall time (of two, the slower: figures never flattered). */
+/** The run of median wall time, with the fastest and slowest beside it (of an even number, the slower middle: figures never flattered). */
 function middle(runs: readonly RunFigures[]): RunFigures {
   const sorted = [...runs].sort((a, b) => a.ms - b.ms);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return { ...sorted[Math.floor(sorted.length / 2)]!, range: [sorted[0]!.ms, sorted.at(-1)!.ms] };
 }
 
 serveWorker(measure);
