@@ -3,26 +3,47 @@
  * backfill) would remove each other's files being written and save manifests that drop each
  * other's windows. The lock is a hidden file naming the process that holds it; one whose process
  * is gone (a run killed) is taken over. It says nothing across machines sharing a network folder.
+ *
+ * Every step that decides who holds the lock is one the file system does atomically: a lock is
+ * made whole (written aside, then linked into place, which fails if one is there), and a dead
+ * run's lock is moved aside before a new one is made, so of two runs that find the same dead lock
+ * one moves it and the other finds nothing to move. A run that moved a lock made meanwhile (not
+ * the dead one it read) puts it back.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManifestError } from './manifest.js';
 
 export const LOCK_FILE = '.summary-client.lock';
 
+/**
+ * A lock that names no process (being made on a file system without links, or cut short) counts
+ * as a run starting until it is this old.
+ */
+const STARTING_MS = 10_000;
+
+/** The locks this process holds: its own pid in a lock is no proof that the lock is dead. */
+const held = new Set<string>();
+
 /** Takes the folder's lock (the folder exists); the returned function gives it back. */
 export function lockFolder(dir: string): () => void {
   const path = join(dir, LOCK_FILE);
-  const mine = `${process.pid}\n`;
-  try {
-    writeFileSync(path, mine, { flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
-    if (alive(holder)) throw new ManifestError(`another summary-client pull (process ${holder}) is writing into ${dir}: let it finish, or pull into another --out`);
-    writeFileSync(path, mine);
+  if (held.has(path)) throw busy(dir, process.pid);
+  const mine = `${process.pid} ${randomUUID()}\n`;
+  if (!create(path, mine)) {
+    const seen = read(path);
+    if (seen !== undefined) {
+      const holder = holderOf(seen);
+      if (holder === undefined ? !startedLongAgo(path) : alive(holder)) throw busy(dir, holder);
+      moveAside(path, seen, dir);
+    }
+    // Whoever makes the next lock holds the folder; another run that got there first holds it now.
+    if (!create(path, mine)) throw busy(dir, holderOf(read(path) ?? ''));
   }
+  held.add(path);
   return () => {
+    held.delete(path);
     try {
       if (readFileSync(path, 'utf8') === mine) rmSync(path, { force: true });
     } catch {
@@ -31,8 +52,85 @@ export function lockFolder(dir: string): () => void {
   };
 }
 
+/** Makes the lock with `content` whole, unless there is one: false then. */
+function create(path: string, content: string): boolean {
+  const aside = `${path}.${randomUUID()}`;
+  writeFileSync(aside, content, { flag: 'wx' });
+  try {
+    linkSync(aside, path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+    // A file system without links: made in place (a reader may see it empty for a moment).
+    try {
+      writeFileSync(path, content, { flag: 'wx' });
+      return true;
+    } catch (fallback) {
+      if ((fallback as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw fallback;
+    }
+  } finally {
+    rmSync(aside, { force: true });
+  }
+}
+
+/**
+ * Moves a dead run's lock out of the way, if it is still the one read (`seen`): a lock made since
+ * is put back, and the folder is busy. Nothing to move: another run moved it first.
+ */
+function moveAside(path: string, seen: string, dir: string): void {
+  const aside = `${path}.${randomUUID()}.dead`;
+  try {
+    renameSync(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const moved = read(aside);
+  if (moved !== seen) {
+    try {
+      linkSync(aside, path);
+    } catch {
+      // A third run made one in between: that one holds the folder now.
+    }
+    rmSync(aside, { force: true });
+    throw busy(dir, holderOf(moved ?? ''));
+  }
+  rmSync(aside, { force: true });
+}
+
+function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** The process a lock names (its first word), or undefined when it names none. */
+function holderOf(content: string): number | undefined {
+  const pid = Number.parseInt(content, 10);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function startedLongAgo(path: string): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs > STARTING_MS;
+  } catch {
+    return true;
+  }
+}
+
+function busy(dir: string, holder: number | undefined): ManifestError {
+  return new ManifestError(`another summary-client pull (${holder === undefined ? 'starting' : `process ${holder}`}) is writing into ${dir}: let it finish, or pull into another --out`);
+}
+
+/** Whether a process runs; this one's pid in a lock it does not hold is a dead run's whose pid came back. */
 function alive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  if (pid === process.pid) return false;
   try {
     process.kill(pid, 0);
     return true;

@@ -1,0 +1,86 @@
+import { describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { projectRoot } from '../../dev/project-root.js';
+import { LOCK_FILE, lockFolder } from '../../client/src/folder-lock.js';
+
+// The compiled lock (npm test builds first), as every pull process runs it.
+const LOCK_MODULE = pathToFileURL(join(projectRoot(), 'client', 'dist', 'folder-lock.js')).href;
+/** A pid no process has: the lock of a run that was killed. */
+const DEAD = '2147483646\n';
+
+/**
+ * `runs` processes that try to take the folder's lock at the same instant (each spins until it),
+ * hold it for a while when they get it, and say which they did.
+ */
+async function race(dir: string, runs: number): Promise<string[]> {
+  const at = Date.now() + 1500;
+  const script = `
+    const { lockFolder } = await import(${JSON.stringify(LOCK_MODULE)});
+    while (Date.now() < ${at}) {}
+    let release;
+    try { release = lockFolder(${JSON.stringify(dir)}); } catch (error) { console.log('busy: ' + error.message); process.exit(0); }
+    console.log('took');
+    setTimeout(() => { release(); }, 1500);
+  `;
+  return Promise.all(Array.from({ length: runs }, () => new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', () => resolve(out.trim()));
+  })));
+}
+
+const folder = () => mkdtempSync(join(tmpdir(), 'lock-'));
+
+describe('the folder lock', () => {
+  it('lets exactly one of several runs starting at once take over a killed run\'s lock', async () => {
+    for (let round = 0; round < 4; round++) {
+      const dir = folder();
+      writeFileSync(join(dir, LOCK_FILE), DEAD);
+      const said = await race(dir, 6);
+      expect([round, said.filter((line) => line === 'took').length]).toEqual([round, 1]);
+      expect(said.filter((line) => line !== 'took').every((line) => /^busy: another summary-client pull \((process \d+|starting)\) is writing into /.test(line))).toBe(true);
+      // Given back, and nothing else left behind.
+      expect(readdirSync(dir)).toEqual([]);
+    }
+  }, 60_000);
+
+  it('lets exactly one of several runs starting at once into a folder without a lock', async () => {
+    const dir = folder();
+    expect((await race(dir, 6)).filter((line) => line === 'took')).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual([]);
+  }, 30_000);
+
+  it('is not taken twice by one process, and is given back only by its holder', () => {
+    const dir = folder();
+    const release = lockFolder(dir);
+    expect(() => lockFolder(dir)).toThrow(`another summary-client pull (process ${process.pid}) is writing into ${dir}`);
+    const content = readFileSync(join(dir, LOCK_FILE), 'utf8');
+    expect(content).toMatch(new RegExp(`^${process.pid} [0-9a-f-]{36}\\n$`));
+    release();
+    expect(readdirSync(dir)).toEqual([]);
+    const again = lockFolder(dir);
+    // A lock that another run made after this one was given back is not this one's to remove.
+    writeFileSync(join(dir, LOCK_FILE), '1 another run\n');
+    again();
+    expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe('1 another run\n');
+  });
+
+  it('takes a lock that names no process for a run starting, until it is old', () => {
+    const dir = folder();
+    const path = join(dir, LOCK_FILE);
+    writeFileSync(path, '');
+    expect(() => lockFolder(dir)).toThrow(`another summary-client pull (starting) is writing into ${dir}`);
+    const old = (Date.now() - 60_000) / 1000;
+    utimesSync(path, old, old);
+    const release = lockFolder(dir);
+    expect(readFileSync(path, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+    release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
