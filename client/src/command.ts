@@ -13,7 +13,8 @@ import { DATASETS, isDatasetName, MAX_PAGE_SIZE, type DateBy, type Format } from
 import { ManifestError, checkableEntries, openManifest } from './manifest.js';
 import { printable } from './printable.js';
 import { reporter } from './progress.js';
-import { isExact, pull, PullStopped } from './pull.js';
+import { pull, PullStopped } from './pull.js';
+import { isExact } from './pull-summary.js';
 import { DEFAULT_RETRY } from './retry.js';
 import { pullSource, readSettings, SettingsError, trustCaFile } from './settings.js';
 import { summaryApi, TokenError } from './summary-api.js';

@@ -4,7 +4,7 @@
  * a secret: the events carry neither.
  */
 import { printable } from './printable.js';
-import { isExact, type PullEvent, type PullSummary } from './pull.js';
+import { isExact, type PullEvent, type PullSummary } from './pull-summary.js';
 
 export interface Reporter {
   readonly observe: (event: PullEvent) => void;

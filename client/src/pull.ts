@@ -18,6 +18,7 @@ import { listedFiles, ManifestError, openManifest, saveManifest, type Manifest, 
 import { overlaps, plan, type Unit } from './plan.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { SummaryApi } from './summary-api.js';
+import { failedEntry, newSummary, noEntries, report, tally, type PullEvent, type PullSummary, type Rewrite, type WindowEntries } from './pull-summary.js';
 import { fileLabel, halves, isGrowing, monthWindows, windowLabel, type Window } from './windows.js';
 
 export { PullStopped } from './fetch-window.js';
@@ -48,50 +49,6 @@ export interface PullOptions {
  */
 export const CONFIRM_WAITS_MS: readonly number[] = [0, 2000, 4000, 0];
 
-/** What a pull tells its observer (the CLI's progress line). */
-export type PullEvent =
-  | { readonly kind: 'window-start'; readonly window: Window; readonly index: number; readonly count: number }
-  | { readonly kind: 'window-unchanged'; readonly window: Window; readonly entries: readonly ManifestWindow[] }
-  | { readonly kind: 'window-done'; readonly entry: ManifestWindow }
-  | { readonly kind: 'window-failed'; readonly entry: ManifestWindow }
-  | { readonly kind: 'progress'; readonly rows: number; readonly bytes: number }
-  | { readonly kind: 'retry'; readonly why: string; readonly waitMs: number }
-  | { readonly kind: 'split'; readonly window: Window; readonly into: readonly [Window, Window] }
-  | { readonly kind: 'rewrite'; readonly why: Rewrite }
-  | { readonly kind: 'orphans-removed'; readonly files: readonly string[] }
-  | { readonly kind: 'files-recovered'; readonly files: readonly string[] };
-
-/** Why a run rewrote the whole folder: the columns changed, or an older client's folder had no validators. */
-export type Rewrite = 'schema' | 'older-client';
-
-export interface PullSummary {
-  /** Windows checked or pulled: the range's months and the windows the folder holds besides. */
-  readonly windows: number;
-  /** Windows pulled (new, changed, or all of a rewrite). */
-  readonly pulled: number;
-  /** Windows the service said are unchanged. */
-  readonly unchanged: number;
-  readonly rewritten?: Rewrite;
-  /** Windows pulled but still changing when asked again: the next run checks them again. */
-  readonly unconfirmed: readonly string[];
-  readonly failed: readonly ManifestWindow[];
-  /** Why the pull stopped before its last window (the service could not be reached; a rewrite failed). */
-  readonly stopped?: string;
-  readonly rows: number;
-  readonly bytes: number;
-  readonly files: readonly string[];
-  /** Entries of the folder this pull did not write that readers would load with its files (folder.ts, foreignFiles). */
-  readonly foreign?: readonly string[];
-}
-
-/**
- * Whether a summary says the folder equals the service: every window checked or pulled, and
- * confirmed, and nothing else in the folder for a reader to load.
- */
-export function isExact(summary: PullSummary): boolean {
-  return summary.failed.length === 0 && summary.unconfirmed.length === 0 && summary.stopped === undefined && (summary.foreign?.length ?? 0) === 0;
-}
-
 /** The columns the caller sees changed during the run. */
 class SchemaChanged extends Error {}
 
@@ -108,13 +65,6 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
   } finally {
     unlock?.();
   }
-}
-
-/** What a window's pull left: its entries, the files written hidden for them, and what could not be confirmed. */
-interface WindowEntries {
-  readonly entries: ManifestWindow[];
-  readonly staged: string[];
-  readonly unconfirmed: string[];
 }
 
 async function pullLocked(api: SummaryApi, options: PullOptions, observe: (event: PullEvent) => void, lock: () => void): Promise<PullSummary> {
@@ -329,39 +279,6 @@ async function rewriteFolder(run: Run, why: Rewrite): Promise<PullSummary> {
   return summary;
 }
 
-/** An empty WindowEntries, to add a window's parts to. */
-function noEntries(): WindowEntries {
-  return { entries: [], staged: [], unconfirmed: [] };
-}
-
-function newSummary(windows: number) {
-  return { windows, pulled: 0, unchanged: 0, unconfirmed: [] as string[], failed: [] as ManifestWindow[], files: [] as string[], rows: 0, bytes: 0, stopped: undefined as string | undefined };
-}
-
-/** Counts a committed pull's entries into the summary and tells the observer of each. */
-function report(summary: ReturnType<typeof newSummary>, pulled: WindowEntries, observe: (event: PullEvent) => void): void {
-  summary.pulled++;
-  summary.unconfirmed.push(...pulled.unconfirmed);
-  tally(summary, pulled.entries);
-  for (const entry of pulled.entries) {
-    if (entry.status === 'failed') summary.failed.push(entry);
-    observe({ kind: entry.status === 'failed' ? 'window-failed' : 'window-done', entry });
-  }
-}
-
-function failedEntry(window: Window, error: WindowFailure, now: () => number): ManifestWindow {
-  return { window: windowLabel(window), from: window.from, to: window.to, status: 'failed', rows: 0, bytes: 0, files: [], requestIds: error.requestId ? [error.requestId] : [], error: error.message, finishedAt: new Date(now()).toISOString() };
-}
-
 function byFrom(a: ManifestWindow, b: ManifestWindow): number {
   return a.from.localeCompare(b.from);
 }
-
-function tally(summary: { rows: number; bytes: number; files: string[] }, entries: readonly ManifestWindow[]): void {
-  for (const entry of entries) {
-    summary.rows += entry.rows;
-    summary.bytes += entry.bytes;
-    summary.files.push(...entry.files.map((file) => file.file));
-  }
-}
-

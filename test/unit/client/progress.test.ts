@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { reporter } from '../../../client/src/progress.js';
-import type { PullEvent } from '../../../client/src/pull.js';
+import type { PullEvent } from '../../../client/src/pull-summary.js';
 
 function stream(isTTY: boolean) {
   const written: string[] = [];
