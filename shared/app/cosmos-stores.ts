@@ -1,5 +1,5 @@
 import { createCosmosClient, type CosmosClientOptions } from '../store/create-cosmos-client.js';
-import { createCosmosRecordStore } from '../store/cosmos-record-store.js';
+import { createCosmosRecordStore, type CosmosRecordStoreOptions } from '../store/cosmos-record-store.js';
 import { createCosmosPageCursors, type PageCursors } from '../cursors/page-cursors.js';
 import type { RecordStore } from '../store/record-store.js';
 
@@ -9,9 +9,9 @@ export interface CosmosStores {
   readonly cursors: PageCursors;
 }
 
-/** Builds both stores on one client; `timeoutMs` is the deadline of one store call. */
-export function createCosmosStores(options: CosmosClientOptions & { readonly timeoutMs: number }): CosmosStores {
-  const { timeoutMs, ...clientOptions } = options;
+/** Builds both stores on one client; `timeoutMs` is the deadline of one store call, `warn` hears what the record store tells once. */
+export function createCosmosStores(options: CosmosClientOptions & CosmosRecordStoreOptions): CosmosStores {
+  const { timeoutMs, warn, ...clientOptions } = options;
   const client = createCosmosClient(clientOptions);
-  return { store: createCosmosRecordStore(client, { timeoutMs }), cursors: createCosmosPageCursors(client) };
+  return { store: createCosmosRecordStore(client, { timeoutMs, ...(warn ? { warn } : {}) }), cursors: createCosmosPageCursors(client) };
 }

@@ -21,6 +21,7 @@ import type { SummaryDeps } from '../http/summary-deps.js';
 export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps> = {}): SummaryDeps {
   const { cosmos } = config;
   const clock = overrides.clock ?? SYSTEM_CLOCK;
+  const log = overrides.log ?? createJsonLogger(config.logRequests ? (line) => console.log(line) : () => {}, (line) => console.error(line));
   let stores: CosmosStores | undefined;
   // The SDK module loads with the first store call, not with the app (see lazyStores).
   const cosmosStores = () => (stores ??= lazyStores(async () => (await import('./cosmos-stores.js')).createCosmosStores({
@@ -28,6 +29,8 @@ export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps
     ...(cosmos.key ? { key: cosmos.key } : { credential: lazyManagedIdentity() }),
     allowSelfSignedTls: cosmos.allowSelfSignedTls,
     timeoutMs: config.storeTimeoutMs,
+    // Not about one request: the instance's way of asking from then on.
+    warn: (message) => log.warning('', message),
   })));
   return {
     config,
@@ -37,7 +40,7 @@ export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps
     authenticate: overrides.authenticate ?? createAuthenticator(config, { clock }),
     clock,
     exportSlots: overrides.exportSlots ?? createExportSlots(EXPORT_SLOTS),
-    log: overrides.log ?? createJsonLogger(config.logRequests ? (line) => console.log(line) : () => {}, (line) => console.error(line)),
+    log,
   };
 }
 

@@ -13,6 +13,8 @@ import { EMPTY_VERSION, STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } fr
 export interface CosmosRecordStoreOptions {
   /** Deadline for one store call, well under the Functions HTTP limit (230 s). */
   readonly timeoutMs: number;
+  /** Told once, when the store first asks a version as two aggregates because the one query was refused. */
+  readonly warn?: (message: string) => void;
 }
 
 /**
@@ -51,7 +53,7 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
         }
         return { resources, requestCharge, ...(response.continuationToken ? { continuationToken: response.continuationToken } : {}) };
       } catch (error) {
-        if (refused?.(error) && !abort.signal.aborted) throw new FormRefused();
+        if (refused?.(error) && !abort.signal.aborted) throw new FormRefused(error);
         throw storeFault(error, abort.signal.aborted);
       } finally {
         clearTimeout(timer);
@@ -70,10 +72,14 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       // An aggregate's one row or value may come after rounds with nothing in them (across
       // partitions): read until it comes, or the query ends (nothing matched). Its charge is
       // counted, never as a document.
+      // The deadline holds for the whole aggregate too: rounds that each come quickly with nothing
+      // in them, and never an end, are a fault.
       const aggregate = async (text: SqlQuery, refused?: (error: unknown) => boolean): Promise<unknown> => {
         const abort = new AbortController();
         const iterator = open<unknown>(scope, query, text, {}, abort);
+        const deadline = performance.now() + options.timeoutMs;
         for (;;) {
+          if (performance.now() > deadline) throw storeFault(new Error('an aggregate gave no value within the deadline'), true);
           const response = await roundTrip(query, iterator, abort, undefined, refused);
           if (meter) meter.requestCharge += response.requestCharge;
           if (response.resources.length > 0) return response.resources[0];
@@ -89,12 +95,21 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
           return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
         } catch (error) {
           if (!(error instanceof FormRefused)) throw error;
-          twoAggregates = true;
+          const version = await twoValueAggregates();
+          // Only once the other form answers: a refusal that the two share is no reason to switch.
+          if (!twoAggregates) {
+            twoAggregates = true;
+            options.warn?.(`the store refused a version in one aggregate query (${describe(error.cause)}); this instance now asks two VALUE aggregates, each check costing two queries`);
+          }
+          return version;
         }
       }
-      // Both at once: one round trip's latency.
-      const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
-      return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
+      return twoValueAggregates();
+      async function twoValueAggregates() {
+        // Both at once: one round trip's latency.
+        const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
+        return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
+      }
     },
     async page(scope, query, { skip, take, continuation }, meter) {
       const wanted = skip + take;
@@ -133,18 +148,29 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
 }
 
 /** The store does not take a query in this form: not a fault, the caller asks in another. */
-class FormRefused extends Error {}
+class FormRefused extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the store refused the query in this form');
+  }
+}
+
+/** An error's name and the start of its message, for a warning (never a parameter: they are not in it). */
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message.slice(0, 160)}` : String(error).slice(0, 160);
+}
 
 /**
  * Whether the store refused the one-query version (`SELECT COUNT(1) AS records, MAX(c._ts) AS
  * latestWrite`): across physical partitions @azure/cosmos merges such named aggregates in its GROUP
  * BY stage, but refuses a query plan that lists them as VALUE aggregates ("Aggregate queries must
- * use the VALUE keyword"), and a gateway may refuse the form itself (400).
+ * use the VALUE keyword"), and a gateway may refuse the form itself (400, naming VALUE or the
+ * query's features). Any other error is what it is: a fault, or a bug.
  */
 function refusesOneQuery(error: unknown): boolean {
-  if (error instanceof Error && error.message.includes('VALUE keyword')) return true;
-  const status = (error as { code?: unknown; statusCode?: unknown } | null)?.statusCode ?? (error as { code?: unknown } | null)?.code;
-  return status === 400;
+  if (!(error instanceof Error)) return false;
+  if (error.message.includes('Aggregate queries must use the VALUE keyword')) return true;
+  const status = (error as { statusCode?: unknown }).statusCode ?? (error as { code?: unknown }).code;
+  return status === 400 && /VALUE|unsupported features/.test(error.message);
 }
 
 /** What one round trip handed over. */

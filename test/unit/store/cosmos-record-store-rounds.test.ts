@@ -18,8 +18,9 @@ import type { StoreMeter } from '../../../shared/store/record-store.js';
 // a round that is an Error is thrown by fetchNext, as the SDK throws.
 interface Round { resources: unknown[] | undefined; continuationToken?: string; requestCharge: number }
 
-function storeOver(rounds: (query: string) => (Round | Error)[]) {
+function storeOver(rounds: (query: string) => (Round | Error)[], timeoutMs = 5_000) {
   const asked: string[] = [];
+  const warnings: string[] = [];
   const client = {
     database: () => ({
       container: () => ({
@@ -41,7 +42,7 @@ function storeOver(rounds: (query: string) => (Round | Error)[]) {
       }),
     }),
   } as unknown as CosmosClient;
-  return { store: createCosmosRecordStore(client, { timeoutMs: 5_000 }), asked };
+  return { store: createCosmosRecordStore(client, { timeoutMs, warn: (message) => warnings.push(message) }), asked, warnings };
 }
 
 const ONE_QUERY = 'SELECT COUNT(1) AS records, MAX(c._ts) AS latestWrite';
@@ -76,7 +77,7 @@ describe('the Cosmos record store over rounds with nothing in them yet (a tenant
   });
 
   it('asks two VALUE aggregates where the SDK refuses the one query, from then on, reading them past empty rounds', async () => {
-    const { store, asked } = storeOver((sql) => (sql.startsWith(ONE_QUERY) ? [sdkRefusal()] : [
+    const { store, asked, warnings } = storeOver((sql) => (sql.startsWith(ONE_QUERY) ? [sdkRefusal()] : [
       { resources: undefined, requestCharge: 2 },
       { resources: [valueOf(sql)], requestCharge: 1 },
     ]));
@@ -85,10 +86,35 @@ describe('the Cosmos record store over rounds with nothing in them yet (a tenant
     expect(metered).toEqual({ documents: 0, requestCharge: 6 });
     expect(await store.version(scope, query)).toEqual({ records: 41, latestWrite: 1_790_000_000 });
     expect(asked).toEqual([ONE_QUERY, 'SELECT VALUE COUNT(1)', 'SELECT VALUE MAX(c._ts)', 'SELECT VALUE COUNT(1)', 'SELECT VALUE MAX(c._ts)']);
+    // Said once, with what refused it.
+    expect(warnings).toEqual([expect.stringContaining('Aggregate queries must use the VALUE keyword')]);
+  });
+
+  it('keeps asking the one query when the two VALUE aggregates fail as well (the refusal is not the form\'s)', async () => {
+    let broken = true;
+    const { store, asked, warnings } = storeOver((sql) => (broken
+      ? [Object.assign(new Error('Cross partition query only supports \'VALUE <AggreateFunc>\' for aggregates.'), { code: 400 })]
+      : [{ resources: [valueOf(sql)], requestCharge: 1 }]));
+    await expect(store.version(scope, query)).rejects.toMatchObject({ code: 400 });
+    broken = false;
+    expect(await store.version(scope, query)).toEqual({ records: 41, latestWrite: 1_790_000_000 });
+    expect(asked.at(-1)).toBe(ONE_QUERY);
+    expect(warnings).toEqual([]);
+  });
+
+  it('takes a 400 that does not name the form for what it is, not a refusal of the form', async () => {
+    const { store, asked } = storeOver(() => [Object.assign(new Error('One of the specified inputs is invalid'), { code: 400 })]);
+    await expect(store.version(scope, query)).rejects.toMatchObject({ code: 400 });
+    expect(asked).toEqual([ONE_QUERY]);
+  });
+
+  it('answers an aggregate whose rounds never end with 503 at the deadline', async () => {
+    const { store } = storeOver(() => Array.from({ length: 1_000_000 }, () => ({ resources: [], requestCharge: 0 })), 50);
+    await expect(store.version(scope, query)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
   });
 
   it('asks two VALUE aggregates where the gateway refuses the one query (400)', async () => {
-    const { store, asked } = storeOver((sql) => (sql.startsWith(ONE_QUERY) ? [Object.assign(new Error('Cross partition query only supports \'VALUE <AggregateFunc>\''), { code: 400 })] : [{ resources: [valueOf(sql)], requestCharge: 1 }]));
+    const { store, asked } = storeOver((sql) => (sql.startsWith(ONE_QUERY) ? [Object.assign(new Error('Cross partition query only supports \'VALUE <AggreateFunc>\' for aggregates.'), { code: 400 })] : [{ resources: [valueOf(sql)], requestCharge: 1 }]));
     expect(await store.version(scope, query)).toEqual({ records: 41, latestWrite: 1_790_000_000 });
     expect(asked).toEqual([ONE_QUERY, 'SELECT VALUE COUNT(1)', 'SELECT VALUE MAX(c._ts)']);
   });
