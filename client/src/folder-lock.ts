@@ -6,12 +6,14 @@
  *
  * Every step that decides who holds the lock is one the file system does atomically: a lock is
  * made whole (written aside, then linked into place, which fails if one is there), and a dead
- * run's lock is moved aside before a new one is made, so of two runs that find the same dead lock
- * one moves it and the other finds nothing to move. A run that moved a lock made meanwhile (not
- * the dead one it read) puts it back.
+ * run's lock is moved aside before a new one is made, so of runs that find the same dead lock one
+ * moves it and the others find nothing to move, or find the new lock. What is left: a run that
+ * found the dead lock, and moved the new one aside in the instant after it was made, puts it back;
+ * a third run starting in the microseconds between could take the folder too (three runs at once
+ * over a killed run's lock). The file system has no compare-and-swap to close that.
  */
 import { randomUUID } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManifestError } from './manifest.js';
 
@@ -23,19 +25,22 @@ export const LOCK_FILE = '.summary-client.lock';
  */
 const STARTING_MS = 10_000;
 
-/** The locks this process holds: its own pid in a lock is no proof that the lock is dead. */
+/** The locks this process holds (by real path): its own pid in a lock is no proof that the lock is dead. */
 const held = new Set<string>();
+
+/** When this process started: a lock with its pid made since is another thread's or module copy's. */
+const STARTED_AT = Date.now() - process.uptime() * 1000;
 
 /** Takes the folder's lock (the folder exists); the returned function gives it back. */
 export function lockFolder(dir: string): () => void {
-  const path = join(dir, LOCK_FILE);
+  const path = join(realpathSync(dir), LOCK_FILE);
   if (held.has(path)) throw busy(dir, process.pid);
   const mine = `${process.pid} ${randomUUID()}\n`;
   if (!create(path, mine)) {
     const seen = read(path);
     if (seen !== undefined) {
       const holder = holderOf(seen);
-      if (holder === undefined ? !startedLongAgo(path) : alive(holder)) throw busy(dir, holder);
+      if (holder === undefined ? !madeBefore(path, Date.now() - STARTING_MS) : alive(holder, path)) throw busy(dir, holder);
       moveAside(path, seen, dir);
     }
     // Whoever makes the next lock holds the folder; another run that got there first holds it now.
@@ -60,10 +65,9 @@ function create(path: string, content: string): boolean {
     linkSync(aside, path);
     return true;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
-    // A file system without links: made in place (a reader may see it empty for a moment).
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    // No links here (FAT and exFAT drives answer EISDIR on Windows, some shares EACCES or EPERM):
+    // made in place, where a reader may see it empty for a moment (counted as a run starting).
     try {
       writeFileSync(path, content, { flag: 'wx' });
       return true;
@@ -72,7 +76,16 @@ function create(path: string, content: string): boolean {
       throw fallback;
     }
   } finally {
-    rmSync(aside, { force: true });
+    removeQuietly(aside);
+  }
+}
+
+/** Removes a file of the lock's own making, if it can (a scanner holding it on Windows must not fail the run). */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Hidden, and never read: harmless if it stays.
   }
 }
 
@@ -93,12 +106,12 @@ function moveAside(path: string, seen: string, dir: string): void {
     try {
       linkSync(aside, path);
     } catch {
-      // A third run made one in between: that one holds the folder now.
+      // A third run made one in between (the window the header names): it and the lock's maker both run.
     }
-    rmSync(aside, { force: true });
+    removeQuietly(aside);
     throw busy(dir, holderOf(moved ?? ''));
   }
-  rmSync(aside, { force: true });
+  removeQuietly(aside);
 }
 
 function read(path: string): string | undefined {
@@ -116,9 +129,10 @@ function holderOf(content: string): number | undefined {
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-function startedLongAgo(path: string): boolean {
+/** Whether the file was last written before `time` (ms since the epoch); one that is gone was. */
+function madeBefore(path: string, time: number): boolean {
   try {
-    return Date.now() - statSync(path).mtimeMs > STARTING_MS;
+    return statSync(path).mtimeMs < time;
   } catch {
     return true;
   }
@@ -128,9 +142,12 @@ function busy(dir: string, holder: number | undefined): ManifestError {
   return new ManifestError(`another summary-client pull (${holder === undefined ? 'starting' : `process ${holder}`}) is writing into ${dir}: let it finish, or pull into another --out`);
 }
 
-/** Whether a process runs; this one's pid in a lock it does not hold is a dead run's whose pid came back. */
-function alive(pid: number): boolean {
-  if (pid === process.pid) return false;
+/**
+ * Whether the process a lock names runs. This one's pid in a lock it does not hold: another
+ * thread's or module copy's if made since this process started, else a dead run's whose pid came back.
+ */
+function alive(pid: number, path: string): boolean {
+  if (pid === process.pid) return !madeBefore(path, STARTED_AT);
   try {
     process.kill(pid, 0);
     return true;

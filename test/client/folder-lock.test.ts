@@ -13,26 +13,53 @@ const LOCK_MODULE = pathToFileURL(join(projectRoot(), 'client', 'dist', 'folder-
 const DEAD = '2147483646\n';
 
 /**
- * `runs` processes that try to take the folder's lock at the same instant (each spins until it),
- * hold it for a while when they get it, and say which they did.
+ * `runs` processes that try to take the folder's lock at the same instant, and say which they did.
+ * Each loads the lock and says it is ready; once all are, they are given an instant a little ahead
+ * and spin until it, so none starts late. A run that took the lock holds it until all have said.
  */
 async function race(dir: string, runs: number): Promise<string[]> {
-  const at = Date.now() + 1500;
   const script = `
     const { lockFolder } = await import(${JSON.stringify(LOCK_MODULE)});
-    while (Date.now() < ${at}) {}
     let release;
-    try { release = lockFolder(${JSON.stringify(dir)}); } catch (error) { console.log('busy: ' + error.message); process.exit(0); }
-    console.log('took');
-    setTimeout(() => { release(); }, 1500);
+    let input = '';
+    process.stdin.on('data', (chunk) => {
+      input += chunk;
+      if (!input.endsWith('\\n') || release !== undefined) return;
+      const at = Number(input);
+      while (Date.now() < at) {}
+      try { release = lockFolder(${JSON.stringify(dir)}); } catch (error) { console.log('busy: ' + error.message); process.exit(0); }
+      console.log('took');
+    });
+    process.stdin.on('end', () => { release?.(); process.exit(0); });
+    console.log('ready');
   `;
-  return Promise.all(Array.from({ length: runs }, () => new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const children = Array.from({ length: runs }, () => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    let waiting: (() => void)[] = [];
     let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', () => resolve(out.trim()));
-  })));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const parts = out.split('\n');
+      out = parts.pop()!;
+      lines.push(...parts);
+      waiting.forEach((wake) => wake());
+      waiting = [];
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const line = async (index: number) => {
+      while (lines.length <= index) await Promise.race([new Promise<void>((resolve) => waiting.push(resolve)), exited]);
+      return lines[index] ?? '(exited)';
+    };
+    return { child, line, exited };
+  });
+  await Promise.all(children.map(({ line }) => line(0)));
+  const at = Date.now() + 300;
+  for (const { child } of children) child.stdin.write(`${at}\n`);
+  const said = await Promise.all(children.map(({ line }) => line(1)));
+  for (const { child } of children) child.stdin.end();
+  await Promise.all(children.map(({ exited }) => exited));
+  return said;
 }
 
 const folder = () => mkdtempSync(join(tmpdir(), 'lock-'));
@@ -69,6 +96,18 @@ describe('the folder lock', () => {
     writeFileSync(join(dir, LOCK_FILE), '1 another run\n');
     again();
     expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe('1 another run\n');
+  });
+
+  it('takes this process\'s pid in a lock it does not hold for another thread\'s, unless older than the process', () => {
+    const dir = folder();
+    const path = join(dir, LOCK_FILE);
+    writeFileSync(path, `${process.pid} made by a worker thread\n`);
+    expect(() => lockFolder(dir)).toThrow(`another summary-client pull (process ${process.pid}) is writing into ${dir}`);
+    // Older than this process: a dead run's, whose pid this process got again.
+    const old = (Date.now() - process.uptime() * 1000 - 60_000) / 1000;
+    utimesSync(path, old, old);
+    lockFolder(dir)();
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('takes a lock that names no process for a run starting, until it is old', () => {
