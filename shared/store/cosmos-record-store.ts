@@ -6,8 +6,8 @@ import type { Scope, StoredRecord } from '../model/view.js';
 import { buildListSql, buildVersionSql, type SqlQuery } from './build-sql.js';
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/telemetry.js';
-import { storeFault } from './store-fault.js';
-import { EMPTY_VERSION, STREAM_PAGE_SIZE, type RecordStore, type StoreMeter } from './record-store.js';
+import { statusOf, storeFault } from './store-fault.js';
+import { EMPTY_VERSION, STREAM_PAGE_SIZE, type RecordStore, type ResultVersion, type StoreMeter } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -71,9 +71,8 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       const sql = buildVersionSql(scope, query);
       // An aggregate's one row or value may come after rounds with nothing in them (across
       // partitions): read until it comes, or the query ends (nothing matched). Its charge is
-      // counted, never as a document.
-      // The deadline holds for the whole aggregate too: rounds that each come quickly with nothing
-      // in them, and never an end, are a fault.
+      // counted, never as a document. The deadline holds for the whole aggregate too: rounds that
+      // each come quickly with nothing in them, and never an end, are a fault.
       const aggregate = async (text: SqlQuery, refused?: (error: unknown) => boolean): Promise<unknown> => {
         const abort = new AbortController();
         const iterator = open<unknown>(scope, query, text, {}, abort);
@@ -85,6 +84,11 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
           if (response.resources.length > 0) return response.resources[0];
           if (!iterator.hasMoreResults()) return undefined;
         }
+      };
+      const twoValueAggregates = async (): Promise<ResultVersion> => {
+        // Both at once: one round trip's latency.
+        const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
+        return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
       };
       if (!twoAggregates) {
         try {
@@ -105,11 +109,6 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
         }
       }
       return twoValueAggregates();
-      async function twoValueAggregates() {
-        // Both at once: one round trip's latency.
-        const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
-        return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
-      }
     },
     async page(scope, query, { skip, take, continuation }, meter) {
       const wanted = skip + take;
@@ -169,8 +168,7 @@ function describe(error: unknown): string {
 function refusesOneQuery(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.message.includes('Aggregate queries must use the VALUE keyword')) return true;
-  const status = (error as { statusCode?: unknown }).statusCode ?? (error as { code?: unknown }).code;
-  return status === 400 && /VALUE|unsupported features/.test(error.message);
+  return statusOf(error) === 400 && /VALUE|unsupported features/.test(error.message);
 }
 
 /** What one round trip handed over. */

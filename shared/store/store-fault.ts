@@ -20,7 +20,8 @@ export function storeFault(error: unknown, timedOut: boolean): unknown {
   return error;
 }
 
-function statusOf(error: unknown): number | undefined {
+/** The HTTP status an SDK error carries (`statusCode`, else a numeric `code`), if any. */
+export function statusOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const code = (error as { code?: unknown; statusCode?: unknown }).statusCode ?? (error as { code?: unknown }).code;
   return typeof code === 'number' ? code : undefined;
