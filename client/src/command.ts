@@ -14,7 +14,7 @@ import { ManifestError, checkableEntries, openManifest } from './manifest.js';
 import { printable } from './printable.js';
 import { reporter } from './progress.js';
 import { pull, PullStopped } from './pull.js';
-import { isExact } from './pull-summary.js';
+import { isExact, toRunAgain } from './pull-summary.js';
 import { DEFAULT_RETRY } from './retry.js';
 import { pullSource, readSettings, SettingsError, trustCaFile } from './settings.js';
 import { summaryApi, TokenError } from './summary-api.js';
@@ -175,7 +175,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       // Windows to run again come first (1); files of others in the folder alone are for the user
       // to move (2): running again changes nothing.
       if (isExact(summary)) return 0;
-      return summary.failed.length > 0 || summary.unconfirmed.length > 0 || summary.stopped !== undefined ? 1 : 2;
+      return toRunAgain(summary) ? 1 : 2;
     } catch (error) {
       if (error instanceof TokenError) return fail(`no access token: ${await explainTokenFailure(settings, error.message)}. Nothing more was pulled (windows pulled before stay in the folder)`);
       throw error;

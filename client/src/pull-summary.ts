@@ -42,12 +42,17 @@ export interface PullSummary {
   readonly foreign?: readonly string[];
 }
 
+/** Whether some windows are to be run again: failed, still changing, or not tried (the run stopped). */
+export function toRunAgain(summary: PullSummary): boolean {
+  return summary.failed.length > 0 || summary.unconfirmed.length > 0 || summary.stopped !== undefined;
+}
+
 /**
  * Whether a summary says the folder equals the service: every window checked or pulled, and
  * confirmed, and nothing else in the folder for a reader to load.
  */
 export function isExact(summary: PullSummary): boolean {
-  return summary.failed.length === 0 && summary.unconfirmed.length === 0 && summary.stopped === undefined && (summary.foreign?.length ?? 0) === 0;
+  return !toRunAgain(summary) && (summary.foreign?.length ?? 0) === 0;
 }
 
 /** What a window's pull left: its entries, the files written hidden for them, and what could not be confirmed. */
