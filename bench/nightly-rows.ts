@@ -45,5 +45,13 @@ export function nightlyRows(figures: NightlyFigures): TableRow[] {
       verdict: `nightly pull, nothing changed: ${count(none.documents)} record documents read and ${none.exports} exports (target 0), ${none.checks} checks of p50 ${duration(none.checkMs)} each in the service`,
     },
     row('one record back-dated into a settled month and one deleted from another', figures.settled, false),
+    {
+      ...row('a busy tenant, a record a second written to the open month before and during the run', figures.busy, false),
+      output: `${figures.busy.moving} window${figures.busy.moving === 1 ? '' : 's'} still being written, kept as pulled`,
+      ratio: `open month exported ${figures.busy.exports}×, wall ${times(figures.busy.ms / figures.nightly.ms)} the quiet nightly run`,
+      target: '≤ 2 exports of the open month, exit 0',
+      standing: figures.busy.exports <= 2 ? 'met' : 'not met',
+      verdict: `nightly pull of a busy tenant: the open month exported ${figures.busy.exports} time${figures.busy.exports === 1 ? '' : 's'} (target ≤ 2), ${times(figures.busy.ms / figures.nightly.ms)} the wall time of the quiet nightly run`,
+    },
   ];
 }

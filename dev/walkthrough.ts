@@ -38,7 +38,8 @@ In a second terminal, from the project folder: the settings of the pull client a
 (dev client contoso-full; SUMMARY_CA_FILE is the local CA the client trusts):
 ${exports}
 
-# 1. A year of contracts, one Parquet file per calendar month, with a manifest (run it again: it resumes)
+# 1. A year of contracts, one Parquet file per calendar month, with a manifest (run it again: it checks
+#    every month by its ETag and pulls again only what changed; --json says which)
 npx summary-client pull contracts --from 2025-01-01 --to 2025-12-31 --out pulls/contracts
 # 2. The same year of invoices: one folder per table, pulls/invoices/invoices/ and pulls/invoices/invoice_tables/
 npx summary-client pull invoices --from 2025-01-01 --to 2025-12-31 --out pulls/invoices

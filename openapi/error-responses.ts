@@ -21,7 +21,7 @@ export const NOT_OPERATION_CODES: Readonly<Partial<Record<ErrorCode, string>>> =
  */
 const STATUS_HEADERS: Readonly<Record<number, readonly string[]>> = {
   401: ['WWW-Authenticate'],
-  412: ['ETag', 'X-Summary-Schema'],
+  412: ['ETag', 'X-Summary-Schema', 'X-Summary-As-Of'],
   429: ['Retry-After'],
   503: ['Retry-After'],
 };

@@ -42,6 +42,13 @@ export function responseHeaders(model: ApiModel): Record<string, JsonObject> {
         + 'that changes a field or its encoding. A folder of answers with one X-Summary-Schema has one schema.',
       schema: { type: 'string', pattern: '^[0-9a-f]{32}$' },
     },
+    'X-Summary-As-Of': {
+      description: 'The time the answer reflects (UTC, whole seconds): every write that landed before it is in the answer; writes after it may '
+        + 'be or not. It is a few seconds before the service took the result\'s version, never a time any record was written. A mirror keeps '
+        + 'it per window, and the oldest of its windows as its watermark: the time a later pull can be compared with. On a 412 it is the time '
+        + 'the answer you hold was confirmed to be current. Absent only on a page read from a page cursor of an earlier deploy.',
+      schema: { type: 'string', format: 'date-time' },
+    },
     'Cache-Control': {
       description: '`no-store`: answers carry tenant data and are never cached.',
       schema: { type: 'string' },

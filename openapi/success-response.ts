@@ -48,6 +48,7 @@ export function successResponse(resource: ResourceDefinition): JsonObject {
       'Cache-Control': componentRef('headers', 'Cache-Control'),
       ETag: componentRef('headers', 'ETag'),
       'X-Summary-Schema': componentRef('headers', 'X-Summary-Schema'),
+      'X-Summary-As-Of': componentRef('headers', 'X-Summary-As-Of'),
       Link: componentRef('headers', 'Link'),
       'Content-Disposition': componentRef('headers', 'Content-Disposition'),
     },

@@ -435,6 +435,7 @@ export interface components {
                 "Cache-Control": components["headers"]["Cache-Control"];
                 ETag: components["headers"]["ETag"];
                 "X-Summary-Schema": components["headers"]["X-Summary-Schema"];
+                "X-Summary-As-Of": components["headers"]["X-Summary-As-Of"];
                 [name: string]: unknown;
             };
             content: {
@@ -555,6 +556,8 @@ export interface components {
         ETag: string;
         /** @description The fingerprint of the answer's columns: your view's fields (and line fields) with their types, in this format. It changes exactly when a reader's schema of your answers would: a role granted or taken away, the roles-to-datapoints configuration, or a deploy that changes a field or its encoding. A folder of answers with one X-Summary-Schema has one schema. */
         "X-Summary-Schema": string;
+        /** @description The time the answer reflects (UTC, whole seconds): every write that landed before it is in the answer; writes after it may be or not. It is a few seconds before the service took the result's version, never a time any record was written. A mirror keeps it per window, and the oldest of its windows as its watermark: the time a later pull can be compared with. On a 412 it is the time the answer you hold was confirmed to be current. Absent only on a page read from a page cursor of an earlier deploy. */
+        "X-Summary-As-Of": string;
         /** @description `no-store`: answers carry tenant data and are never cached. */
         "Cache-Control": string;
         /** @description With Parquet only: `attachment; filename="contracts-<requestId>.parquet"` (contracts) or `attachment; filename="invoices-<requestId>.zip"` (invoices). */
@@ -617,6 +620,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     "X-Summary-Schema": components["headers"]["X-Summary-Schema"];
+                    "X-Summary-As-Of": components["headers"]["X-Summary-As-Of"];
                     Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
@@ -697,6 +701,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
                     "X-Summary-Schema": components["headers"]["X-Summary-Schema"];
+                    "X-Summary-As-Of": components["headers"]["X-Summary-As-Of"];
                     Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;

@@ -1,20 +1,22 @@
 /**
  * summary-client pull <contracts|invoices> --from YYYY-MM[-DD] --to YYYY-MM[-DD] [--by created|updated|invoiceDate]
- *   [--format parquet|jsonl] [--filter name=value ...] --out DIR [--dry-run]
- * Exit codes: 0 the folder equals the service (every window checked or pulled, and confirmed); 1
- * some windows failed or were still changing (named on stderr), or the service could not be
- * reached; 2 a usage, settings, credential or folder error (files in the folder this pull did not
- * write, when nothing is to be run again), or a request the service refuses whatever the window.
+ *   [--format parquet|jsonl] [--filter name=value ...] --out DIR [--json] [--until-quiet SECONDS] [--dry-run]
+ * Exit codes: 0 complete: every window checked or pulled (still being written or not), and the
+ * folder holds every write before its watermark; 1 some windows failed (named on stderr), the
+ * service could not be reached, or (--until-quiet) windows were still being written at its bound;
+ * 2 a usage, settings, credential or folder error (a folder locked by another run, files in the
+ * folder this pull did not write), or a request the service refuses whatever the window.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { DATASETS, isDatasetName, MAX_PAGE_SIZE, type DateBy, type Format } from './datasets.js';
+import { FolderBusy } from './folder-lock.js';
 import { ManifestError, checkableEntries, openManifest } from './manifest.js';
 import { printable } from './printable.js';
 import { reporter } from './progress.js';
 import { pull, PullStopped } from './pull.js';
-import { isExact, toRunAgain } from './pull-summary.js';
+import { isComplete, toRunAgain, type PullSummary } from './pull-summary.js';
 import { DEFAULT_RETRY } from './retry.js';
 import { pullSource, readSettings, SettingsError, trustCaFile } from './settings.js';
 import { summaryApi, TokenError } from './summary-api.js';
@@ -27,17 +29,22 @@ const DATE_BY = [...new Set(Object.values(DATASETS).flatMap((dataset) => dataset
 
 export const USAGE = `usage: summary-client pull <${DATASET_NAMES}> --from YYYY-MM[-DD] --to YYYY-MM[-DD] --out DIR
          [--by ${DATE_BY}] [--format parquet|jsonl] [--filter name=value ...]
-         [--page-size N (jsonl)] [--max-retry-wait SECONDS] [--dry-run]
+         [--page-size N (jsonl)] [--max-retry-wait SECONDS] [--json] [--until-quiet SECONDS] [--dry-run]
        summary-client --help | --version
 
 Pulls a date range of a dataset into DIR, one file per calendar month: contracts-2025-03.parquet;
 invoices into DIR/invoices/ and DIR/invoice_tables/ (the two tables of the export); or .jsonl.
 --from and --to are UTC days, both included, or months (--from 2025-01 is its first day, --to
 2026-11 its last); --by picks the date (default created). Every run checks every window of DIR
-by the ETag of its last pull and pulls again exactly those that changed, so DIR always ends equal
-to the service: records created, changed, back-dated or deleted in any month included. A nightly
-'--from 2025-01 --to <this month>' costs one check per month when nothing changed. The manifest
-DIR/_manifest.json records each window's ETag. --dry-run lists the windows and what a run would do.
+by the ETag of its last pull and pulls again exactly those that changed: records created,
+changed, back-dated or deleted in any month included. A run that exits 0 leaves DIR holding every
+write made before its watermark (printed, and kept in DIR/_manifest.json with each window's ETag
+and the time its files reflect). A window still being written while pulled is kept as pulled and
+checked again by the next run; --until-quiet SECONDS waits up to SECONDS for every window to be
+quiet instead (exit 1 if one is not). A nightly '--from 2025-01 --to <this month>' costs one
+check per month when nothing changed. The run names the windows it pulled, still being written
+and unchanged; --json prints them as one JSON document on stdout. --dry-run lists the windows and
+what a run would do.
 
 Settings (environment): SUMMARY_BASE_URL, SUMMARY_SCOPE, SUMMARY_SUBSCRIPTION_KEY, SUMMARY_API_KEY;
 SUMMARY_CLIENT_ID + SUMMARY_CLIENT_SECRET with SUMMARY_TOKEN_URL or SUMMARY_TENANT_ID
@@ -59,6 +66,10 @@ interface Parsed {
   readonly pageSize: number;
   readonly maxRetryWaitMs: number;
   readonly dryRun: boolean;
+  /** One JSON document on stdout: the watermark and every window (pull-summary.ts, summaryDocument). */
+  readonly json: boolean;
+  /** --until-quiet: how long a strict run waits for every window to be quiet, in milliseconds. */
+  readonly untilQuietMs?: number;
   /** --settle was given: no longer needed (every window is checked every run); accepted and ignored. */
   readonly settleIgnored: boolean;
 }
@@ -81,6 +92,8 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'versio
         'max-retry-wait': { type: 'string', default: String(DEFAULT_RETRY.maxWaitMs / 1000) },
         settle: { type: 'string' },
         'dry-run': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        'until-quiet': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'V', default: false },
       },
@@ -122,11 +135,14 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'versio
   if (values['page-size'] !== undefined && values.format !== 'jsonl') throw new UsageError('--page-size is for --format jsonl: a Parquet export is the whole window');
   const pageSize = Number(values['page-size'] ?? 1000);
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+  const untilQuiet = values['until-quiet'];
+  if (untilQuiet !== undefined && (!/^\d+$/.test(untilQuiet.trim()) || Number(untilQuiet) < 1)) throw new UsageError('--until-quiet takes the most seconds to wait for every window to be quiet (a whole number, 1 or more; 600 is ten minutes)');
   const maxRetryWait = Number(values['max-retry-wait']);
   if (!/^\d+(\.\d+)?$/.test(values['max-retry-wait']!.trim()) || !Number.isFinite(maxRetryWait)) throw new UsageError('--max-retry-wait must be seconds, 0 or more');
   return {
     dataset, from: days.from, to: days.to, by: values.by as DateBy, format: values.format, filters,
     out: values.out ?? '', pageSize, maxRetryWaitMs: maxRetryWait * 1000, dryRun: values['dry-run']!, settleIgnored: values.settle !== undefined,
+    json: values.json!, ...(untilQuiet === undefined ? {} : { untilQuietMs: Number(untilQuiet) * 1000 }),
   };
 }
 
@@ -138,8 +154,11 @@ function dayOf(value: string, name: 'from' | 'to'): string {
 }
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now): Promise<number> {
+  let json = false;
   const fail = (message: string): number => {
     process.stderr.write(`summary-client: ${printable(message)}\n`);
+    // A pipeline that reads --json's document gets one on every run: the error, and no windows.
+    if (json) process.stdout.write(`${JSON.stringify({ complete: false, error: message, windows: [] })}\n`);
     return 2;
   };
   let command: ReturnType<typeof parseCommand>;
@@ -158,6 +177,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     process.stdout.write(`summary-client ${(createRequire(import.meta.url)('../package.json') as { version: string }).version}\n`);
     return 0;
   }
+  json = command.json;
   try {
     if (command.dryRun) {
       process.stdout.write(dryRun(command, env));
@@ -172,19 +192,42 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     try {
       const summary = await pull(api, { ...command, source, now, retry: { ...DEFAULT_RETRY, maxWaitMs: command.maxRetryWaitMs, deadlineMs: settings.deadlineMs } }, report.observe);
       report.finish(summary, command.out);
+      if (command.json) process.stdout.write(`${JSON.stringify(summaryDocument(summary, command))}\n`);
       // Windows to run again come first (1); files of others in the folder alone are for the user
       // to move (2): running again changes nothing.
-      if (isExact(summary)) return 0;
+      if (isComplete(summary)) return 0;
       return toRunAgain(summary) ? 1 : 2;
     } catch (error) {
       if (error instanceof TokenError) return fail(`no access token: ${await explainTokenFailure(settings, error.message)}. Nothing more was pulled (windows pulled before stay in the folder)`);
       throw error;
     }
   } catch (error) {
-    if (error instanceof SettingsError || error instanceof ManifestError || error instanceof PullStopped || error instanceof RangeError) return fail(error.message);
+    if (error instanceof SettingsError || error instanceof ManifestError || error instanceof FolderBusy || error instanceof PullStopped || error instanceof RangeError) return fail(error.message);
     // Anything else is a fault of this client or of the machine (a full disk): one line, no stack.
     return fail(`stopped by an unexpected error: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * What --json prints: whether the run is complete, the folder's watermark, and every window of the
+ * folder with its status, asOf, rows and files, for the next step of a pipeline (which partitions
+ * to load again).
+ */
+export function summaryDocument(summary: PullSummary, command: Pick<Parsed, 'dataset' | 'out'>) {
+  return {
+    complete: isComplete(summary),
+    dataset: command.dataset,
+    out: command.out,
+    watermark: summary.watermark ?? null,
+    ...(summary.rewritten ? { rewritten: summary.rewritten } : {}),
+    ...(summary.stopped ? { stopped: summary.stopped } : {}),
+    windows: summary.outcomes.map((outcome) => ({
+      label: outcome.label, from: outcome.from, to: outcome.to, status: outcome.status, asOf: outcome.asOf ?? null,
+      rows: outcome.rows, bytes: outcome.bytes, files: outcome.files.map(({ file, rows, bytes, sha256 }) => ({ file, rows, bytes, sha256 })),
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    })),
+    foreign: summary.foreign ?? [],
+  };
 }
 
 /**

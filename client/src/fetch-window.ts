@@ -1,9 +1,11 @@
 /**
  * One window's answer, as a conditional request: unchanged since the ETag sent (412), too large
  * for one answer (to be halved), or its files written hidden (`.name.partial`) with the answer's
- * validators. A pulled answer is then confirmed: asked again with its own ETag, so that a window
- * written to while it was read is read again (a walk's pages or an export's store pages are not
- * a snapshot); what is still changing after a few tries is pulled but reported unconfirmed.
+ * validators and the time it reflects (asOf). A pulled answer is then confirmed once: asked again
+ * with its own ETag, so that a window written to while it was read is read again (a walk's pages
+ * or an export's store pages are not a snapshot). A window still being written answers that check
+ * with its data as it is now: that second answer is kept as pulled (`confirmed: false`), with its
+ * asOf, and the next run checks it again. So a busy window costs two exports a run, never more.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,8 +33,12 @@ export interface FetchContext {
   readonly out: string;
   readonly pageSize: number;
   readonly retry: RetryPolicy;
-  /** Waits before each confirmation after the first (a result written to in the last seconds has an ETag of its own until it is quiet). */
-  readonly confirmWaitsMs: readonly number[];
+  /**
+   * The wait before a pulled answer's one confirmation: 0 for a nightly run; a strict run
+   * (--until-quiet) waits past the service's quiet period, since a result written to in its last
+   * seconds has an ETag no check can match.
+   */
+  readonly confirmWaitMs: number;
   readonly onRetry: (why: string, waitMs: number) => void;
   readonly onProgress: (rows: number, bytes: number) => void;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -46,6 +52,8 @@ export interface Pulled {
   readonly schema: string;
   /** Asked again with its ETag, the service said it is unchanged: the files are the result as it stands. */
   readonly confirmed: boolean;
+  /** X-Summary-As-Of of the answer (of the confirmation when confirmed): every write before it is in the files; '' when the service sent none. */
+  readonly asOf: string;
   readonly rows: number;
   readonly bytes: number;
   /** Written hidden (partialFile), renamed into place when the window is committed. */
@@ -55,7 +63,7 @@ export interface Pulled {
   readonly grewPast?: number;
 }
 
-export type Fetched = { readonly kind: 'unchanged'; readonly schema: string } | { readonly kind: 'too-large' } | Pulled;
+export type Fetched = { readonly kind: 'unchanged'; readonly schema: string; readonly asOf: string } | { readonly kind: 'too-large' } | Pulled;
 
 /** The service refuses what no window of this pull could change: the pull stops (exit 2). */
 export class PullStopped extends Error {
@@ -73,8 +81,8 @@ export class WindowFailure extends Error {
 export class Unreachable extends WindowFailure {}
 
 /**
- * The window's answer to `ifNoneMatch` (an ETag, or none for a window pulled whole), confirmed.
- * Files are named by `label`; on a failure none is left.
+ * The window's answer to `ifNoneMatch` (an ETag, or none for a window pulled whole), confirmed
+ * once. Files are named by `label`; on a failure none is left.
  */
 export async function fetchWindow(context: FetchContext, window: Window, label: string, ifNoneMatch: string | undefined): Promise<Fetched> {
   let current = await fetchOnce(context, window, label, ifNoneMatch);
@@ -87,26 +95,19 @@ export async function fetchWindow(context: FetchContext, window: Window, label: 
       ? `the service announced ${announced} page${announced === 1 ? '' : 's'}, and page ${announced} says there is more: records changed during the walk, and the answer has no ETag to tell when they stop`
       : 'the service answered without an ETag: this client cannot tell when the window changes (a service older than this client?)', current.requestIds.at(-1));
   }
-  const sleep = context.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  for (const wait of context.confirmWaitsMs) {
-    if (wait > 0) await sleep(wait);
-    const pulled: Pulled = current;
-    let check: Fetched;
-    try {
-      check = await fetchOnce(context, window, label, pulled.etag, pulled.files);
-    } catch (error) {
-      discard(context, pulled);
-      throw error;
-    }
-    if (check.kind === 'unchanged') return { ...pulled, confirmed: true };
-    // Changed while it was read (or still moving): the check's answer is the window as it is now.
-    if (check.kind === 'too-large') {
-      discard(context, pulled);
-      return check;
-    }
-    current = check;
+  const pulled: Pulled = current;
+  let check: Fetched;
+  try {
+    if (context.confirmWaitMs > 0) await (context.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))))(context.confirmWaitMs);
+    check = await fetchOnce(context, window, label, pulled.etag, pulled.files);
+  } catch (error) {
+    discard(context, pulled);
+    throw error;
   }
-  return current;
+  if (check.kind === 'unchanged') return { ...pulled, confirmed: true, asOf: check.asOf };
+  // Changed while it was read (or still being written): the check's answer is the window as it is now.
+  if (check.kind === 'too-large') discard(context, pulled);
+  return check;
 }
 
 /** Removes a pulled answer's hidden files. */
@@ -136,6 +137,12 @@ async function fetchOnce(context: FetchContext, window: Window, label: string, i
   }
 }
 
+/** A 412 RESULT_UNCHANGED: the result's schema and the time it was found unchanged. */
+function unchanged(response: Response): Fetched {
+  const { schema, asOf } = validatorsOf(response);
+  return { kind: 'unchanged', schema, asOf };
+}
+
 function windowFilters(context: FetchContext, window: Window): Filters {
   const members = dateMembers(context.by);
   return { ...context.filters, [members.from]: window.from, [members.to]: window.to };
@@ -158,7 +165,7 @@ async function call<T extends { response: Response }>(context: FetchContext, sen
 async function exportWindow(context: FetchContext, window: Window, label: string, ifNoneMatch: string | undefined): Promise<Fetched> {
   const result = await call(context, (signal) => context.api.export(context.dataset, windowFilters(context, window), ifNoneMatch, signal));
   const requestId = result.response.headers.get('x-request-id') ?? '';
-  if (isUnchanged(result.response, result.error)) return { kind: 'unchanged', schema: validatorsOf(result.response).schema };
+  if (isUnchanged(result.response, result.error)) return unchanged(result.response);
   if (!result.data) return refusal(result.response, result.error, requestId);
   const files = writeParquetFiles(context, label, unpack(context.dataset, new Uint8Array(result.data), context.api.maxExportBytes, requestId), requestId);
   // A row of the dataset is a row of its first table (invoices: not their lines).
@@ -261,7 +268,7 @@ async function walkPages(context: FetchContext, window: Window, label: string, i
   const requestIds: string[] = [];
   let rows = 0;
   let bytes = 0;
-  let validators = { etag: '', schema: '' };
+  let validators = { etag: '', schema: '', asOf: '' };
   let more = false;
   let file: FileHandle | undefined;
   try {
@@ -272,7 +279,7 @@ async function walkPages(context: FetchContext, window: Window, label: string, i
       const filters = { ...windowFilters(context, window), page, pageSize: context.pageSize };
       const result = await call(context, (signal) => context.api.page(context.dataset, filters, page === 1 ? ifNoneMatch : undefined, signal));
       const requestId = result.response.headers.get('x-request-id') ?? '';
-      if (page === 1 && isUnchanged(result.response, result.error)) return { kind: 'unchanged', schema: validatorsOf(result.response).schema };
+      if (page === 1 && isUnchanged(result.response, result.error)) return unchanged(result.response);
       if (!result.data) {
         await file?.close();
         rmSync(partial, { force: true });

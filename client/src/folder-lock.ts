@@ -1,8 +1,10 @@
 /**
  * One pull at a time per folder: two runs into one --out (a nightly job overlapping a long
  * backfill) would remove each other's files being written and save manifests that drop each
- * other's windows. The lock is a hidden file naming the process that holds it; one whose process
- * is gone (a run killed) is taken over. It says nothing across machines sharing a network folder.
+ * other's windows. A run takes the lock before it writes anything (pull.ts). The lock is a hidden
+ * file naming the process and the host that hold it; one whose process is gone (a run killed) on
+ * this host is taken over. One of another host (a network folder shared by two machines) is never
+ * taken over, since no process of another host can be seen from here: the run stops, naming it.
  *
  * Every step that decides who holds the lock is one the file system does atomically: a lock is
  * made whole (written aside, then linked into place, which fails if one is there), and a dead
@@ -14,8 +16,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { linkSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { ManifestError } from './manifest.js';
+import { printable } from './printable.js';
 
 export const LOCK_FILE = '.summary-client.lock';
 
@@ -31,15 +34,25 @@ const held = new Set<string>();
 /** When this process started: a lock with its pid made since is another thread's or module copy's. */
 const STARTED_AT = Date.now() - process.uptime() * 1000;
 
+/** The folder is another run's: wait for it, or pull elsewhere (exit 2). */
+export class FolderBusy extends Error {
+  override readonly name = 'FolderBusy';
+}
+
+/** This machine's name, as a lock records it (a name never has white space). */
+const HOST = hostname().replace(/\s/g, '') || 'unknown';
+
 /** Takes the folder's lock (the folder exists); the returned function gives it back. */
 export function lockFolder(dir: string): () => void {
   const path = join(realpathSync(dir), LOCK_FILE);
   if (held.has(path)) throw busy(dir, process.pid);
-  const mine = `${process.pid} ${randomUUID()}\n`;
+  const mine = `${process.pid} ${randomUUID()} host=${HOST}\n`;
   if (!create(path, mine)) {
     const seen = read(path);
     if (seen !== undefined) {
       const holder = holderOf(seen);
+      const host = hostOf(seen);
+      if (host !== undefined && host !== HOST) throw elsewhere(dir, path, host, holder);
       if (holder === undefined ? !madeBefore(path, Date.now() - STARTING_MS) : alive(holder, path)) throw busy(dir, holder);
       moveAside(path, seen, dir);
     }
@@ -138,8 +151,17 @@ function madeBefore(path: string, time: number): boolean {
   }
 }
 
-function busy(dir: string, holder: number | undefined): ManifestError {
-  return new ManifestError(`another summary-client pull (${holder === undefined ? 'starting' : `process ${holder}`}) is writing into ${dir}: let it finish, or pull into another --out`);
+/** The host a lock names (`host=NAME`), or undefined for a lock of an older client (taken as this host's). */
+function hostOf(content: string): string | undefined {
+  return /(?:^|\s)host=(\S+)/.exec(content)?.[1];
+}
+
+function busy(dir: string, holder: number | undefined): FolderBusy {
+  return new FolderBusy(`another summary-client pull (${holder === undefined ? 'starting' : `process ${holder}`}) is writing into ${dir}: let it finish, or pull into another --out`);
+}
+
+function elsewhere(dir: string, path: string, host: string, holder: number | undefined): FolderBusy {
+  return new FolderBusy(`${dir} is locked by a summary-client pull on host ${printable(host, 64)}${holder === undefined ? '' : ` (process ${holder})`}, which this machine cannot see, so the lock is never taken over from here: let that pull finish. If none runs there any more (it was killed, or the machine is gone), remove ${path} and run again`);
 }
 
 /**

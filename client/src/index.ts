@@ -2,8 +2,9 @@
 export { DATASETS, type DatasetName, type DateBy, type Format } from './datasets.js';
 export { readSettings, trustCaFile, SettingsError, DEFAULT_MAX_EXPORT_BYTES, type ClientSettings } from './settings.js';
 export { summaryApi, TokenError, BodyTooLarge, type SummaryApi, type Filters, type Page, type Problem } from './summary-api.js';
-export { pull, PullStopped, CONFIRM_WAITS_MS, type PullOptions } from './pull.js';
-export { isExact, type PullEvent, type PullSummary, type Rewrite } from './pull-summary.js';
+export { pull, PullStopped, QUIET_WAIT_MS, SERVICE_QUIET_MS, type PullOptions } from './pull.js';
+export { isComplete, type PullEvent, type PullSummary, type Rewrite, type WindowOutcome, type WindowStatus } from './pull-summary.js';
+export { FolderBusy } from './folder-lock.js';
 export { monthWindows, halves, type Window } from './windows.js';
 export { DEFAULT_RETRY, withRetry, type RetryPolicy } from './retry.js';
 export { MANIFEST_FILE, dataFile } from './layout.js';

@@ -1,9 +1,9 @@
 /**
  * The manifest a pull keeps in its output folder (`_manifest.json`: readers skip it): what was
- * asked, the schema fingerprint every file shares, and per window its status, the result's ETag,
- * files, rows, bytes, sha256 and the request ids. A re-run checks every window by its ETag (its
- * files checked against the sha256 first) and pulls again only what changed, so it never
- * duplicates and never misses a change.
+ * asked, the schema fingerprint every file shares, the folder's watermark, and per window its
+ * status, the result's ETag, the time its files reflect (asOf), files, rows, bytes, sha256 and the
+ * request ids. A re-run checks every window by its ETag (its files checked against the sha256
+ * first) and pulls again only what changed, so it never duplicates and never misses a change.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +46,13 @@ export interface ManifestWindow {
   readonly status: WindowStatus;
   /** The service's ETag of the window's result when its files were pulled (absent: pulled by an older client, or failed). */
   readonly etag?: string;
+  /**
+   * The service's X-Summary-As-Of of the last answer about the window: every write before it is in
+   * its files (absent: pulled by an older client or from an older service, or failed).
+   */
+  readonly asOf?: string;
+  /** Still being written when pulled: its files are the second answer, kept as pulled; the next run checks it again. */
+  readonly moving?: true;
   readonly rows: number;
   readonly bytes: number;
   readonly files: readonly ManifestFile[];
@@ -60,6 +67,11 @@ export interface Manifest {
   readonly request: PullRequestKey;
   /** The service's X-Summary-Schema of every file listed (absent: not known yet, or a folder of an older client). */
   schema?: string;
+  /**
+   * Every write that landed before it is in the folder: the oldest asOf of its windows (watermark.ts).
+   * Absent while a window has no asOf or failed without files to stand for it.
+   */
+  watermark?: string;
   windows: ManifestWindow[];
 }
 
@@ -110,10 +122,11 @@ function readManifest(path: string, versions: readonly number[], request: PullRe
 
 /** What makes `value` no manifest this client can trust, or undefined. */
 function manifestProblem(value: unknown, versions: readonly number[], asked: PullRequestKey): string | undefined {
-  const manifest = value as { version?: unknown; request?: Partial<PullRequestKey>; schema?: unknown; windows?: unknown } | null;
+  const manifest = value as { version?: unknown; request?: Partial<PullRequestKey>; schema?: unknown; watermark?: unknown; windows?: unknown } | null;
   const version = manifest?.version;
   if (typeof version !== 'number' || !versions.includes(version) || !Array.isArray(manifest!.windows)) return `not a version ${versions.join(' or ')} manifest of summary-client`;
   if (manifest!.schema !== undefined && typeof manifest!.schema !== 'string') return 'its schema is not a fingerprint';
+  if (manifest!.watermark !== undefined && typeof manifest!.watermark !== 'string') return 'its watermark is not a time';
   const request = manifest!.request;
   if (!['service', 'client', 'dataset', 'format', 'by'].every((key) => typeof request?.[key as keyof PullRequestKey] === 'string') || typeof request?.filters !== 'object' || request.filters === null) {
     return 'its request is not complete';
@@ -128,6 +141,7 @@ function manifestProblem(value: unknown, versions: readonly number[], asked: Pul
     }
     if (!['done', 'open', 'failed'].includes(entry.status as string)) return `window ${entry.window} has no known status`;
     if (entry.etag !== undefined && typeof entry.etag !== 'string') return `window ${entry.window} has an ETag that is not text`;
+    if (entry.asOf !== undefined && (typeof entry.asOf !== 'string' || Number.isNaN(Date.parse(entry.asOf)))) return `window ${entry.window} has an asOf that is not a time`;
     for (const file of entry.files as Partial<ManifestFile>[]) {
       if (typeof file?.file !== 'string' || typeof file.sha256 !== 'string') return `window ${entry.window} lists a file without name or sha256`;
       // Files are only ever named by the client: anything else (../elsewhere, an absolute path) is never touched.
@@ -203,6 +217,22 @@ export function checkableEntries(manifest: Manifest, dir: string, from: string, 
   if (expected !== nextDay(to)) return null;
   const intact = inside.every((entry) => entry.files.every((file) => sha256File(join(dir, file.file)) === file.sha256));
   return intact ? inside : null;
+}
+
+/**
+ * The folder's watermark: every write that landed before it is in the folder, the oldest asOf of
+ * its windows. Undefined while a window has none (pulled by an older client, or from a service
+ * that sends no X-Summary-As-Of), or a failed window has no files of an earlier pull to stand for it.
+ */
+export function watermarkOf(manifest: Manifest): string | undefined {
+  const done = manifest.windows.filter((entry) => entry.status === 'done').sort((a, b) => a.from.localeCompare(b.from));
+  if (done.length === 0 || done.some((entry) => entry.asOf === undefined)) return undefined;
+  for (const failed of manifest.windows.filter((entry) => entry.status === 'failed')) {
+    let day = failed.from;
+    for (const entry of done) if (entry.from <= day && entry.to >= day) day = nextDay(entry.to);
+    if (day <= failed.to) return undefined;
+  }
+  return done.map((entry) => entry.asOf!).reduce((oldest, asOf) => (Date.parse(asOf) < Date.parse(oldest) ? asOf : oldest));
 }
 
 export function sha256(bytes: Uint8Array | string): string {

@@ -1,10 +1,11 @@
 /**
  * What the CLI tells a person: a progress line on stderr while it is a terminal (windows, rows,
- * bytes, rate), the retries and failures as they happen, a summary at the end. Never data, never
- * a secret: the events carry neither.
+ * bytes, rate), the retries and failures as they happen, a summary at the end that names the
+ * windows pulled, still being written and unchanged (terminal or log file alike), and the folder's
+ * watermark. Never data, never a secret: the events carry neither.
  */
 import { printable } from './printable.js';
-import { isExact, type PullEvent, type PullSummary } from './pull-summary.js';
+import { isComplete, labelRanges, type PullEvent, type PullSummary, type WindowStatus } from './pull-summary.js';
 
 export interface Reporter {
   readonly observe: (event: PullEvent) => void;
@@ -65,6 +66,9 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
         case 'files-recovered':
           say(`finished what a run stopped before renaming: ${event.files.join(', ')}`);
           break;
+        case 'waiting-quiet':
+          say(`still being written: ${labelRanges(event.windows)}; pulling ${event.windows.length === 1 ? 'it' : 'them'} again in ${(event.waitMs / 1000).toFixed(0)} s (--until-quiet)`);
+          break;
         case 'rewrite':
           say(event.why === 'schema'
             ? 'the columns your roles see changed: pulling every window again, into one schema (the folder changes only once all are in)'
@@ -75,10 +79,17 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
     finish(summary, out) {
       const seconds = (now() - started) / 1000;
       say(
-        `${isExact(summary) ? 'exact' : 'not exact'}: ${count(summary.windows, 'window')} (${summary.pulled} pulled, ${summary.unchanged} unchanged), ` +
+        `${isComplete(summary) ? 'complete' : 'not complete'}: ${count(summary.windows, 'window')} (${summary.pulled} pulled, ${summary.unchanged} unchanged), ` +
           `${count(summary.rows, 'row')}, ${formatBytes(summary.bytes)} in ${count(summary.files.length, 'file')} in ${seconds.toFixed(1)} s → ${out}`,
       );
-      if (summary.unconfirmed.length > 0) say(`still changing: ${summary.unconfirmed.join(', ')} (written to while pulled; the next run checks ${summary.unconfirmed.length === 1 ? 'it' : 'them'} again)`);
+      const named = (status: WindowStatus) => summary.outcomes.filter((outcome) => outcome.status === status).map((outcome) => outcome.label);
+      if (summary.watermark) say(`watermark: ${summary.watermark} (every write before it is in the folder)`);
+      if (named('pulled').length > 0) say(`pulled: ${labelRanges(named('pulled'))}`);
+      if (summary.moving.length > 0) {
+        say(`still being written: ${labelRanges(summary.moving)} (${summary.notQuiet ? 'still at the end of --until-quiet' : 'kept as pulled'}; the next run checks ${summary.moving.length === 1 ? 'it' : 'them'} again)`);
+      }
+      if (named('unchanged').length > 0) say(`unchanged: ${labelRanges(named('unchanged'))}`);
+      if (named('not-tried').length > 0) say(`not tried: ${labelRanges(named('not-tried'))}`);
       if (summary.stopped) say(`stopped: ${summary.stopped}`);
       if (summary.foreign?.length) {
         say(`not a dataset as it is: ${out} holds ${count(summary.foreign.length, 'file')} this pull did not write, which readers of the folder load with its own: ${summary.foreign.join(', ')} (move ${summary.foreign.length === 1 ? 'it' : 'them'} out of the folder: the pull never removes what it did not write)`);

@@ -1,10 +1,9 @@
 /**
  * What a pull tells: its events as they happen (the CLI's progress line), and its summary at the
- * end, which says whether the folder is exact.
+ * end: per window what the run did, the folder's watermark, and whether the run is complete.
  */
-import type { ManifestWindow } from './manifest.js';
-import type { WindowFailure } from './fetch-window.js';
-import { windowLabel, type Window } from './windows.js';
+import type { ManifestFile, ManifestWindow } from './manifest.js';
+import type { Window } from './windows.js';
 
 /** What a pull tells its observer (the CLI's progress line). */
 export type PullEvent =
@@ -16,84 +15,111 @@ export type PullEvent =
   | { readonly kind: 'retry'; readonly why: string; readonly waitMs: number }
   | { readonly kind: 'split'; readonly window: Window; readonly into: readonly [Window, Window] }
   | { readonly kind: 'rewrite'; readonly why: Rewrite }
+  | { readonly kind: 'waiting-quiet'; readonly windows: readonly string[]; readonly waitMs: number }
   | { readonly kind: 'orphans-removed'; readonly files: readonly string[] }
   | { readonly kind: 'files-recovered'; readonly files: readonly string[] };
 
 /** Why a run rewrote the whole folder: the columns changed, or an older client's folder had no validators. */
 export type Rewrite = 'schema' | 'older-client';
 
+/**
+ * What a run did with a window of the folder: `pulled` (new or changed, confirmed), `moving`
+ * (still being written while pulled: kept as pulled, checked again by the next run), `unchanged`
+ * (its ETag still holds), `failed`, or `not-tried` (the run stopped before it).
+ */
+export type WindowStatus = 'pulled' | 'moving' | 'unchanged' | 'failed' | 'not-tried';
+
+/** One window of the folder (a manifest entry) as the run left it. */
+export interface WindowOutcome {
+  /** `YYYY-MM`, or `from_to` for a part of a month. */
+  readonly label: string;
+  readonly from: string;
+  readonly to: string;
+  readonly status: WindowStatus;
+  /** Every write before it is in the window's files (the service's X-Summary-As-Of); absent when unknown. */
+  readonly asOf?: string;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly files: readonly ManifestFile[];
+  readonly error?: string;
+}
+
 export interface PullSummary {
   /** Windows checked or pulled: the range's months and the windows the folder holds besides. */
   readonly windows: number;
-  /** Windows pulled (new, changed, or all of a rewrite). */
+  /** Of those, the windows pulled (new, changed, or all of a rewrite). */
   readonly pulled: number;
-  /** Windows the service said are unchanged. */
+  /** Of those, the windows the service said are unchanged. */
   readonly unchanged: number;
   readonly rewritten?: Rewrite;
-  /** Windows pulled but still changing when asked again: the next run checks them again. */
-  readonly unconfirmed: readonly string[];
+  /** Every window of the folder as the run left it, in date order. */
+  readonly outcomes: readonly WindowOutcome[];
+  /** Windows still being written while pulled: kept as pulled, checked again by the next run. */
+  readonly moving: readonly string[];
   readonly failed: readonly ManifestWindow[];
   /** Why the pull stopped before its last window (the service could not be reached; a rewrite failed). */
   readonly stopped?: string;
+  /** Every write that landed before it is in the folder (the oldest asOf of its windows); absent when unknown. */
+  readonly watermark?: string;
   readonly rows: number;
   readonly bytes: number;
   readonly files: readonly string[];
   /** Entries of the folder this pull did not write that readers would load with its files (folder.ts, foreignFiles). */
   readonly foreign?: readonly string[];
+  /** A strict run (--until-quiet) whose windows were still being written at its bound. */
+  readonly notQuiet?: boolean;
 }
 
-/** Whether some windows are to be run again: failed, still changing, or not tried (the run stopped). */
+/** Whether some windows are to be run again: failed, or not tried (the run stopped). */
 export function toRunAgain(summary: PullSummary): boolean {
-  return summary.failed.length > 0 || summary.unconfirmed.length > 0 || summary.stopped !== undefined;
+  return summary.failed.length > 0 || summary.stopped !== undefined || summary.notQuiet === true;
 }
 
 /**
- * Whether a summary says the folder equals the service: every window checked or pulled, and
- * confirmed, and nothing else in the folder for a reader to load.
+ * Whether the run is complete: every window checked or pulled (still being written or not), and
+ * nothing else in the folder for a reader to load. The folder then holds every write before its
+ * watermark.
  */
-export function isExact(summary: PullSummary): boolean {
+export function isComplete(summary: PullSummary): boolean {
   return !toRunAgain(summary) && (summary.foreign?.length ?? 0) === 0;
 }
 
-/** What a window's pull left: its entries, the files written hidden for them, and what could not be confirmed. */
-export interface WindowEntries {
-  readonly entries: ManifestWindow[];
-  readonly staged: string[];
-  readonly unconfirmed: string[];
-}
-
-/** An empty WindowEntries, to add a window's parts to. */
-export function noEntries(): WindowEntries {
-  return { entries: [], staged: [], unconfirmed: [] };
-}
-
-/** A summary with nothing counted yet, to count a run's windows into. */
-export function newSummary(windows: number) {
-  return { windows, pulled: 0, unchanged: 0, unconfirmed: [] as string[], failed: [] as ManifestWindow[], files: [] as string[], rows: 0, bytes: 0, stopped: undefined as string | undefined };
-}
-
-/** Counts a committed pull's entries into the summary and tells the observer of each. */
-export function report(summary: ReturnType<typeof newSummary>, pulled: WindowEntries, observe: (event: PullEvent) => void): void {
-  summary.pulled++;
-  summary.unconfirmed.push(...pulled.unconfirmed);
-  tally(summary, pulled.entries);
-  for (const entry of pulled.entries) {
-    if (entry.status === 'failed') summary.failed.push(entry);
-    observe({ kind: entry.status === 'failed' ? 'window-failed' : 'window-done', entry });
-  }
-}
-
 /** The manifest entry of a window that failed: no files, the reason, and the request id for support. */
-export function failedEntry(window: Window, error: WindowFailure, now: () => number): ManifestWindow {
-  return { window: windowLabel(window), from: window.from, to: window.to, status: 'failed', rows: 0, bytes: 0, files: [], requestIds: error.requestId ? [error.requestId] : [], error: error.message, finishedAt: new Date(now()).toISOString() };
+export function failedEntry(window: Window, error: { message: string; requestId: string }, finishedAt: string, label: string): ManifestWindow {
+  return { window: label, from: window.from, to: window.to, status: 'failed', rows: 0, bytes: 0, files: [], requestIds: error.requestId ? [error.requestId] : [], error: error.message, finishedAt };
 }
 
-/** Adds entries' rows, bytes and files to a summary. */
-export function tally(summary: { rows: number; bytes: number; files: string[] }, entries: readonly ManifestWindow[]): void {
-  for (const entry of entries) {
-    summary.rows += entry.rows;
-    summary.bytes += entry.bytes;
-    summary.files.push(...entry.files.map((file) => file.file));
+/** A window's outcome from its manifest entry and what the run did with it. */
+export function outcomeOf(entry: ManifestWindow, status: WindowStatus): WindowOutcome {
+  return {
+    label: entry.window, from: entry.from, to: entry.to, status: entry.status === 'failed' ? 'failed' : status,
+    ...(entry.asOf === undefined ? {} : { asOf: entry.asOf }), rows: entry.rows, bytes: entry.bytes, files: entry.files,
+    ...(entry.error === undefined ? {} : { error: entry.error }),
+  };
+}
+
+/** Month labels in a row as ranges (`2025-01..2025-09, 2025-11`): a nightly run's unchanged windows in one line. */
+export function labelRanges(labels: readonly string[]): string {
+  const parts: string[] = [];
+  let start = '';
+  let last = '';
+  const close = () => {
+    if (start) parts.push(start === last ? start : `${start}..${last}`);
+  };
+  for (const label of labels) {
+    if (/^\d{4}-\d{2}$/.test(label) && /^\d{4}-\d{2}$/.test(last) && label === nextMonth(last)) {
+      last = label;
+      continue;
+    }
+    close();
+    start = label;
+    last = label;
   }
+  close();
+  return parts.join(', ');
 }
 
+function nextMonth(month: string): string {
+  const [year, index] = month.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, index, 1)).toISOString().slice(0, 7);
+}

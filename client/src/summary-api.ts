@@ -133,9 +133,15 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
 
 export type SummaryApi = ReturnType<typeof summaryApi>;
 
-/** The validators of a 200 or 412: the result's ETag and the fingerprint of its columns (docs: "Validators"). */
-export function validatorsOf(response: Response): { etag: string; schema: string } {
-  return { etag: response.headers.get('etag') ?? '', schema: response.headers.get('x-summary-schema') ?? '' };
+/**
+ * The validators of a 200 or 412: the result's ETag, the fingerprint of its columns (docs:
+ * "Validators"), and the time the answer reflects (X-Summary-As-Of: every write before it is in
+ * the answer), '' when the service sent none or something that is not a UTC time.
+ */
+export function validatorsOf(response: Response): { etag: string; schema: string; asOf: string } {
+  const asOf = response.headers.get('x-summary-as-of')?.trim() ?? '';
+  const valid = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/.test(asOf) && !Number.isNaN(Date.parse(asOf));
+  return { etag: response.headers.get('etag') ?? '', schema: response.headers.get('x-summary-schema') ?? '', asOf: valid ? new Date(asOf).toISOString() : '' };
 }
 
 /** Whether an answer says the result is unchanged since the ETag the call sent. */

@@ -367,7 +367,7 @@ class Versions:
         if request.headers.get("if-none-match") == etag:
             return 412, {"Content-Type": "application/problem+json", "ETag": etag, "X-Request-ID": "rid-412"}, json.dumps({"status": 412, "code": "RESULT_UNCHANGED", "detail": "unchanged"}).encode()
         status, headers, data = ok(rows_for(request))
-        return status, {**headers, "ETag": etag}, data
+        return status, {**headers, "ETag": etag, "X-Summary-As-Of": "2026-11-28T01:00:00Z"}, data
 
 
 def test_a_cache_folder_makes_a_second_call_with_nothing_changed_export_nothing(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
@@ -390,6 +390,32 @@ def test_a_cache_folder_makes_a_second_call_with_nothing_changed_export_nothing(
     assert sorted(os.listdir(tmp_path)) == sorted(["_cache.json", *[name for name in os.listdir(tmp_path) if name.endswith(".export")]])
     assert len([name for name in os.listdir(tmp_path) if name.endswith(".export")]) == 3
     assert len(server.calls()) - before == 6
+
+
+def test_a_cache_returns_a_window_still_being_written_as_pulled_and_asks_for_it_again_next_call(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    # A busy tenant: March is written to all the time, so the service gives it an ETag of its own on
+    # every answer (none ever matches). Each call returns March as exported, raises nothing, and
+    # the next call asks for it again; the quiet months come from the cache.
+    versions = Versions()
+    moving = {"count": 0}
+
+    def answer(request):  # type: ignore[no-untyped-def]
+        if request.body["createdFrom"].startswith("2025-03"):
+            moving["count"] += 1
+            versions.version["2025-03"] = moving["count"]
+        return versions.answer(request)
+
+    server = serve(servers, answer)
+    first = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-03-31", cache=tmp_path, **server.settings())
+    before = len(server.calls())
+    second = summary_client.load_as_arrow("contracts", "2025-01-01", "2025-03-31", cache=tmp_path, **server.settings())
+    calls = server.calls()[before:]
+    assert [call.headers.get("if-none-match") for call in calls] == ['W/"2025-01-01-0"', 'W/"2025-02-01-0"', 'W/"2025-03-01-1"']
+    assert second.num_rows == first.num_rows
+    assert moving["count"] == 2
+    index = json.loads((tmp_path / "_cache.json").read_text())
+    assert sorted(entry["etag"] for entry in index["windows"].values()) == ['W/"2025-01-01-0"', 'W/"2025-02-01-0"', 'W/"2025-03-01-2"']
+    assert {entry.get("asOf") for entry in index["windows"].values()} == {"2026-11-28T01:00:00Z"}
 
 
 def test_a_cache_copy_that_was_tampered_with_is_fetched_again(servers, waits, tmp_path):  # type: ignore[no-untyped-def]

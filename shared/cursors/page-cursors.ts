@@ -11,11 +11,13 @@ import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope } from '../model/view.js';
 import { PAGE_CURSORS_CONTAINER } from '../store/container-definitions.js';
 
-/** Where page p+1 starts, and the walk's total and ETag, taken once on its first page. */
+/** Where page p+1 starts, and the walk's total, ETag and as-of time, taken once on its first page. */
 export interface PageCursor {
   readonly continuation: string;
   readonly totalRecords: number;
   readonly etag: string;
+  /** X-Summary-As-Of of the first page (absent in a cursor of an earlier deploy). */
+  readonly asOf?: string;
 }
 
 /**
@@ -64,10 +66,10 @@ export function createCosmosPageCursors(client: CosmosClient): PageCursors {
       const { resource } = await container.item(key, tenant).read<CursorDocument>(signal ? { abortSignal: signal } : {});
       // A cursor of an earlier deploy (no ETag) is no cursor: the page is read without it.
       if (!resource || resource.tenantId !== tenant || typeof resource.continuation !== 'string' || typeof resource.totalRecords !== 'number' || typeof resource.etag !== 'string') return undefined;
-      return { continuation: resource.continuation, totalRecords: resource.totalRecords, etag: resource.etag };
+      return { continuation: resource.continuation, totalRecords: resource.totalRecords, etag: resource.etag, ...(typeof resource.asOf === 'string' ? { asOf: resource.asOf } : {}) };
     },
     async put(tenant, key, cursor, signal) {
-      const document: CursorDocument = { id: key, tenantId: tenant, continuation: cursor.continuation, totalRecords: cursor.totalRecords, etag: cursor.etag };
+      const document: CursorDocument = { id: key, tenantId: tenant, continuation: cursor.continuation, totalRecords: cursor.totalRecords, etag: cursor.etag, ...(cursor.asOf === undefined ? {} : { asOf: cursor.asOf }) };
       await container.items.upsert(document, signal ? { abortSignal: signal } : {});
     },
   };

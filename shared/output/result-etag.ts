@@ -30,6 +30,19 @@ export const QUIET_SECONDS = 5;
 /** The response header with the fingerprint of the answer's columns. */
 export const SCHEMA_HEADER = 'X-Summary-Schema';
 
+/** The response header with the time the answer reflects (resultAsOf). */
+export const AS_OF_HEADER = 'X-Summary-As-Of';
+
+/**
+ * The time an answer reflects, given when its version was taken (before the version's query, by
+ * the service's clock): every write that landed before it is in the answer. QUIET_SECONDS before
+ * that whole second, since the store stamps writes by its own clock, not ours, in whole seconds.
+ * It says nothing of when the result was last written (no write time of the caller's records).
+ */
+export function resultAsOf(takenAt: number): string {
+  return new Date((Math.floor(takenAt / 1000) - QUIET_SECONDS) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
 /**
  * The fingerprint of the columns a view answers in a format: the fields and line fields with their
  * types, in order, and the output revision. It changes exactly when a reader's schema of the

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../../dev/project-root.js';
-import { LOCK_FILE, lockFolder } from '../../client/src/folder-lock.js';
+import { FolderBusy, LOCK_FILE, lockFolder } from '../../client/src/folder-lock.js';
 
 // The compiled lock (npm test builds first), as every pull process runs it.
 const LOCK_MODULE = pathToFileURL(join(projectRoot(), 'client', 'dist', 'folder-lock.js')).href;
@@ -88,7 +88,7 @@ describe('the folder lock', () => {
     const release = lockFolder(dir);
     expect(() => lockFolder(dir)).toThrow(`another summary-client pull (process ${process.pid}) is writing into ${dir}`);
     const content = readFileSync(join(dir, LOCK_FILE), 'utf8');
-    expect(content).toMatch(new RegExp(`^${process.pid} [0-9a-f-]{36}\\n$`));
+    expect(content).toMatch(new RegExp(`^${process.pid} [0-9a-f-]{36} host=${hostname().replace(/\s/g, '')}\\n$`));
     release();
     expect(readdirSync(dir)).toEqual([]);
     const again = lockFolder(dir);
@@ -106,6 +106,22 @@ describe('the folder lock', () => {
     // Older than this process: a dead run's, whose pid this process got again.
     const old = (Date.now() - process.uptime() * 1000 - 60_000) / 1000;
     utimesSync(path, old, old);
+    lockFolder(dir)();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('never takes over a lock of another host, however old, and names the file to remove', () => {
+    const dir = folder();
+    const path = join(dir, LOCK_FILE);
+    writeFileSync(path, '2147483646 0c5e7f4e-0000-4000-8000-000000000000 host=build-agent-7\n');
+    const old = (Date.now() - 86_400_000) / 1000;
+    utimesSync(path, old, old);
+    expect(() => lockFolder(dir)).toThrow(FolderBusy);
+    expect(() => lockFolder(dir)).toThrow(`${dir} is locked by a summary-client pull on host build-agent-7 (process 2147483646), which this machine cannot see`);
+    expect(() => lockFolder(dir)).toThrow(`remove ${path} and run again`);
+    expect(readFileSync(path, 'utf8')).toContain('host=build-agent-7');
+    // The same lock of this host is a dead run's, taken over.
+    writeFileSync(path, `2147483646 0c5e7f4e-0000-4000-8000-000000000000 host=${hostname().replace(/\s/g, '')}\n`);
     lockFolder(dir)();
     expect(readdirSync(dir)).toEqual([]);
   });

@@ -104,7 +104,7 @@ describe('summary-client pull is safe against the server', () => {
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise((resolve) => child.once('exit', resolve));
-    expect(stderr).toMatch(/^exact: 2 windows \(2 pulled, 0 unchanged\)/m);
+    expect(stderr).toMatch(/^complete: 2 windows \(2 pulled, 0 unchanged\)/m);
     expect(code).toBe(0);
     expect(readdirSync(join(dir, 'invoices'))).toEqual(['invoices-2025-01.parquet', 'invoices-2025-02.parquet']);
     expect(peakKiB).toBeGreaterThan(0);
@@ -262,12 +262,12 @@ describe('summary-client pull is safe against the server', () => {
   });
 
   it('prints problem text without control characters: no escape sequence reaches the terminal, no line is forged', async () => {
-    const settings = await serve((_request, response) => problem(response, 503, 'STORE_UNAVAILABLE', 'busy\u001b[2J\u001b[H\r\nexact: 12 windows (12 pulled, 0 unchanged)\u009b31m\u202e'));
+    const settings = await serve((_request, response) => problem(response, 503, 'STORE_UNAVAILABLE', 'busy\u001b[2J\u001b[H\r\ncomplete: 12 windows (12 pulled, 0 unchanged)\u009b31m\u202e'));
     const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], settings);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^2025-01 failed: 503 STORE_UNAVAILABLE: busy \[2J \[H exact: 12 windows \(12 pulled, 0 unchanged\) 31m /m);
+    expect(result.stderr).toMatch(/^2025-01 failed: 503 STORE_UNAVAILABLE: busy \[2J \[H complete: 12 windows \(12 pulled, 0 unchanged\) 31m /m);
     expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
-    expect(result.stderr).not.toMatch(/^exact: 12/m);
+    expect(result.stderr).not.toMatch(/^complete: 12/m);
   });
 
   it.each([

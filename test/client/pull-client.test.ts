@@ -61,7 +61,7 @@ describe('summary-client pull', () => {
   it('pulls a year of contracts as Parquet, one file per month, every stored record exactly once', async () => {
     const dir = outDir();
     const result = await runPull(['contracts', ...YEAR, '--out', dir]);
-    expect(result.stderr).toMatch(/^exact: 12 windows \(12 pulled, 0 unchanged\)/m);
+    expect(result.stderr).toMatch(/^complete: 12 windows \(12 pulled, 0 unchanged\)/m);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', ...Array.from({ length: 12 }, (_, month) => `contracts-2025-${String(month + 1).padStart(2, '0')}.parquet`)]);
@@ -116,20 +116,20 @@ describe('summary-client pull', () => {
 
     const resumed = await runPull(['contracts', ...YEAR, '--out', dir]);
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toMatch(new RegExp(`^exact: 12 windows \\(${12 - before} pulled, ${before} unchanged\\)`, 'm'));
+    expect(resumed.stderr).toMatch(new RegExp(`^complete: 12 windows \\(${12 - before} pulled, ${before} unchanged\\)`, 'm'));
     const files = (folder: string) => Object.fromEntries(manifest(folder).windows.map((entry) => [entry.window, entry.files.map((file) => file.file)]));
     expect(files(dir)).toEqual(files(complete));
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
     expect(await parquetIds(dir, 'contractId')).toEqual(await storedIds('contracts', 'contractId'));
 
     const again = await runPull(['contracts', ...YEAR, '--out', dir]);
-    expect(again.stderr).toMatch(/^exact: 12 windows \(0 pulled, 12 unchanged\)/m);
+    expect(again.stderr).toMatch(/^complete: 12 windows \(0 pulled, 12 unchanged\)/m);
   });
 
   it('gets its token from SUMMARY_TOKEN_URL as well as from the authority host and tenant', async () => {
     const { SUMMARY_AUTHORITY_HOST: host, SUMMARY_TENANT_ID: tenant, ...rest } = settingsFor();
     const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', outDir()], { ...rest, SUMMARY_TOKEN_URL: `${host}/${tenant}/oauth2/v2.0/token` });
-    expect(result.stderr).toMatch(/^exact: 1 window \(1 pulled, 0 unchanged\)/m);
+    expect(result.stderr).toMatch(/^complete: 1 window \(1 pulled, 0 unchanged\)/m);
     expect(result.code).toBe(0);
   });
 
@@ -212,7 +212,7 @@ describe('summary-client pull', () => {
   it('writes no file for a window without records in JSON Lines (an empty .jsonl trips readers)', async () => {
     const dir = outDir();
     const result = await runPull(['contracts', '--from', '2023-01-01', '--to', '2023-02-28', '--format', 'jsonl', '--out', dir]);
-    expect(result.stderr).toMatch(/^exact: 2 windows \(2 pulled, 0 unchanged\), 0 rows, 0 B in 0 files/m);
+    expect(result.stderr).toMatch(/^complete: 2 windows \(2 pulled, 0 unchanged\), 0 rows, 0 B in 0 files/m);
     expect(result.code).toBe(0);
     expect(readdirSync(dir)).toEqual(['_manifest.json']);
   });
@@ -224,7 +224,7 @@ describe('summary-client pull', () => {
     expect(failed.code).toBe(2);
     expect(existsSync(dir)).toBe(false);
     const corrected = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
-    expect(corrected.stderr).toMatch(/^exact: 2 windows \(2 pulled, 0 unchanged\)/m);
+    expect(corrected.stderr).toMatch(/^complete: 2 windows \(2 pulled, 0 unchanged\)/m);
     expect(corrected.code).toBe(0);
   });
 
@@ -244,8 +244,11 @@ describe('summary-client pull', () => {
     // The whole month: its two parts tile it, so each is checked by its ETag; so are the windows the
     // folder holds outside the range (March's part, May).
     const month = await runPull(['contracts', '--from', '2025-04-01', '--to', '2025-04-30', '--out', dir]);
-    expect(month.stderr).toMatch(/^exact: 3 windows \(0 pulled, 3 unchanged\)/m);
-    expect(readFileSync(join(dir, '_manifest.json'), 'utf8')).toBe(before);
+    expect(month.stderr).toMatch(/^complete: 3 windows \(0 pulled, 3 unchanged\)/m);
+    // The same windows and files; only the times they were found current moved on.
+    const listing = (text: string) => JSON.parse(text, (key, value: unknown) => (key === 'asOf' || key === 'watermark' ? undefined : value)) as unknown;
+    expect(listing(readFileSync(join(dir, '_manifest.json'), 'utf8'))).toEqual(listing(before));
+    expect(Date.parse(JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')).watermark)).toBeGreaterThanOrEqual(Date.parse(JSON.parse(before).watermark));
     expect(await parquetIds(dir, 'contractId')).toEqual(expected);
   });
 
@@ -266,7 +269,7 @@ describe('summary-client pull', () => {
     rmSync(join(dir, '_manifest.json'));
     const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
     expect(result.stderr).toMatch(/removed 1 file\(s\) named as this pull's .*: contracts-2025-02-01_2025-02-14\.parquet/);
-    expect(result.stderr).toMatch(/^exact: 2 windows/m);
+    expect(result.stderr).toMatch(/^complete: 2 windows/m);
     expect(result.code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet', 'contracts-2025-02.parquet']);
     // Every record of the two months once: the part's rows are not there a second time.
@@ -288,12 +291,12 @@ describe('summary-client pull', () => {
     writeFileSync(join(dir, '_notes.txt'), 'mine');
     const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^not exact: 2 windows \(0 pulled, 2 unchanged\)/m);
+    expect(result.stderr).toMatch(/^not complete: 2 windows \(0 pulled, 2 unchanged\)/m);
     expect(result.stderr).toMatch(/not a dataset as it is: .* holds 3 files this pull did not write, which readers of the folder load with its own: README\.txt, _old\.parquet, contracts-2025-02 \(copy\)\.parquet \(move them out/);
     expect(existsSync(copy)).toBe(true);
     for (const file of [copy, join(dir, 'README.txt'), join(dir, '_old.parquet')]) rmSync(file);
     const again = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
-    expect([again.code, again.stderr]).toEqual([0, expect.stringMatching(/^exact: 2 windows \(0 pulled, 2 unchanged\)/m)]);
+    expect([again.code, again.stderr]).toEqual([0, expect.stringMatching(/^complete: 2 windows \(0 pulled, 2 unchanged\)/m)]);
   });
 
   it('finishes a window whose manifest entry was saved but whose file was not renamed into place yet (stopped in between)', async () => {
@@ -305,7 +308,7 @@ describe('summary-client pull', () => {
     writeFileSync(join(dir, 'contracts-2025-02.parquet'), readFileSync(join(dir, 'contracts-2025-01.parquet')));
     const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--out', dir]);
     expect(result.stderr).toMatch(/^finished what a run stopped before renaming: contracts-2025-02\.parquet$/m);
-    expect(result.stderr).toMatch(/^exact: 2 windows \(0 pulled, 2 unchanged\)/m);
+    expect(result.stderr).toMatch(/^complete: 2 windows \(0 pulled, 2 unchanged\)/m);
     expect(result.code).toBe(0);
     expect(readFileSync(join(dir, 'contracts-2025-02.parquet'))).toEqual(pulled);
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet', 'contracts-2025-02.parquet']);

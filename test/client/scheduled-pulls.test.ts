@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { isExact, pull, readSettings, summaryApi, type PullOptions } from '../../client/src/index.js';
+import { isComplete, pull, readSettings, summaryApi, type PullOptions } from '../../client/src/index.js';
 import { projectRoot } from '../../dev/project-root.js';
 import { QUIET_SECONDS } from '../../shared/output/result-etag.js';
 import { withDuckDb } from '../support/duckdb.js';
@@ -61,14 +61,14 @@ describe('a nightly pull', () => {
     const args = ['contracts', '--from', '2025-01', '--to', thisMonth, '--out', dir];
     const first = await runPull(args);
     expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(/^exact: /m);
+    expect(first.stderr).toMatch(/^complete: /m);
     expect(await folderIds(dir)).toEqual(await storedIds());
 
     const created = await createContract('LATE');
     const second = await runPull(args);
     expect(second.code).toBe(0);
     // Every month is checked by its ETag; only this month changed.
-    const [, windows, pulled, unchanged] = /^exact: (\d+) windows \((\d+) pulled, (\d+) unchanged\)/m.exec(second.stderr) ?? [];
+    const [, windows, pulled, unchanged] = /^complete: (\d+) windows \((\d+) pulled, (\d+) unchanged\)/m.exec(second.stderr) ?? [];
     expect(Number(pulled)).toBe(1);
     expect(Number(unchanged)).toBe(Number(windows) - 1);
     const ids = await folderIds(dir);
@@ -82,19 +82,19 @@ describe('a nightly pull', () => {
     const settings = readSettings(own.settings);
     const api = summaryApi(settings);
     const options: PullOptions = { dataset: 'contracts', from: `${thisMonth}-01`, to: today, by: 'created', format: 'parquet', filters: {}, out: dir, source: { service: settings.baseUrl, client: settings.client } };
-    expect(isExact(await pull(api, options))).toBe(true);
+    expect(isComplete(await pull(api, options))).toBe(true);
     expect(manifest(dir).windows.map((entry) => [entry.window, entry.files.map((file) => file.file)])).toEqual([[`${thisMonth}-01_${today}`, [`contracts-${thisMonth}.parquet`]]]);
     // The next night asks for one more day: another result, pulled, into the same file.
     const tomorrow = new Date(Date.parse(today) + DAY_MS).toISOString().slice(0, 10);
     const last = tomorrow.startsWith(thisMonth) ? tomorrow : today;
     if (last === tomorrow) {
       const next = await pull(api, { ...options, to: tomorrow, now: () => Date.now() + DAY_MS });
-      expect({ pulled: next.pulled, exact: isExact(next) }).toEqual({ pulled: 1, exact: true });
+      expect({ pulled: next.pulled, exact: isComplete(next) }).toEqual({ pulled: 1, exact: true });
       expect(readdirSync(dir).filter((name) => name.endsWith('.parquet'))).toEqual([`contracts-${thisMonth}.parquet`]);
     }
     // Days later the same range is checked, unchanged: its file stays as it is.
     const later = await pull(api, { ...options, to: last, now: () => Date.now() + 4 * DAY_MS });
-    expect({ unchanged: later.unchanged, exact: isExact(later) }).toEqual({ unchanged: 1, exact: true });
+    expect({ unchanged: later.unchanged, exact: isComplete(later) }).toEqual({ unchanged: 1, exact: true });
     expect(readdirSync(dir).filter((name) => name.endsWith('.parquet'))).toEqual([`contracts-${thisMonth}.parquet`]);
   });
 
@@ -107,7 +107,7 @@ describe('a nightly pull', () => {
     const second = await runPull(args);
     expect(second.code).toBe(0);
     // Its old month and this month were pulled again, nothing else.
-    expect(second.stderr).toMatch(/^exact: \d+ windows \(2 pulled, \d+ unchanged\)/m);
+    expect(second.stderr).toMatch(/^complete: \d+ windows \(2 pulled, \d+ unchanged\)/m);
     expect(await folderIds(dir)).toEqual(await storedIds());
     const titles = await withDuckDb((query) => query(`SELECT title FROM read_parquet('${dir}/*.parquet') WHERE contractId = '${String(changed.contractId)}'`));
     expect(titles.map((row) => row.title)).toEqual(['Renamed by the writer']);
@@ -141,12 +141,12 @@ describe('a folder of an older summary-client', () => {
     const result = await runPull(args);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^a folder of an older summary-client, without ETags: pulling every window again once/m);
-    expect(result.stderr).toMatch(new RegExp(`^exact: ${legacy.windows.length} windows? \\(${legacy.windows.length} pulled, 0 unchanged\\)`, 'm'));
+    expect(result.stderr).toMatch(new RegExp(`^complete: ${legacy.windows.length} windows? \\(${legacy.windows.length} pulled, 0 unchanged\\)`, 'm'));
     expect(readdirSync(dir)).toContain('_manifest.json');
     expect(readdirSync(dir)).not.toContain('manifest.json');
     expect(await folderIds(dir)).toContain(late);
     expect(manifest(dir).windows.every((entry) => entry.status === 'done' && typeof entry.etag === 'string')).toBe(true);
-    expect((await runPull(args)).stderr).toMatch(new RegExp(`^exact: ${legacy.windows.length} windows? \\(0 pulled, ${legacy.windows.length} unchanged\\)`, 'm'));
+    expect((await runPull(args)).stderr).toMatch(new RegExp(`^complete: ${legacy.windows.length} windows? \\(0 pulled, ${legacy.windows.length} unchanged\\)`, 'm'));
   });
 
   it('of 0.1 is taken over: invoices move into one folder per table, and are pulled again once', async () => {
@@ -170,7 +170,7 @@ describe('a folder of an older summary-client', () => {
     expect(readdirSync(dir)).toContain('invoices-2025-01.parquet');
 
     const result = await runPull(args);
-    expect(result.stderr).toMatch(/^exact: 2 windows \(2 pulled, 0 unchanged\)/m);
+    expect(result.stderr).toMatch(/^complete: 2 windows \(2 pulled, 0 unchanged\)/m);
     expect(result.code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'invoice_tables', 'invoices']);
     const files = (windows: { files: { file: string; rows?: number }[] }[]) => windows.map((entry) => entry.files.map((file) => [file.file, file.rows]));
@@ -188,9 +188,9 @@ describe('a folder of an older summary-client', () => {
     writeFileSync(join(dir, '_manifest.json'), JSON.stringify(older));
     expect((await runChild(process.execPath, [CLI, 'pull', ...args, '--dry-run'], own.settings)).stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[3])).toEqual(['pull', 'pull', 'pull']);
     const rewritten = await runPull(args);
-    expect(rewritten.stderr).toMatch(/^exact: 3 windows \(3 pulled, 0 unchanged\)/m);
+    expect(rewritten.stderr).toMatch(/^complete: 3 windows \(3 pulled, 0 unchanged\)/m);
     expect(manifest(dir).version).toBe(3);
-    expect((await runPull(args)).stderr).toMatch(/^exact: 3 windows \(0 pulled, 3 unchanged\)/m);
+    expect((await runPull(args)).stderr).toMatch(/^complete: 3 windows \(0 pulled, 3 unchanged\)/m);
     expect(await folderIds(dir)).toEqual((await own.documents('contracts')).filter((doc) => String(doc.createdDate) < '2025-04').map((doc) => String(doc.contractId)).sort());
   });
 });

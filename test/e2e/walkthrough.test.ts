@@ -39,8 +39,8 @@ describe('the walkthrough', () => {
     const printed = walkthrough({ ...stack, identities });
     const script = clientLines(printed).map((line) => line.replaceAll('--out pulls/', `--out ${out}/`).replaceAll("'pulls/", `'${out}/`)).join('\n');
     const result = await runChild('bash', ['-euo', 'pipefail', '-c', script], { HOME: process.env.HOME ?? '' }, 120_000);
-    expect(result.stderr).toMatch(/^exact: 12 windows \(12 pulled, 0 unchanged\).*contracts$/m);
-    expect(result.stderr).toMatch(/^exact: 12 windows \(12 pulled, 0 unchanged\).*invoices$/m);
+    expect(result.stderr).toMatch(/^complete: 12 windows \(12 pulled, 0 unchanged\).*contracts$/m);
+    expect(result.stderr).toMatch(/^complete: 12 windows \(12 pulled, 0 unchanged\).*invoices$/m);
     expect(result.code).toBe(0);
     expect(readdirSync(join(out, 'contracts'))).toContain('contracts-2025-06.parquet');
     expect(readdirSync(join(out, 'invoices', 'invoice_tables'))).toContain('invoice_tables-2025-06.parquet');

@@ -26,6 +26,7 @@ interface Answer {
   readonly status: number;
   readonly etag: string | null;
   readonly schema: string | null;
+  readonly asOf: string | null;
   readonly requestId: string;
   readonly body: Buffer;
 }
@@ -40,7 +41,7 @@ async function ask(service: TestService, options: { as?: string; resource?: stri
     body: JSON.stringify(options.body ?? MONTH),
     ...(options.query ? { query: options.query } : {}),
   });
-  return { status: response.status, etag: response.headers.get('etag'), schema: response.headers.get('x-summary-schema'), requestId: response.headers.get('x-request-id')!, body: Buffer.from(await response.arrayBuffer()) };
+  return { status: response.status, etag: response.headers.get('etag'), schema: response.headers.get('x-summary-schema'), asOf: response.headers.get('x-summary-as-of'), requestId: response.headers.get('x-request-id')!, body: Buffer.from(await response.arrayBuffer()) };
 }
 
 const etagOf = async (options: Parameters<typeof ask>[1] = {}) => (await ask(own.service, options)).etag!;
@@ -103,6 +104,34 @@ describe('the ETag of a result', () => {
     expect(new Set([base.etag, basic.etag, financials.etag]).size).toBe(3);
     expect(new Set([base.schema, basic.schema, financials.schema]).size).toBe(3);
     expect((await ask(own.service, { body: { ...MONTH, order: 'desc' } })).schema).toBe(base.schema);
+  });
+});
+
+describe('the time an answer reflects (X-Summary-As-Of)', () => {
+  /** The whole seconds resultAsOf may give for a request made between `before` and `after` (the service's clock). */
+  const between = (asOf: string | null, before: number, after: number) => {
+    const time = Date.parse(asOf ?? '');
+    return asOf !== null && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(asOf) && time >= (Math.floor(before / 1000) - QUIET_SECONDS) * 1000 && time <= (Math.floor(after / 1000) - QUIET_SECONDS) * 1000;
+  };
+
+  it('comes with every 200 and 412, QUIET_SECONDS before the service took the version, in whole seconds', async () => {
+    for (const [resource, accept] of [['contracts', 'application/json'], ['contracts', 'application/vnd.apache.parquet'], ['invoices', 'application/json'], ['invoices', 'application/vnd.apache.parquet']] as const) {
+      const before = ahead();
+      const answer = await ask(own.service, { resource, accept });
+      const check = await ask(own.service, { resource, accept, ifNoneMatch: answer.etag! });
+      const after = ahead();
+      expect([resource, accept, answer.status, check.status]).toEqual([resource, accept, 200, 412]);
+      expect([between(answer.asOf, before, after), between(check.asOf, before, after)]).toEqual([true, true]);
+      expect(Date.parse(check.asOf!)).toBeGreaterThanOrEqual(Date.parse(answer.asOf!));
+    }
+  });
+
+  it('is the first page\'s on every page of a walk read from its cursor', async () => {
+    const first = await ask(own.service, { query: 'page=1&pageSize=1' });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const second = await ask(own.service, { query: 'page=2&pageSize=1' });
+    expect(JSON.parse(second.body.toString()).data).toHaveLength(1);
+    expect(second.asOf).toBe(first.asOf);
   });
 });
 

@@ -66,7 +66,7 @@ export async function startFakeService(handler: FakeHandler): Promise<FakeServic
 /** Answers a real answer as it came (status, media type, request id, validators, body). */
 export function send(response: ServerResponse, answer: RealAnswer): void {
   const headers: Record<string, string> = { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' };
-  for (const name of ['x-request-id', 'etag', 'x-summary-schema']) {
+  for (const name of ['x-request-id', 'etag', 'x-summary-schema', 'x-summary-as-of']) {
     const value = answer.headers.get(name);
     if (value) headers[name] = value;
   }

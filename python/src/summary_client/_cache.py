@@ -83,9 +83,11 @@ class WindowCache:
             return None
         return Cached(etag, path)
 
-    def put(self, window: Window, etag: str, body: Union[bytes, bytearray]) -> None:
-        """Keeps ``body`` as the window's copy with its ETag (none kept without an ETag). Copies of
-        this load's windows that overlap it (yesterday's month so far, say) are removed."""
+    def put(self, window: Window, etag: str, body: Union[bytes, bytearray], as_of: str = "") -> None:
+        """Keeps ``body`` as the window's copy with its ETag (none kept without an ETag) and the time
+        it reflects (the service's X-Summary-As-Of, kept for support). Copies of this load's windows
+        that overlap it (yesterday's month so far, say) are removed. A window still being written
+        when it was exported has an ETag no later check matches: it is exported again next call."""
         key = self._key(window)
         self._forget_overlapping(window, key)
         if not etag:
@@ -93,7 +95,7 @@ class WindowCache:
             return
         name = f"{key}.export"
         _write_atomically(os.path.join(self._folder, name), bytes(body))
-        self._index["windows"][key] = {"load": self._load, "from": str(window.start), "to": str(window.end), "etag": etag, "file": name, "sha256": hashlib.sha256(body).hexdigest()}
+        self._index["windows"][key] = {"load": self._load, "from": str(window.start), "to": str(window.end), "etag": etag, "file": name, "sha256": hashlib.sha256(body).hexdigest(), **({"asOf": as_of} if as_of else {})}
         self._save()
 
     def split(self, window: Window, parts: Tuple[Window, Window]) -> None:

@@ -193,7 +193,7 @@ def _load_window(transport: Transport, spec: Dataset, entry: Optional[str], by: 
     log.info("%s..%s: %d bytes", window.start, window.end, len(answer.body))
     table = _read_export(answer, entry, cap)
     if copies is not None:
-        copies.put(window, answer.headers.get("etag") or "", answer.body)
+        copies.put(window, answer.headers.get("etag") or "", answer.body, answer.headers.get("x-summary-as-of") or "")
     return [table]
 
 

@@ -40,6 +40,7 @@ export const respondJson: OutputStage = async (input) => {
   const cursor = page > 1 && !query.matchesNothing && !precondition ? await cursors.get(scope.tenant, keyOf(page), report) : undefined;
   const validated = cursor ? undefined : await validateResult(input, 'json');
   const etag = cursor?.etag ?? validated!.etag;
+  const asOf = cursor ? cursor.asOf : validated!.asOf;
   const resultWindow = deps.config.maxResultWindow;
   let totalRecords = 0;
   let read: StorePage | undefined;
@@ -54,7 +55,7 @@ export const respondJson: OutputStage = async (input) => {
     if (jump) read = await deps.store.page(scope, query, { skip: jump.skip, take: jump.take }, meter);
   }
   if (read?.continuation && page * pageSize < totalRecords) {
-    nextReachable = await cursors.put(scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords, etag }, report);
+    nextReachable = await cursors.put(scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords, etag, ...(asOf === undefined ? {} : { asOf }) }, report);
   }
   // Every value checked against its field, and exactly the allowlisted fields, on the way out (record-cleaner.ts).
   const cleaner = createRecordCleaner(cleaning);
@@ -66,7 +67,7 @@ export const respondJson: OutputStage = async (input) => {
   const warning = cleaningWarning(cleaner.report);
   const pagination = paginate({ page, pageSize, totalRecords, resultWindow, nextReachable });
   const envelope = buildJsonEnvelope(records, pagination, { requestId, generatedAt: new Date(deps.clock()), ...(warning ? { warning } : {}) });
-  const headers = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId), ...validatorHeaders(etag, scope, 'json') };
+  const headers = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId), ...validatorHeaders({ etag, asOf }, scope, 'json') };
   const links = linkBase(deps.config.publicBaseUrl, request.path, request.params, request.body);
   if (links) {
     // A link follower stops where the links stop, reading no warning: a next page that exists but

@@ -15,7 +15,7 @@ import { validateResult, validatorHeaders } from './result-validator.js';
 export const respondParquet: OutputStage = async (input) => {
   const { scope, cleaning, query, requestId, clientId, deps, callerGone, meter } = input;
   // Before an export slot is taken: a check that holds costs one aggregate and no slot.
-  const { etag } = await validateResult(input, 'parquet');
+  const validated = await validateResult(input, 'parquet');
   // Gone while the version was taken: no slot, no store read for nobody.
   if (callerGone?.aborted) throw new CallerGone('the caller went away before the export started');
   const generatedAt = new Date(deps.clock());
@@ -55,7 +55,7 @@ export const respondParquet: OutputStage = async (input) => {
     status: 200,
     headers: {
       ...baseHeaders(file.mediaType, requestId),
-      ...validatorHeaders(etag, scope, 'parquet'),
+      ...validatorHeaders(validated, scope, 'parquet'),
       'Content-Disposition': `attachment; filename="${query.resource.name}-${requestId}.${file.extension}"`,
     },
     body: result.body,

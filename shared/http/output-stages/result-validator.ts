@@ -1,15 +1,17 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { Format } from '../../model/operation-contract.js';
 import type { Scope } from '../../model/view.js';
-import { resultEtag, schemaTag, SCHEMA_HEADER } from '../../output/result-etag.js';
+import { AS_OF_HEADER, resultAsOf, resultEtag, schemaTag, SCHEMA_HEADER } from '../../output/result-etag.js';
 import { EMPTY_VERSION } from '../../store/record-store.js';
 import { matchesIfNoneMatch } from '../if-none-match.js';
 import type { OutputStageInput } from './output-stage.js';
 
-/** A result's validator, taken before any of its records is read, and its count. */
+/** A result's validator, taken before any of its records is read, its count, and the time it reflects. */
 export interface ValidatedResult {
   readonly etag: string;
   readonly records: number;
+  /** resultAsOf of when the version was taken. */
+  readonly asOf: string;
 }
 
 /**
@@ -18,17 +20,21 @@ export interface ValidatedResult {
  * A caller's If-None-Match that still holds ends the request here with 412 RESULT_UNCHANGED.
  */
 export async function validateResult({ scope, query, requestId, precondition, meter, deps }: OutputStageInput, format: Format): Promise<ValidatedResult> {
+  const asOf = resultAsOf(deps.clock());
   const version = query.matchesNothing ? EMPTY_VERSION : await deps.store.version(scope, query, meter);
   const etag = resultEtag({ scope, query, format, version, now: new Date(deps.clock()), requestId });
   if (precondition && matchesIfNoneMatch(precondition, etag)) {
     throw new ApiError('RESULT_UNCHANGED', 'The result of these filters has not changed since the ETag you sent in If-None-Match: the answer you have is current. Send the request without If-None-Match to get it again.', {
-      headers: validatorHeaders(etag, scope, format),
+      headers: validatorHeaders({ etag, asOf }, scope, format),
     });
   }
-  return { etag, records: version.records };
+  return { etag, records: version.records, asOf };
 }
 
-/** The validators an answer carries: its ETag, and the fingerprint of its columns. */
-export function validatorHeaders(etag: string, scope: Scope, format: Format): Record<string, string> {
-  return { ETag: etag, [SCHEMA_HEADER]: schemaTag(scope.view, format) };
+/**
+ * The validators an answer carries: its ETag, the fingerprint of its columns, and the time it
+ * reflects (absent on a page read from a cursor of an earlier deploy, which kept none).
+ */
+export function validatorHeaders({ etag, asOf }: { etag: string; asOf?: string | undefined }, scope: Scope, format: Format): Record<string, string> {
+  return { ETag: etag, [SCHEMA_HEADER]: schemaTag(scope.view, format), ...(asOf === undefined ? {} : { [AS_OF_HEADER]: asOf }) };
 }

@@ -7,6 +7,8 @@ import { MAX_DECODED_RATIO, MIN_DECODED_LIMIT } from '../../../client/src/decode
 import { DEFAULT_DEADLINE_MS, DEFAULT_RETRY } from '../../../client/src/retry.js';
 import { DEFAULT_MAX_EXPORT_BYTES, ENTRA } from '../../../client/src/settings.js';
 import { MAX_DOCUMENT_BYTES, READ_TIMEOUT_MS } from '../../../client/src/summary-api.js';
+import { QUIET_WAIT_MS, SERVICE_QUIET_MS } from '../../../client/src/pull.js';
+import { QUIET_SECONDS } from '../../../shared/output/result-etag.js';
 
 // The pull client (TypeScript) and the Python loader restate the same policy: how often and how
 // long they retry, how long they wait, what they take. This holds each Python constant equal to its
@@ -45,5 +47,12 @@ describe('the facts the two clients share', () => {
     expect(constant('ATTEMPTS = 7\n', 'ATTEMPTS')).not.toBe(DEFAULT_RETRY.attempts);
     expect(constant('X = 2 * 1024**3\n', 'X')).toBe(2 * 1024 ** 3);
     expect(() => constant('X = os.environ["Y"]\n', 'X')).toThrow(/not arithmetic/);
+  });
+});
+
+describe('the facts the pull client shares with the service', () => {
+  it('waits out the service\'s quiet period (a result written to in it has an ETag no check matches) before a strict confirmation', () => {
+    expect(SERVICE_QUIET_MS).toBe(QUIET_SECONDS * 1000);
+    expect(QUIET_WAIT_MS).toBeGreaterThan(SERVICE_QUIET_MS);
   });
 });
