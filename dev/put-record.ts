@@ -1,5 +1,5 @@
 /**
- * `npm run record -- contracts '{"contractId":"CON-CONTOSO-000001","title":"Renamed"}'`: adds or
+ * `npm run record -- contracts '{"contractId":"CT-CONTOSO-000001","title":"Renamed"}'`: adds or
  * changes one record in the running local stack's store, through the real Cosmos SDK, as the
  * system that owns the data would. The store is in memory (`npm start` seeds it again on every
  * start), so this is how to try a change: write, then run a pull and watch it arrive.
@@ -11,12 +11,13 @@
  */
 import { parseArgs } from 'node:util';
 import { createCosmosClient } from '../shared/store/create-cosmos-client.js';
+import { storeErrorText } from '../shared/store/store-fault.js';
 import { TENANT_FIELD } from '../shared/model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
 import { LOCAL_COSMOS_KEY } from './cosmos-server.js';
 
 const USAGE = `usage: npm run record -- <${RESOURCES.map((resource) => resource.name).join('|')}> '<JSON>' [--tenant contoso]
-  for example: npm run record -- contracts '{"contractId":"CON-CONTOSO-000001","title":"Renamed"}'`;
+  for example: npm run record -- contracts '{"contractId":"CT-CONTOSO-000001","title":"Renamed"}'`;
 
 type Document = Record<string, unknown> & { id: string; tenantId: string };
 
@@ -62,8 +63,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${stored ? 'changed' : 'added'} ${resource.name} ${document.id} of ${tenant} (createdDate ${String(document.createdDate)}, updatedDate ${String(document.updatedDate)})\n`);
     return 0;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`cannot write to the store at ${endpoint}: ${message.split('\n')[0]} (is npm start running?)\n`);
+    process.stderr.write(`cannot write to the store at ${endpoint}: ${storeErrorText(error)} (is npm start running?)\n`);
     return 1;
   } finally {
     client.dispose();

@@ -1,4 +1,4 @@
-import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../shared/errors/api-error.js';
 import { pickRequestId } from '../shared/http/request-id.js';
@@ -44,7 +44,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const log = options.logRequest ?? ((entry: RequestLogEntry) => console.log(JSON.stringify({ level: 'info', ...entry })));
   let gateway: ReturnType<typeof createGateway> | undefined;
   let reference: ReturnType<typeof referencePage> | undefined;
-  const server = createServer((request, response) => {
+  // Host is checked here, not by Node (whose own 400 has no problem document and no request id).
+  const server = createServer({ requireHostHeader: false }, (request, response) => {
+    if (request.httpVersion === '1.1' && request.headers.host === undefined) {
+      const { status, headers, body } = errorResponse(new ApiError('MALFORMED_REQUEST', 'An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2): send the host of the service\'s base URL.'), pickRequestId(null), () => {});
+      response.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+      response.end(body);
+      return;
+    }
     if (reference?.(request, response)) return;
     if (gateway === undefined) {
       // Listening, the functions still loading: nobody knows the port yet but a port scanner.
@@ -62,6 +69,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     });
   });
   server.on('clientError', answerUnreadable);
+  // CONNECT (a proxy's tunnel) is no method of this service: a problem, not a closed connection.
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerOnSocket(socket, new ApiError('METHOD_NOT_ALLOWED', 'CONNECT is not a method of this service, which is no proxy: send POST to an operation (see /docs).')));
   const port = await listen(server, options.port ?? 7071, host);
   const baseUrl = `http://${host}:${port}/api`;
   if (options.reference) reference = referencePage({ ...options.reference, port });
@@ -82,9 +91,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
  * moment, so that closing the connection does not reset it before the answer is read.
  */
 function answerUnreadable(error: Error & { code?: string }, socket: Duplex): void {
-  // A reset, or an answer already on its way on this connection: nothing more can be said on it.
-  if (error.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  // Pipelined after a good request whose answer is still on its way: this one's follows it.
+  const current = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (current && !current.writableFinished) {
+    current.once('finish', () => answerUnreadable(error, socket));
+    current.once('close', () => socket.destroy());
     return;
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
@@ -93,9 +108,13 @@ function answerUnreadable(error: Error & { code?: string }, socket: Duplex): voi
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const problem = tooLarge
+  answerOnSocket(socket, tooLarge
     ? new ApiError('HEADERS_TOO_LARGE', 'The request head (the URL with its query, and the headers) is larger than 16 KiB: send the filters in the JSON body instead of the query.')
-    : new ApiError('MALFORMED_REQUEST', 'The request is not HTTP this service can read: send POST with a JSON body (see /docs).');
+    : new ApiError('MALFORMED_REQUEST', 'The request is not HTTP this service can read: send POST with a JSON body (see /docs).'));
+}
+
+/** Writes `problem` as the connection's last answer, then closes it. */
+function answerOnSocket(socket: Duplex, problem: ApiError): void {
   const { status, headers, body } = errorResponse(problem, pickRequestId(null), () => {});
   const text = String(body);
   const lines = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(text)), connection: 'close' }).map(([name, value]) => `${name}: ${value}`);

@@ -1,10 +1,19 @@
 /**
- * What decoding a Parquet file costs, by its footer alone, and how much a file may cost: the pull
- * client refuses to write into a folder a file that every reader of the folder would decode to far
- * more than it weighs. The Python loader applies the same rule (_load.py), and checks the
- * dictionaries' expansion too, before it decodes.
+ * What decoding a Parquet file costs every reader that opens it, bounded from its pages, not from
+ * what its footer claims: the pull client refuses to write into a folder a file that decodes to far
+ * more than it weighs (a 204-byte file whose dictionary decodes to 2 GB, a footer that understates
+ * its sizes). The Python loader applies the same rule before it decodes (_bounds.py).
+ *
+ * The walk: the footer's length first (a footer of millions of empty entries is refused before it
+ * is parsed); then, per column chunk, every page header between its first page and its end. Readers
+ * allocate what page headers say (values, uncompressed bytes), so those are summed; a dictionary
+ * page is decompressed (within its declared size) to find its longest value, which each of the
+ * chunk's values may expand to. A chunk whose pages hold other than the values its footer names
+ * is refused.
  */
-import type { FileMetaData } from 'hyparquet';
+import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from 'node:zlib';
+import { parquetMetadata, snappyUncompress, type ColumnMetaData, type FileMetaData, type PageHeader, type SchemaElement } from 'hyparquet';
+import { parquetHeader } from 'hyparquet/src/column.js';
 
 /** Bytes one value of a fixed-width Parquet type decodes to (a boolean: one byte in the count). */
 const WIDTHS: Readonly<Record<string, number>> = { BOOLEAN: 1, INT32: 4, INT64: 8, INT96: 12, FLOAT: 4, DOUBLE: 8 };
@@ -12,32 +21,158 @@ const WIDTHS: Readonly<Record<string, number>> = { BOOLEAN: 1, INT32: 4, INT64: 
 const OFFSET_BYTES = 8;
 /**
  * However small its file, a Parquet file may decode to this much; past it, to at most
- * MAX_DECODED_RATIO times its size (the Python loader's rule, _load.py). The service's files
+ * MAX_DECODED_RATIO times its size (the Python loader's rule, _bounds.py). The service's files
  * decode to a few times their size.
  */
 export const MIN_DECODED_LIMIT = 64 * 1024 * 1024;
 export const MAX_DECODED_RATIO = 256;
+/**
+ * The largest footer taken: MIN_FOOTER_LIMIT, or 1/FOOTER_SHARE of the file past that. The
+ * service's footers are a few hundred bytes per column and row group, under 1% of a file.
+ */
+export const MIN_FOOTER_LIMIT = 256 * 1024;
+export const FOOTER_SHARE = 64;
 
 export function decodedLimit(fileBytes: number): number {
   return Math.max(MIN_DECODED_LIMIT, MAX_DECODED_RATIO * fileBytes);
 }
 
-/**
- * What a file's footer says decoding it costs: per column chunk, its pages' uncompressed size or
- * its values times their width, whichever is more. A file written into the folder is decoded by
- * every reader that opens it, so one that claims far more than it weighs is refused. (The
- * dictionaries' expansion is not in the footer: the Python loader checks that before decoding.)
- */
-export function decodedSize(metadata: FileMetaData): number {
-  let size = 0;
+export function footerLimit(fileBytes: number): number {
+  return Math.max(MIN_FOOTER_LIMIT, Math.floor(fileBytes / FOOTER_SHARE));
+}
+
+/** A Parquet file a reader may open: its footer, its row count, and the most it decodes to. */
+export interface CheckedParquet {
+  readonly metadata: FileMetaData;
+  readonly rows: number;
+  readonly decoded: number;
+}
+
+/** Why a file is refused: it is not Parquet, or it decodes to more than a reader should be given. */
+export class UnsafeParquet extends Error {
+  override readonly name = 'UnsafeParquet';
+}
+
+/** Checks `bytes` as a Parquet file every reader of a folder could open; throws UnsafeParquet. */
+export function checkParquet(bytes: Uint8Array): CheckedParquet {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const magic = (at: number) => at >= 0 && view.getUint32(at, true) === 0x31524150;
+  if (bytes.byteLength < 12 || !magic(0) || !magic(bytes.byteLength - 4)) throw new UnsafeParquet('it is not a Parquet file (no PAR1 at both ends)');
+  const footer = view.getUint32(bytes.byteLength - 8, true);
+  const dataEnd = bytes.byteLength - 8 - footer;
+  if (dataEnd < 4) throw new UnsafeParquet(`its footer claims ${footer} bytes, more than the file has`);
+  if (footer > footerLimit(bytes.byteLength)) throw new UnsafeParquet(`its footer takes ${footer} bytes, more than ${footerLimit(bytes.byteLength)} for a file of ${bytes.byteLength} bytes`);
+  let metadata: FileMetaData;
+  try {
+    metadata = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+  } catch (error) {
+    throw new UnsafeParquet(`it is not Parquet (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const limit = decodedLimit(bytes.byteLength);
+  let decoded = 0;
   for (const group of metadata.row_groups) {
     for (const chunk of group.columns) {
       const column = chunk.meta_data;
-      if (!column) continue;
+      if (!column) throw new UnsafeParquet('a column chunk has no metadata');
       const leaf = metadata.schema.find((element) => element.name === column.path_in_schema.at(-1));
-      const width = WIDTHS[column.type] ?? leaf?.type_length ?? OFFSET_BYTES;
-      size += Math.max(Number(column.total_uncompressed_size), Number(column.num_values) * width);
+      decoded += chunkBound(view, column, leaf, dataEnd, limit - decoded);
+      if (decoded > limit) throw tooLarge(decoded, bytes.byteLength, limit);
     }
   }
-  return size;
+  return { metadata, rows: Number(metadata.num_rows), decoded };
+}
+
+function tooLarge(decoded: number, fileBytes: number, limit: number): UnsafeParquet {
+  return new UnsafeParquet(`its pages decode to more than ${decoded} bytes, more than a reader should be given for a file of ${fileBytes} bytes (${limit})`);
+}
+
+/** The most a column chunk decodes to, from its page headers (`budget`: what is left of the file's limit). */
+function chunkBound(view: DataView, column: ColumnMetaData, leaf: SchemaElement | undefined, dataEnd: number, budget: number): number {
+  const start = Number(column.dictionary_page_offset ?? column.data_page_offset);
+  const end = start + Number(column.total_compressed_size);
+  const name = column.path_in_schema.join('.');
+  if (!(start >= 4 && end <= dataEnd && end >= start)) throw new UnsafeParquet(`column ${name} lies outside the file's data`);
+  const width = WIDTHS[column.type] ?? (column.type === 'FIXED_LEN_BYTE_ARRAY' ? leaf?.type_length ?? OFFSET_BYTES : undefined);
+  let uncompressed = 0;
+  let values = 0;
+  let longest: number | undefined;
+  for (let offset = start; offset < end;) {
+    const reader = { view, offset };
+    let header: PageHeader;
+    try {
+      header = parquetHeader(reader);
+    } catch (error) {
+      throw new UnsafeParquet(`column ${name} has a page header that cannot be read (${error instanceof Error ? error.message : String(error)})`);
+    }
+    const size = header.compressed_page_size;
+    const pageSize = header.uncompressed_page_size;
+    if (!(Number.isSafeInteger(size) && size >= 0 && Number.isSafeInteger(pageSize) && pageSize >= 0 && reader.offset + size <= end)) {
+      throw new UnsafeParquet(`column ${name} has a page whose sizes do not fit the chunk`);
+    }
+    uncompressed += pageSize;
+    if (uncompressed > budget) return uncompressed;
+    if (header.type === 'DICTIONARY_PAGE') {
+      const entries = header.dictionary_page_header?.num_values ?? 0;
+      longest = width ?? longestValue(view, reader.offset, size, pageSize, column.codec, entries, name);
+    } else if (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2') {
+      const count = header.data_page_header?.num_values ?? header.data_page_header_v2?.num_values ?? -1;
+      if (!(Number.isSafeInteger(count) && count >= 0)) throw new UnsafeParquet(`column ${name} has a data page without its number of values`);
+      values += count;
+    }
+    offset = reader.offset + size;
+  }
+  if (values !== Number(column.num_values)) throw new UnsafeParquet(`column ${name}'s pages hold ${values} values where its footer says ${column.num_values}`);
+  // Each value: its width; a byte array, its bytes in the pages and its offset, or as long as the
+  // longest dictionary value.
+  if (width !== undefined) return Math.max(uncompressed, values * width);
+  return uncompressed + values * ((longest ?? 0) + OFFSET_BYTES);
+}
+
+/**
+ * The longest value of a byte-array dictionary page: the page decompressed within its declared
+ * size, its `entries` length-prefixed values read. A codec this client cannot decompress counts
+ * the whole page as one value.
+ */
+function longestValue(view: DataView, offset: number, size: number, pageSize: number, codec: string, entries: number, name: string): number {
+  const compressed = new Uint8Array(view.buffer, view.byteOffset + offset, size);
+  let page: Uint8Array;
+  try {
+    page = decompress(compressed, pageSize, codec) ?? new Uint8Array(0);
+  } catch (error) {
+    throw new UnsafeParquet(`column ${name}'s dictionary does not decompress to its declared ${pageSize} bytes (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (page.byteLength === 0 && pageSize > 0) return pageSize;
+  if (page.byteLength !== pageSize) throw new UnsafeParquet(`column ${name}'s dictionary decompresses to ${page.byteLength} bytes, not the ${pageSize} it declares`);
+  const bytes = new DataView(page.buffer, page.byteOffset, page.byteLength);
+  let longest = 0;
+  let at = 0;
+  for (let index = 0; index < entries; index++) {
+    if (at + 4 > page.byteLength) throw new UnsafeParquet(`column ${name}'s dictionary holds fewer than the ${entries} values it declares`);
+    const length = bytes.getUint32(at, true);
+    at += 4 + length;
+    if (at > page.byteLength) throw new UnsafeParquet(`column ${name}'s dictionary holds a value past its end`);
+    if (length > longest) longest = length;
+  }
+  return longest;
+}
+
+/** A page's bytes, decompressed to exactly `size` bytes; undefined for a codec this client does not read. */
+function decompress(bytes: Uint8Array, size: number, codec: string): Uint8Array | undefined {
+  switch (codec) {
+    case 'UNCOMPRESSED':
+      return bytes;
+    case 'SNAPPY': {
+      const out = new Uint8Array(size);
+      snappyUncompress(bytes, out);
+      return out;
+    }
+    case 'GZIP':
+      return gunzipSync(bytes, { maxOutputLength: Math.max(size, 1) });
+    case 'BROTLI':
+      return brotliDecompressSync(bytes, { maxOutputLength: Math.max(size, 1) });
+    case 'ZSTD':
+      return zstdDecompressSync(bytes, { maxOutputLength: Math.max(size, 1) });
+    default:
+      return undefined;
+  }
 }

@@ -12,15 +12,15 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
-import { parquetMetadata, type FileMetaData } from 'hyparquet';
-import { decodedLimit, decodedSize } from './decoded-size.js';
+import { checkParquet, UnsafeParquet, type CheckedParquet } from './decoded-size.js';
+import { zipShapeProblem } from './document-shape.js';
 import { isPermanent, permanentNetworkFailure, remedy } from './answers.js';
 import { DATASETS, dateMembers, type DatasetName, type DateBy, type Format } from './datasets.js';
 import { dataFile, partialFile } from './layout.js';
 import { sha256, type ManifestFile } from './manifest.js';
 import { printable } from './printable.js';
 import { DeadlinePassed, networkCause, problemCode, withRetry, type RetryPolicy } from './retry.js';
-import { BodyTooLarge, Stalled, isUnchanged, validatorsOf, type Filters, type Page, type Problem, type SummaryApi } from './summary-api.js';
+import { BodyTooLarge, Stalled, UnaskedCoding, UnsafeDocument, isUnchanged, validatorsOf, type Filters, type Page, type Problem, type SummaryApi } from './summary-api.js';
 import type { Window } from './windows.js';
 
 /** What fetching a window needs to know of the pull. */
@@ -129,6 +129,8 @@ async function fetchOnce(context: FetchContext, window: Window, label: string, i
     }
     return fetched;
   } catch (error) {
+    if (error instanceof UnsafeDocument) throw new WindowFailure(error.message);
+    if (error instanceof UnaskedCoding) throw new WindowFailure(`the service answered in the ${printable(error.coding)} coding, which this client did not ask for (it asks for identity on exports, gzip on pages): refused before reading it`);
     if (!(error instanceof BodyTooLarge)) throw error;
     // An export past the cap is halved; any other answer that large says nothing a window could change.
     if (error.exporting) return { kind: 'too-large' };
@@ -198,6 +200,8 @@ function unpack(dataset: DatasetName, bytes: Uint8Array, cap: number, requestId:
   const entries = DATASETS[dataset].zipEntries;
   if (entries === null) return [{ table: dataset, bytes }];
   const expected: readonly string[] = entries;
+  const shape = zipShapeProblem(bytes);
+  if (shape) throw new WindowFailure(`the export is refused before it is unpacked: ${shape}`, requestId);
   let files: Record<string, Uint8Array>;
   try {
     // Only the two expected entries are taken, each within its declared size, itself capped.
@@ -223,23 +227,21 @@ function unpack(dataset: DatasetName, bytes: Uint8Array, cap: number, requestId:
 }
 
 /**
- * Writes a window's Parquet files hidden: each is read back first (its row count from its footer;
- * a file that does not parse fails the window).
+ * Writes a window's Parquet files hidden: each is checked first as every reader of the folder would
+ * open it (decoded-size.ts: its footer, its pages, what it decodes to); a file that fails the check
+ * fails the window, and never enters the folder.
  */
 function writeParquetFiles(context: FetchContext, label: string, parts: readonly { table: string; bytes: Uint8Array }[], requestId: string): ManifestFile[] {
   const files = parts.map(({ table, bytes }) => {
     const file = dataFile(context.dataset, table, label, 'parquet');
-    let metadata: FileMetaData;
+    let checked: CheckedParquet;
     try {
-      metadata = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+      checked = checkParquet(bytes);
     } catch (error) {
-      throw new WindowFailure(`${file}: the service sent a file that is not Parquet (${printable(error instanceof Error ? error.message : String(error))})`, requestId);
+      if (!(error instanceof UnsafeParquet)) throw error;
+      throw new WindowFailure(`${file}: the service sent a file that no reader of the folder should open: ${printable(error.message)}`, requestId);
     }
-    const claimed = decodedSize(metadata);
-    const limit = decodedLimit(bytes.byteLength);
-    if (claimed > limit) throw new WindowFailure(`${file}: the footer says it decodes to ${claimed} bytes, more than a reader should be given for a file of ${bytes.byteLength} bytes (${limit})`, requestId);
-    const rows = Number(metadata.num_rows);
-    return { file, rows, bytes: bytes.byteLength, sha256: sha256(bytes) };
+    return { file, rows: checked.rows, bytes: bytes.byteLength, sha256: sha256(bytes) };
   });
   const written: string[] = [];
   try {

@@ -62,7 +62,18 @@ export async function withRetry<T extends CallResult>(
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 ): Promise<T> {
   const started = Date.now();
-  const deadline = AbortSignal.timeout(policy.deadlineMs);
+  // A controller and a timer held here for the whole call, not AbortSignal.timeout: what gives the
+  // request up must not depend on what the garbage collector keeps (summary-api.ts, sendRequest).
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DeadlinePassed(policy.deadlineMs, 'no full answer')), policy.deadlineMs);
+  try {
+    return await attempts(send, policy, onRetry, sleep, controller.signal, started);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function attempts<T extends CallResult>(send: (signal: AbortSignal) => Promise<T>, policy: RetryPolicy, onRetry: (why: string, waitMs: number) => void, sleep: (ms: number) => Promise<void>, deadline: AbortSignal, started: number): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     let result: T | undefined;
     let failure: Error | undefined;

@@ -7,6 +7,7 @@ import createClient from 'openapi-fetch';
 import type { components, paths } from './api.js';
 import type { ClientSettings } from './settings.js';
 import { DATASETS, type DatasetName } from './datasets.js';
+import { jsonShapeProblem } from './document-shape.js';
 
 export type Problem = components['schemas']['Problem'];
 export type Filters = Record<string, string | number>;
@@ -41,66 +42,143 @@ export class Stalled extends Error {
   }
 }
 
+/**
+ * An answer in a content coding the request did not ask for (an export asks for identity: it is
+ * compressed already, and inflating a few KB of br or gzip can make gigabytes): refused before a
+ * byte of it is read.
+ */
+export class UnaskedCoding extends Error {
+  override readonly name = 'UnaskedCoding';
+  constructor(readonly coding: string, readonly status: number) {
+    super(`the answer (${status}) is in the ${coding} coding, which this client did not ask for`);
+  }
+}
+
+/** The codings a request asked for (`accept-encoding`), identity always among them. */
+function askedCodings(request: Request): Set<string> {
+  const asked = (request.headers.get('accept-encoding') ?? '').split(',').map((item) => item.split(';')[0]!.trim().toLowerCase()).filter(Boolean);
+  return new Set(['identity', ...asked]);
+}
+
 /** The most a JSON page or a problem document may take: a page of 1000 records is far below it. */
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
 /**
  * The response with its body capped: a declared length past the cap fails at once, a body that
  * grows past it fails as it does, so a broken or hostile server cannot fill this machine's memory.
+ * The capped body reads the response's own reader, held by the stream it feeds (a `pipeThrough`
+ * pipe can be collected with nothing holding it, and an abort then never reached the reader);
+ * `stop`, when it aborts, errors the body at once.
  */
-export function capBody(response: Response, limit: number, exporting = false, heard: (done: boolean) => void = () => {}): Response {
+export function capBody(response: Response, limit: number, exporting = false, heard: (done: boolean) => void = () => {}, stop?: AbortSignal): Response {
   const tooLarge = () => new BodyTooLarge(limit, response.status, exporting);
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > limit) {
     heard(true);
-    void response.body?.cancel();
+    void response.body?.cancel().catch(() => {});
     throw tooLarge();
   }
   if (!response.body || [101, 204, 205, 304].includes(response.status)) {
     heard(true);
     return response;
   }
+  const reader = response.body.getReader();
   let seen = 0;
-  const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      stop?.addEventListener('abort', () => {
+        controller.error(stop.reason);
+        void reader.cancel(stop.reason).catch(() => {});
+      }, { once: true });
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        heard(true);
+        controller.close();
+        return;
+      }
       heard(false);
-      seen += chunk.byteLength;
-      if (seen > limit) controller.error(tooLarge());
-      else controller.enqueue(chunk);
+      seen += value.byteLength;
+      if (seen > limit) {
+        heard(true);
+        controller.error(tooLarge());
+        void reader.cancel().catch(() => {});
+      } else {
+        controller.enqueue(value);
+      }
     },
-    flush() {
+    cancel(reason) {
       heard(true);
+      return reader.cancel(reason);
     },
-  }));
+  });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** The service's API with the credentials of `settings` on every request. */
-export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = fetch) {
-  const api = createClient<paths>({
-    baseUrl: settings.baseUrl,
+/**
+ * One request, sent with `fetch(url, init)` and given up by a controller of its own that this
+ * call holds until the body is read: when `deadline` aborts, when the server is silent for
+ * `readTimeoutMs` (before its headers or within its body), whatever the garbage collector does.
+ * (A signal handed to `new Request(…, { signal })` only follows its source weakly: once collected,
+ * an abort no longer reached the request, and a trickling server held a pull past its deadline.)
+ */
+export async function sendRequest(fetchImpl: typeof fetch, request: Request, deadline: AbortSignal | undefined, limits: { readonly maxExportBytes: number; readonly readTimeoutMs: number }): Promise<Response> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const onDeadline = () => controller.abort(deadline!.reason);
+  // The timers and the deadline's listener hold the controller; `heard(true)` lets both go.
+  const heard = (done: boolean) => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (done) deadline?.removeEventListener('abort', onDeadline);
+    // Unref'd: a timer holds its callback (and so the controller) all the same, but a run that has
+    // ended is not kept alive by a request it gave up.
+    else timer = setTimeout(() => controller.abort(new Stalled(limits.readTimeoutMs)), limits.readTimeoutMs).unref();
+  };
+  controller.signal.addEventListener('abort', () => heard(true), { once: true });
+  if (deadline?.aborted) throw deadline.reason;
+  deadline?.addEventListener('abort', onDeadline, { once: true });
+  heard(false);
+  let response: Response;
+  try {
+    const body = request.body ? await request.arrayBuffer() : undefined;
     // No redirects: the keys would follow one to wherever it points.
-    // Silence past READ_TIMEOUT_MS gives the request up; the caller's signal (its deadline) too.
-    fetch: async (request) => {
-      const silence = new AbortController();
-      let timer: NodeJS.Timeout | undefined;
-      const heard = (done: boolean) => {
-        clearTimeout(timer);
-        if (!done) timer = setTimeout(() => silence.abort(new Stalled(READ_TIMEOUT_MS)), READ_TIMEOUT_MS).unref();
-      };
-      heard(false);
-      let response: Response;
-      try {
-        response = await fetchImpl(new Request(request, { redirect: 'error', signal: AbortSignal.any([request.signal, silence.signal]) }));
-      } catch (error) {
-        heard(true);
-        throw error;
-      }
-      heard(false);
-      const exporting = response.ok && !request.headers.get('accept')?.includes('json');
-      return capBody(response, exporting ? settings.maxExportBytes : MAX_DOCUMENT_BYTES, exporting, heard);
-    },
-  });
+    response = await fetchImpl(request.url, { method: request.method, headers: request.headers, ...(body ? { body } : {}), redirect: 'error', signal: controller.signal });
+  } catch (error) {
+    heard(true);
+    throw controller.signal.aborted ? controller.signal.reason : error;
+  }
+  const coding = response.headers.get('content-encoding')?.trim().toLowerCase() || 'identity';
+  if (!askedCodings(request).has(coding)) {
+    heard(true);
+    void response.body?.cancel().catch(() => {});
+    throw new UnaskedCoding(coding.slice(0, 40), response.status);
+  }
+  heard(false);
+  const exporting = response.ok && !request.headers.get('accept')?.includes('json');
+  const capped = capBody(response, exporting ? limits.maxExportBytes : MAX_DOCUMENT_BYTES, exporting, heard, controller.signal);
+  if (exporting || !capped.body) return capped;
+  // A page or a problem is read here, capped, and its structure bounded before anything parses it.
+  const text = await capped.text();
+  const problem = jsonShapeProblem(text);
+  if (problem) throw new UnsafeDocument(response.status, problem);
+  return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** A page or problem document whose structure would cost far more to parse than it weighs (document-shape.ts). */
+export class UnsafeDocument extends Error {
+  override readonly name = 'UnsafeDocument';
+  constructor(readonly status: number, why: string) {
+    super(`the service's answer (${status}) is refused before parsing: ${why}`);
+  }
+}
+
+/** The service's API with the credentials of `settings` on every request. */
+export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = fetch, readTimeoutMs = READ_TIMEOUT_MS) {
+  const api = createClient<paths>({ baseUrl: settings.baseUrl });
+  /** Each call sends through sendRequest with its own deadline (never through the Request's signal). */
+  const through = (deadline: AbortSignal | undefined) => (request: Request) => sendRequest(fetchImpl, request, deadline, { maxExportBytes: settings.maxExportBytes, readTimeoutMs });
   api.use({
     async onRequest({ request }) {
       const token = await settings.credential.getToken(settings.scope).catch((error: unknown) => {
@@ -113,8 +191,14 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
       return request;
     },
   });
-  /** The headers of a call: the format, and the validator of an earlier answer when the call is a check. */
-  const headers = (accept: string, ifNoneMatch: string | undefined) => ({ accept, ...(ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch }) });
+  /**
+   * The headers of a call: the format, the codings taken (a JSON page gzip, inflated under the
+   * byte cap as it comes; an export identity, as it is compressed already), and the validator of
+   * an earlier answer when the call is a check.
+   */
+  const headers = (accept: string, ifNoneMatch: string | undefined) => ({
+    accept, 'accept-encoding': accept.includes('json') ? 'gzip' : 'identity', ...(ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch }),
+  });
   return {
     /** The largest export body taken; a zip's entries are capped by it too. */
     maxExportBytes: settings.maxExportBytes,
@@ -124,10 +208,10 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
      * `signal` gives the request up (its deadline).
      */
     page: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string, signal?: AbortSignal) =>
-      api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers('application/json', ifNoneMatch), signal }) as Promise<{ data?: Page; error?: Problem; response: Response }>,
+      api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers('application/json', ifNoneMatch), fetch: through(signal) }) as Promise<{ data?: Page; error?: Problem; response: Response }>,
     /** The whole export of `dataset` for `filters`: a Parquet file or a zip of them; `ifNoneMatch` as for a page. */
     export: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string, signal?: AbortSignal) =>
-      api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers(DATASETS[dataset].exportType, ifNoneMatch), parseAs: 'arrayBuffer', signal }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,
+      api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers(DATASETS[dataset].exportType, ifNoneMatch), parseAs: 'arrayBuffer', fetch: through(signal) }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,
   };
 }
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import zipfile
+import gzip
 import json
+import time
 import os
 from typing import Iterator, List
 
@@ -370,6 +372,21 @@ class Versions:
         return status, {**headers, "ETag": etag, "X-Summary-As-Of": "2026-11-28T01:00:00Z"}, data
 
 
+def test_refuses_an_encoded_export_it_did_not_ask_for_before_inflating_it(servers, waits):  # type: ignore[no-untyped-def]
+    # A few KB of gzip that inflate to 64 MiB: urllib3 would inflate it whatever the request asked.
+    bomb = gzip.compress(bytes(64 * 1024 * 1024))
+
+    def answer(request):  # type: ignore[no-untyped-def]
+        return 200, {"Content-Type": "application/vnd.apache.parquet", "Content-Encoding": "gzip", "X-Request-ID": "rid-gz"}, bomb
+
+    server = serve(servers, answer)
+    started = time.monotonic()
+    with pytest.raises(summary_client.UnsafeAnswerError, match="answered in the gzip coding, which this client did not ask for"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", **server.settings())
+    assert time.monotonic() - started < 5
+    assert [call.headers.get("accept-encoding") for call in server.calls()] == ["identity"]
+
+
 def test_a_cache_folder_makes_a_second_call_with_nothing_changed_export_nothing(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
     versions = Versions()
     server = serve(servers, versions.answer)
@@ -522,16 +539,26 @@ def test_a_parquet_file_that_decodes_to_far_more_than_it_weighs_is_refused(serve
 
     # One 1 MiB dictionary value and 400 run-length indices: a few kB sent, 400 MiB decoded.
     value = pa.DictionaryArray.from_arrays(pa.array([0] * 400, pa.int32()), pa.array(["x" * (1024 * 1024)]))
-    dictionary_bomb = refused(pa.table({"id": value, "day": pa.array(["d"] * 400)}), "dictionaries expand past", compression="zstd", store_schema=False)
+    dictionary_bomb = refused(pa.table({"id": value, "day": pa.array(["d"] * 400)}), "refused before it is decoded: its pages decode to more than", compression="zstd", store_schema=False)
     assert len(dictionary_bomb) < 64 * 1024
 
-    # Nine million zeros: the footer alone says they decode to 72 MB, from a file of kilobytes.
+    # Nine million zeros: their pages say they decode to 72 MB, from a file of kilobytes.
     refused(pa.table({"id": pa.array(["r"] * 9_000_000, pa.dictionary(pa.int8(), pa.string())), "n": pa.array(bytes(9_000_000), pa.uint8()).cast(pa.int64())}),
-            "footer says it decodes to", compression="zstd")
+            "its pages decode to more than", compression="zstd")
+
+    # A page that says it holds 8,000 values where the footer says 1,000: the footer is not trusted.
+    sink = _io.BytesIO()
+    pq.write_table(pa.table({"n": pa.array([0] * 1000, pa.int64())}), sink, compression="none", use_dictionary=False, data_page_version="1.0", write_statistics=False)
+    honest = sink.getvalue()
+    at = honest.index(b"\x15\xd0\x0f")  # the data page header's num_values, 1000 (zigzag varint)
+    lying = honest[:at] + b"\x15\x80\x7d" + honest[at + 3:]
+    served = serve(servers, lambda request: ok(lying))
+    with pytest.raises(UnsafeAnswerError, match="pages hold 8000 values where its footer says 1000"):
+        summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **served.settings())
 
     # Strings inside a list (or a struct) would be decoded past the dictionary check: refused by type.
     big = ["y" * 10_000] * 10
-    nested = refused(pa.table({"id": pa.array([big] * 2000, pa.list_(pa.string())), "day": pa.array(["d"] * 2000)}), "of type list<.*which the service never sends", compression="zstd")
+    nested = refused(pa.table({"id": pa.array([big] * 2000, pa.list_(pa.string())), "day": pa.array(["d"] * 2000)}), "of type list<.*which the service never sends|its pages decode to more than", compression="zstd")
     assert len(nested) < 64 * 1024
 
     # A column named twice is no export of the service's either.
@@ -630,3 +657,18 @@ def test_a_missing_frame_library_says_what_to_install_by_its_own_name(monkeypatc
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None if name == "polars" else real(name, *args))
     with pytest.raises(ImportError, match=r"needs polars, which is not installed here: pip install polars \("):
         summary_client.load_as_polars("contracts", "2025-01-01", "2025-01-31")
+
+
+def test_refuses_a_zip_listing_thousands_of_junk_entries_before_reading_them(servers, waits):  # type: ignore[no-untyped-def]
+    table = parquet([{"contractId": "C-1"}])
+    entries = {"invoices.parquet": table, **{f"junk-{index}": b"" for index in range(5000)}, "invoice_tables.parquet": table}
+    server = serve(servers, lambda request: ok(zipped(entries), "application/zip"))
+    with pytest.raises(UnsafeAnswerError, match="its central directory lists 5002 entries"):
+        summary_client.load_as_arrow("invoices", "2025-01-01", "2025-01-31", **server.settings())
+
+
+def test_parses_no_problem_document_of_empty_objects():  # type: ignore[no-untyped-def]
+    assert _transport.json_shape_ok('{"status": 400, "code": "INVALID_FILTER", "detail": "' + "{[" * 5000 + '"}')
+    assert not _transport.json_shape_ok("[" + "{}," * 100_000 + "{}]")
+    answer = _transport.Answer(400, {}, ("[" + "{}," * 100_000 + "{}]").encode())
+    assert answer.problem() == {} and answer.code == "no problem document"

@@ -31,3 +31,18 @@ function retryAfterSeconds(error: unknown): number {
   const ms = (error as { retryAfterInMs?: unknown }).retryAfterInMs;
   return typeof ms === 'number' && ms > 0 ? Math.ceil(ms / 1000) : 1;
 }
+
+/**
+ * What an SDK error says, as one line for a person: its status and the store's own message. The
+ * SDK builds its message from the body's `message`, which some servers send as an object: it
+ * would print `[object Object]`.
+ *
+ * @example storeErrorText(error) // "409: Entity with the specified id already exists in the system."
+ */
+export function storeErrorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const body = (error as { body?: { message?: unknown } }).body;
+  const said = error.message && error.message !== '[object Object]' ? error.message : body?.message !== undefined ? (typeof body.message === 'string' ? body.message : JSON.stringify(body.message)) : error.name;
+  const status = statusOf(error);
+  return `${status === undefined ? '' : `${status}: `}${said.split('\n')[0]!.slice(0, 500)}`;
+}

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { unzipSync } from 'fflate';
 import { parquetWriteBuffer } from 'hyparquet-writer';
@@ -111,6 +113,44 @@ describe('summary-client pull is safe against the server', () => {
     expect(peakKiB * 1024).toBeLessThan(400 * MiB);
   }, 120_000);
 
+  it('refuses a zip whose central directory lists thousands of junk entries before reading one', async () => {
+    const settings = await serve(async (_request, response, real) => {
+      const answer = await real();
+      if (answer.status !== 200) return send(response, answer);
+      const entries = unzipSync(answer.body);
+      const junk = Array.from({ length: 5000 }, (_, index) => storedEntry(`junk-${index}`, new Uint8Array(0)));
+      send(response, { ...answer, body: rawZip([storedEntry('invoices.parquet', entries['invoices.parquet']!), ...junk, storedEntry('invoice_tables.parquet', entries['invoice_tables.parquet']!)]) });
+    });
+    const result = await runPull(['invoices', ...JANUARY, '--out', outDir()], settings);
+    expect(result.stderr).toMatch(/^2025-01 failed: the export is refused before it is unpacked: its central directory lists 5002 entries/m);
+    expect(result.code).toBe(1);
+  }, 60_000);
+
+  it('refuses a JSON page of empty objects before parsing it, at a small multiple of its size in memory (peak RSS measured)', async () => {
+    let pid = 0;
+    let peakKiB = 0;
+    const empties = `{"data":[${'{},'.repeat(20 * MiB)}{}],"pagination":{"page":1,"pageSize":1000,"totalRecords":1,"totalPages":1,"hasNext":false},"meta":{}}`;
+    const settings = await serve(async (request, response, real) => {
+      const { createdFrom } = JSON.parse(request.body) as { createdFrom: string };
+      if (createdFrom.startsWith('2025-02')) {
+        peakKiB = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+        return send(response, await real());
+      }
+      response.writeHead(200, { 'content-type': 'application/json', etag: 'W/"00000000000000000000000000000000"', 'x-summary-schema': '0'.repeat(32) });
+      response.end(empties);
+    });
+    const child = spawn(process.execPath, [CLI, 'pull', 'contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--format', 'jsonl', '--out', outDir(), '--max-retry-wait', '0'], { env: { PATH: process.env.PATH ?? '', ...settings }, stdio: ['ignore', 'ignore', 'pipe'] });
+    pid = child.pid!;
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(stderr).toMatch(/^2025-01 failed: the service's answer \(200\) is refused before parsing: it holds more than \d+ objects and arrays/m);
+    expect(code).toBe(1);
+    expect(peakKiB).toBeGreaterThan(0);
+    // The 60 MB body is held once as bytes and once as text, never as 20 million objects.
+    expect(peakKiB * 1024).toBeLessThan(600 * MiB);
+  }, 120_000);
+
   it('refuses a zip entry that declares more than SUMMARY_MAX_EXPORT_BYTES, or other than it stores, before taking it', async () => {
     const settings = await serve(async (_request, response, real) => {
       const answer = await real();
@@ -143,7 +183,7 @@ describe('summary-client pull is safe against the server', () => {
     const dir = outDir();
     const result = await runPull(['contracts', ...JANUARY, '--out', dir], settings);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^2025-01 failed: contracts-2025-01\.parquet: the footer says it decodes to \d+ bytes, more than a reader should be given for a file of \d+ bytes \(67108864\)/m);
+    expect(result.stderr).toMatch(/^2025-01 failed: contracts-2025-01\.parquet: the service sent a file that no reader of the folder should open: its pages decode to more than \d+ bytes, more than a reader should be given for a file of \d+ bytes \(67108864\)/m);
     expect(readdirSync(dir).filter((name) => name.endsWith('.parquet'))).toEqual([]);
   }, 60_000);
 
@@ -291,6 +331,73 @@ describe('summary-client pull is safe against the server', () => {
     expect(fake!.requests).toHaveLength(1);
     expect(result.code).toBe(1);
   });
+
+  it('gives up a server that trickles a byte every 300 ms at SUMMARY_DEADLINE_SECONDS with the garbage collector running, and frees the folder', async () => {
+    const settings = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/vnd.apache.parquet' });
+      const timer = setInterval(() => response.write('\0'), 300);
+      response.on('close', () => clearInterval(timer));
+    });
+    const dir = join(outDir(), 'pull');
+    const started = Date.now();
+    // GC every 20 ms in the CLI's own process: a deadline that only a weakly held signal carried was lost.
+    const result = await runChild(process.execPath, ['--expose-gc', `--import=data:text/javascript,${encodeURIComponent('setInterval(() => globalThis.gc(), 20).unref()')}`, CLI, 'pull', 'contracts', ...JANUARY, '--out', dir, '--max-retry-wait', '0'], { ...settings, SUMMARY_DEADLINE_SECONDS: '3' }, 60_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(result.stderr).toMatch(/^2025-01 failed: the service gave no full answer within 3 s \(SUMMARY_DEADLINE_SECONDS\)/m);
+    expect(result.code).toBe(1);
+    expect(existsSync(join(dir, '.summary-client.lock'))).toBe(false);
+  }, 60_000);
+
+  it('gives up a server silent within its body at the silence bound with the garbage collector running', async () => {
+    const settings = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/vnd.apache.parquet' });
+      response.write('PAR1');
+    });
+    // The library with a silence bound of 1 s (the CLI's is 240 s), in a process that collects every 20 ms.
+    const script = `
+      const { pull, readSettings, summaryApi, trustCaFile } = await import(${JSON.stringify(pathToFileURL(join(projectRoot(), 'client', 'dist', 'index.js')).href)});
+      setInterval(() => globalThis.gc(), 20).unref();
+      const settings = readSettings(process.env);
+      if (settings.caFile) trustCaFile(settings.caFile);
+      const started = Date.now();
+      const summary = await pull(summaryApi(settings, fetch, 1000), { dataset: 'contracts', from: '2025-01-01', to: '2025-01-31', by: 'created', format: 'parquet', filters: {}, out: process.env.OUT, source: { service: settings.baseUrl, client: settings.client }, retry: { attempts: 2, maxWaitMs: 0, deadlineMs: 600000 } });
+      console.log(JSON.stringify({ ms: Date.now() - started, failed: summary.failed.map((entry) => entry.error) }));
+    `;
+    const result = await runChild(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { ...settings, OUT: join(outDir(), 'pull') }, 60_000);
+    expect(result.stderr).toBe('');
+    const said = JSON.parse(result.stdout) as { ms: number; failed: string[] };
+    expect(said.failed).toEqual([expect.stringMatching(/^the service was silent: no byte for 1 s/)]);
+    expect(said.ms).toBeLessThan(15_000);
+    expect(fake!.requests).toHaveLength(2);
+  }, 60_000);
+
+  it.each([['br', (data: Buffer) => brotliCompressSync(data)], ['gzip', (data: Buffer) => gzipSync(data)]] as [string, (data: Buffer) => Buffer][])('refuses an export in the %s coding it did not ask for before inflating a byte, and never halves for it', async (coding, compress) => {
+    // A few KB that inflate to 256 MiB; the client asks for identity on exports.
+    const bomb = compress(Buffer.alloc(256 * MiB));
+    const settings = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/vnd.apache.parquet', 'content-encoding': coding, 'content-length': String(bomb.byteLength) });
+      response.end(bomb);
+    });
+    const started = Date.now();
+    const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], settings);
+    expect(result.stderr).toMatch(new RegExp(`^2025-01 failed: the service answered in the ${coding} coding, which this client did not ask for`, 'm'));
+    expect(result.code).toBe(1);
+    expect(fake!.requests.map((request) => request.headers['accept-encoding'])).toEqual(['identity']);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  }, 60_000);
+
+  it('asks for JSON pages in gzip and counts a gzip page as it inflates, under the byte cap', async () => {
+    const settings = await serve(async (_request, response, real) => {
+      const answer = await real();
+      const body = gzipSync(answer.body);
+      response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', 'content-encoding': 'gzip', etag: answer.headers.get('etag') ?? '', 'x-summary-schema': answer.headers.get('x-summary-schema') ?? '', 'x-request-id': answer.headers.get('x-request-id') ?? '' });
+      response.end(body);
+    });
+    const dir = outDir();
+    const result = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--out', dir], settings);
+    expect([result.code, result.stderr]).toEqual([0, expect.stringMatching(/^complete: 1 window \(1 pulled, 0 unchanged\)/m)]);
+    expect(fake!.requests.every((request) => request.headers['accept-encoding'] === 'gzip')).toBe(true);
+  }, 60_000);
 
   it('refuses a manifest that names a file outside --out (or one it never writes), deleting nothing', async () => {
     const settings = await serve(async (_request, response, real) => send(response, await real()));

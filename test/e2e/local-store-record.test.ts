@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../dev/project-root.js';
 import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
 import { runChild } from '../support/run-child.js';
 import { stack } from '../support/stack.js';
+import { storeRecords } from '../support/store-records.js';
 import { tempDirs } from '../support/temp-dirs.js';
 import { withDuckDb } from '../support/duckdb.js';
 
@@ -48,6 +50,14 @@ describe('npm run record', () => {
     expect(rows.map((row) => row.contractId)).toEqual(['CON-RECORD-NEW', contract.contractId].sort());
     expect(rows.find((row) => row.contractId === contract.contractId)!.title).toBe('Renamed by npm run record');
   }, 180_000);
+
+  it('documents an example that changes a seeded record, not one that adds a new one', async () => {
+    // The examples that rename a record (docs/store.md also shows one that adds a new one).
+    const examples = ['docs/store.md', 'docs/local-stack.md', 'dev/put-record.ts'].flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/npm run record -- contracts '(\{[^']+"title":"Renamed"\})'/g)].map((match) => JSON.parse(match[1]!) as { contractId: string }));
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    const seeded = new Set((await storeRecords('contracts', 'contoso')).map((record) => String(record.contractId)));
+    expect(examples.filter((example) => !seeded.has(example.contractId))).toEqual([]);
+  });
 
   it('refuses what it cannot write, saying how to call it', async () => {
     expect((await record(['contracts', '{"title":"no id"}'])).stderr).toMatch(/must name the record by contractId/);

@@ -76,6 +76,13 @@ describe('the JSON output stage', () => {
     // Within it, the same jump answers.
     expect((await respondJson({ ...input(CONTRACTS, { pageSize: 20, page: 2 }), deps: narrow })).status).toBe(200);
   });
+
+  it('answers a jump past the result window 400 with a holding If-None-Match too: the bad request first (RFC 9110 §13.2.1)', async () => {
+    const narrow = createSummaryDeps(loadConfig({ ...process.env, LOG_REQUESTS: 'false', MAX_RESULT_WINDOW: '50', MAX_PAGE_SIZE: '20' }), { log: silent, clock });
+    const etag = (await respondJson({ ...input(CONTRACTS, { pageSize: 20, page: 1 }), deps: narrow })).headers.ETag!;
+    await expect(respondJson({ ...input(CONTRACTS, { pageSize: 20, page: 3 }, { ifNoneMatch: etag }), deps: narrow })).rejects.toMatchObject({ code: 'RESULT_WINDOW_EXCEEDED' });
+    await expect(respondJson({ ...input(CONTRACTS, { pageSize: 20, page: 2 }, { ifNoneMatch: etag }), deps: narrow })).rejects.toMatchObject({ code: 'RESULT_UNCHANGED' });
+  });
 });
 
 describe('the Parquet output stage', () => {

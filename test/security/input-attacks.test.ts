@@ -130,14 +130,34 @@ describe('what Node\'s HTTP parser refuses before the gateway', () => {
     ['a header of 40,000 characters', `POST ${path} HTTP/1.1\r\nHost: x\r\nX-Big: ${'h'.repeat(40_000)}\r\nContent-Length: 0\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
     ['the method FOO', `FOO ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`, 400, 'MALFORMED_REQUEST'],
     ['a request line that is no HTTP', 'hello there\r\n\r\n', 400, 'MALFORMED_REQUEST'],
-  ])('answers %s with a problem document, never an empty answer or a reset', async (_what, head, status, code) => {
+    ['an HTTP/1.1 request without Host', `POST ${path} HTTP/1.1\r\nContent-Length: 0\r\n\r\n`, 400, 'MALFORMED_REQUEST'],
+    ['CONNECT', 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n', 405, 'METHOD_NOT_ALLOWED'],
+  ])('answers %s with a problem document and a request id, never an empty answer or a reset', async (_what, head, status, code) => {
     const answer = await raw(head);
     expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
     expect(answer).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
+    expect(answer).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
     const problem = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Problem;
     expect(problem).toMatchObject({ status, code });
     expect(problem.detail).toBeTruthy();
     expect((await call('contracts', { body: {} })).status).toBe(200);
+  });
+});
+
+describe('a bad request pipelined after a good one', () => {
+  it('is answered with its problem after the good one\'s answer, not closed without a word', async () => {
+    const url = new URL(stack.baseUrl);
+    const path = `${url.pathname}/v1/contracts/summary`;
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\nhello there\r\n\r\n`));
+      let said = '';
+      socket.on('data', (chunk) => { said += chunk.toString(); });
+      socket.on('close', () => resolve(said));
+      socket.on('error', reject);
+    });
+    const answers = [...text.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((match) => Number(match[1]));
+    expect(answers).toEqual([401, 400]);
+    expect(text.slice(text.lastIndexOf('\r\n\r\n') + 4)).toMatch(/"code":"MALFORMED_REQUEST"/);
   });
 });
 

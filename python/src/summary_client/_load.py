@@ -13,9 +13,9 @@ import zlib
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ._bounds import UnsafeParquet, check_parquet
 from ._cache import Cached, WindowCache
 from ._datasets import DATASETS, Dataset
 from ._errors import RefusedError, ServiceFailedError, TooLargeError, UnavailableError, UnsafeAnswerError, printable
@@ -227,6 +227,9 @@ def _zip_entry(answer: Answer, entry: str, cap: int) -> bytes:
     """One entry of the export's zip, read to its declared size and no further. The service stores
     its entries (Parquet is compressed already), so a compressed entry is refused: inflating is
     what a zip bomb needs."""
+    shape = _zip_shape_problem(answer.body)
+    if shape:
+        raise UnsafeAnswerError(f"the export is refused before it is unpacked: {shape} (request id {answer.request_id})")
     try:
         archive = zipfile.ZipFile(io.BytesIO(answer.body))
         info = archive.getinfo(entry)
@@ -245,19 +248,27 @@ def _zip_entry(answer: Answer, entry: str, cap: int) -> bytes:
         raise UnsafeAnswerError(f"the export is not a readable zip ({printable(str(error))}; request id {answer.request_id})") from None
 
 
-#: Bytes one value of a fixed-width Parquet type decodes to (a boolean: one byte in the count).
-_WIDTHS = {"BOOLEAN": 1, "INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8}
-#: Decoded bytes of a variable-width value besides its own: Arrow's offset and validity.
-_OFFSET_BYTES = 8
-#: However small its file, an export may decode to this much; past it, to at most
-#: MAX_DECODED_RATIO times its file's size. The service's exports decode to a few times their size.
-MIN_DECODED_LIMIT = 64 * 1024 * 1024
-MAX_DECODED_RATIO = 256
+#: The most entries a zip of the service's may list (it has two): a central directory of millions of
+#: junk entries costs zipfile every one of them before a byte is read.
+MAX_ZIP_ENTRIES = 16
 
 
-def decoded_limit(file_bytes: int) -> int:
-    """The most a Parquet file of ``file_bytes`` may decode to (the floor for small files)."""
-    return max(MIN_DECODED_LIMIT, MAX_DECODED_RATIO * file_bytes)
+def _zip_shape_problem(body: Union[bytes, bytearray]) -> Optional[str]:
+    """Why a zip is refused before its central directory is read (the pull client's document-shape.ts), or None."""
+    view = memoryview(body)
+    for at in range(len(body) - 22, max(-1, len(body) - 22 - 0xFFFF - 1), -1):
+        if bytes(view[at:at + 4]) != b"PK\x05\x06":
+            continue
+        entries = int.from_bytes(view[at + 10:at + 12], "little")
+        size = int.from_bytes(view[at + 12:at + 16], "little")
+        if entries == 0xFFFF or size == 0xFFFFFFFF:
+            return "it is a zip64 archive, which the service never sends"
+        if entries > MAX_ZIP_ENTRIES:
+            return f"its central directory lists {entries} entries (the service's zip has two; at most {MAX_ZIP_ENTRIES} are read)"
+        if size > at:
+            return f"its central directory claims {size} bytes, more than comes before it"
+        return None
+    return None
 
 
 def _flat(kind: pa.DataType) -> bool:
@@ -271,37 +282,20 @@ def _flat(kind: pa.DataType) -> bool:
 
 
 def _read_parquet(data: Union[bytes, bytearray], request_id: str) -> pa.Table:
-    """Reads a Parquet file whose decoded size is bounded twice before it is decoded: by its footer
-    (rows times widths, the pages' uncompressed sizes), then by its dictionaries (string columns are
-    read as dictionaries first, and the lengths their indices point at are summed): a one-value
-    dictionary repeated by run-length indices costs nothing to send and everything to decode."""
-    limit = decoded_limit(len(data))
-    footer = pq.ParquetFile(pa.BufferReader(data))
-    metadata = footer.metadata
-    claimed = 0
-    for group in range(metadata.num_row_groups):
-        row_group = metadata.row_group(group)
-        for index in range(row_group.num_columns):
-            column = row_group.column(index)
-            width = _WIDTHS.get(column.physical_type) or metadata.schema.column(index).length or _OFFSET_BYTES
-            claimed += max(column.total_uncompressed_size, column.num_values * width)
-    if claimed > limit:
-        raise UnsafeAnswerError(f"the export's footer says it decodes to {claimed} bytes, more than this client takes for a file of {len(data)} bytes ({limit}; request id {request_id})")
-    schema = footer.schema_arrow
+    """Reads a Parquet file once what decoding it costs is bounded from its pages (_bounds.py:
+    values and sizes as its page headers say, its dictionaries' longest values), not from what its
+    footer claims: a one-value dictionary repeated by run-length indices, or a footer that
+    understates its pages, costs nothing to send and everything to decode."""
+    try:
+        check_parquet(data)
+    except UnsafeParquet as error:
+        raise UnsafeAnswerError(f"the export is refused before it is decoded: {printable(str(error))} (request id {request_id})") from None
+    schema = pq.ParquetFile(pa.BufferReader(data)).schema_arrow
     # The service writes flat columns of plain types: anything else (lists, structs, views,
-    # extension types) would be decoded past the dictionary check below, so it is refused.
+    # extension types) is refused.
     for field in schema:
         if not _flat(field.type):
             raise UnsafeAnswerError(f"the export has a column {printable(field.name)!r} of type {printable(str(field.type))}, which the service never sends (request id {request_id})")
     if len(set(schema.names)) != len(schema.names):
         raise UnsafeAnswerError(f"the export names a column twice (request id {request_id})")
-    strings = [field.name for field in schema if pa.types.is_string(field.type) or pa.types.is_binary(field.type) or pa.types.is_large_string(field.type) or pa.types.is_large_binary(field.type)]
-    table = pq.ParquetFile(pa.BufferReader(data), read_dictionary=strings).read()
-    expanded = claimed
-    for name in strings:
-        for chunk in table.column(name).chunks:
-            lengths = pc.binary_length(chunk.dictionary)
-            expanded += (pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0) + _OFFSET_BYTES * len(chunk)
-            if expanded > limit:
-                raise UnsafeAnswerError(f"the export's dictionaries expand past {limit} bytes, more than this client takes for a file of {len(data)} bytes (request id {request_id})")
-    return table.cast(schema)
+    return pq.ParquetFile(pa.BufferReader(data)).read()

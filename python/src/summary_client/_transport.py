@@ -97,9 +97,13 @@ class Answer:
         return printable(value)[:128] if value else "none"
 
     def problem(self) -> dict:
-        """The problem document (RFC 9457) of a refusal, or {} when the body is none."""
+        """The problem document (RFC 9457) of a refusal, or {} when the body is none (or would cost far
+        more to parse than it weighs: json_shape_ok)."""
         try:
-            document = json.loads(bytes(self.body).decode("utf-8"))
+            text = bytes(self.body).decode("utf-8")
+            if not json_shape_ok(text):
+                return {}
+            document = json.loads(text)
         except (UnicodeDecodeError, ValueError):
             return {}
         return document if isinstance(document, dict) else {}
@@ -108,6 +112,19 @@ class Answer:
     def code(self) -> str:
         code = self.problem().get("code")
         return printable(code)[:64] if isinstance(code, str) else "no problem document"
+
+
+#: The fewest characters per object or array a JSON document may spend before it is parsed (the
+#: pull client's document-shape.ts): a problem spends hundreds, ``{}`` three.
+MIN_BYTES_PER_CONTAINER = 16
+_FREE_CONTAINERS = 1024
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def json_shape_ok(text: str) -> bool:
+    """Whether ``text`` holds few enough objects and arrays (outside strings) for its length to be parsed."""
+    bare = _JSON_STRING.sub("", text)
+    return bare.count("{") + bare.count("[") <= max(_FREE_CONTAINERS, len(text) // MIN_BYTES_PER_CONTAINER)
 
 
 #: The statuses asked again: a time-out, a rate limit, and the faults of what stands behind the service.
@@ -228,6 +245,12 @@ def _read(response: requests.Response, url: str, cap: int) -> Answer:
         success = 200 <= status < 300
         limit = cap if success else MAX_DOCUMENT_BYTES
         headers = {name.lower(): value for name, value in response.headers.items()}
+        # Asked for identity, an encoded answer is refused before a byte of it is read: urllib3
+        # would inflate it (a few KB of gzip make gigabytes, counted only once inflated).
+        coding = (headers.get("content-encoding") or "identity").strip().lower()
+        asked = (response.request.headers.get("Accept-Encoding") or "") if response.request is not None else ""
+        if coding != "identity" and asked.strip().lower() == "identity":
+            raise UnsafeAnswerError(f"{printable(url.split('?')[0])} answered in the {printable(coding[:40])} coding, which this client did not ask for (it asks for identity: the exports are compressed already): refused before reading it")
         declared = whole_number(response.headers.get("content-length"))
         body = bytearray()
         if declared is None or declared <= limit:

@@ -11,7 +11,7 @@ import { baseHeaders } from '../response-headers.js';
 import { mediaTypeOf } from '../../model/operation-contract.js';
 import { linkBase, pageLinks } from './page-links.js';
 import { jumpTo, paginate } from '../../output/pagination.js';
-import { validateResult, validatorHeaders } from './result-validator.js';
+import { unchangedError, validateResult, validatorHeaders } from './result-validator.js';
 
 /**
  * The JSON output stage, one page at the cost of one page when the caller walks in order:
@@ -51,9 +51,12 @@ export const respondJson: OutputStage = async (input) => {
   } else if (!query.matchesNothing) {
     totalRecords = validated!.records;
     const jump = jumpTo(page, pageSize, totalRecords, resultWindow);
+    // A page the request may not jump to is its 400 first, If-None-Match or not (RFC 9110 §13.2.1).
     if (jump && !jump.withinWindow) throw windowExceeded(resultWindow);
+    if (validated!.unchanged) throw unchangedError(validated!, scope, 'json');
     if (jump) read = await deps.store.page(scope, query, { skip: jump.skip, take: jump.take }, meter);
   }
+  if (validated?.unchanged) throw unchangedError(validated, scope, 'json');
   if (read?.continuation && page * pageSize < totalRecords) {
     nextReachable = await cursors.put(scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords, etag, ...(asOf === undefined ? {} : { asOf }) }, report);
   }

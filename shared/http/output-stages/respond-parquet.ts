@@ -4,7 +4,7 @@ import { OutputLimitExceeded } from '../../output/output-limit-exceeded.js';
 import type { OutputStage } from './output-stage.js';
 import { CallerGone, EXPORT_DEADLINE_MS } from '../caller-gone.js';
 import { baseHeaders } from '../response-headers.js';
-import { validateResult, validatorHeaders } from './result-validator.js';
+import { unchangedError, validateResult, validatorHeaders } from './result-validator.js';
 
 /**
  * The Parquet output stage: the result's validator first (412 where the caller's If-None-Match
@@ -16,6 +16,7 @@ export const respondParquet: OutputStage = async (input) => {
   const { scope, cleaning, query, requestId, clientId, deps, callerGone, meter } = input;
   // Before an export slot is taken: a check that holds costs one aggregate and no slot.
   const validated = await validateResult(input, 'parquet');
+  if (validated.unchanged) throw unchangedError(validated, scope, 'parquet');
   // Gone while the version was taken: no slot, no store read for nobody.
   if (callerGone?.aborted) throw new CallerGone('the caller went away before the export started');
   const generatedAt = new Date(deps.clock());

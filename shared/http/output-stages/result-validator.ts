@@ -12,23 +12,28 @@ export interface ValidatedResult {
   readonly records: number;
   /** resultAsOf of when the version was taken. */
   readonly asOf: string;
+  /** The caller's If-None-Match still holds: once the request is otherwise valid, it ends with 412 (unchangedError). */
+  readonly unchanged: boolean;
 }
 
 /**
  * Takes the result's version (one aggregate; none for a query that matches nothing) and its ETag,
  * before a record is read: records written after it make the next check differ, never the reverse.
- * A caller's If-None-Match that still holds ends the request here with 412 RESULT_UNCHANGED.
+ * Whether the caller's If-None-Match still holds is returned, not thrown: a request that is bad
+ * for another reason gets that 4xx first (RFC 9110 §13.2.1), then unchangedError.
  */
 export async function validateResult({ scope, query, requestId, precondition, meter, deps }: OutputStageInput, format: Format): Promise<ValidatedResult> {
   const asOf = resultAsOf(deps.clock());
   const version = query.matchesNothing ? EMPTY_VERSION : await deps.store.version(scope, query, meter);
   const etag = resultEtag({ scope, query, format, version, now: new Date(deps.clock()), requestId });
-  if (precondition && matchesIfNoneMatch(precondition, etag)) {
-    throw new ApiError('RESULT_UNCHANGED', 'The result of these filters has not changed since the ETag you sent in If-None-Match: the answer you have is current. Send the request without If-None-Match to get it again.', {
-      headers: validatorHeaders({ etag, asOf }, scope, format),
-    });
-  }
-  return { etag, records: version.records, asOf };
+  return { etag, records: version.records, asOf, unchanged: precondition !== undefined && matchesIfNoneMatch(precondition, etag) };
+}
+
+/** The 412 RESULT_UNCHANGED of a result whose If-None-Match holds, with its validators. */
+export function unchangedError(validated: ValidatedResult, scope: Scope, format: Format): ApiError {
+  return new ApiError('RESULT_UNCHANGED', 'The result of these filters has not changed since the ETag you sent in If-None-Match: the answer you have is current. Send the request without If-None-Match to get it again.', {
+    headers: validatorHeaders(validated, scope, format),
+  });
 }
 
 /**

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../../dev/project-root.js';
 import { RETRIED_STATUSES } from '../../../client/src/answers.js';
-import { MAX_DECODED_RATIO, MIN_DECODED_LIMIT } from '../../../client/src/decoded-size.js';
+import { FOOTER_SHARE, MAX_DECODED_RATIO, MIN_DECODED_LIMIT, MIN_FOOTER_LIMIT } from '../../../client/src/decoded-size.js';
+import { MAX_ZIP_ENTRIES, MIN_BYTES_PER_CONTAINER } from '../../../client/src/document-shape.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_RETRY } from '../../../client/src/retry.js';
 import { DEFAULT_MAX_EXPORT_BYTES, ENTRA } from '../../../client/src/settings.js';
 import { MAX_DOCUMENT_BYTES, READ_TIMEOUT_MS } from '../../../client/src/summary-api.js';
@@ -36,9 +37,13 @@ describe('the facts the two clients share', () => {
     ['_settings.py', 'DEFAULT_DEADLINE_SECONDS', DEFAULT_DEADLINE_MS / 1000],
     ['_settings.py', 'DEFAULT_MAX_EXPORT_BYTES', DEFAULT_MAX_EXPORT_BYTES],
     ['_settings.py', 'ENTRA', ENTRA],
-    ['_load.py', 'MIN_DECODED_LIMIT', MIN_DECODED_LIMIT],
-    ['_load.py', 'MAX_DECODED_RATIO', MAX_DECODED_RATIO],
+    ['_bounds.py', 'MIN_DECODED_LIMIT', MIN_DECODED_LIMIT],
+    ['_bounds.py', 'MAX_DECODED_RATIO', MAX_DECODED_RATIO],
+    ['_bounds.py', 'MIN_FOOTER_LIMIT', MIN_FOOTER_LIMIT],
+    ['_bounds.py', 'FOOTER_SHARE', FOOTER_SHARE],
     ['_transport.py', 'RETRIED_STATUSES', RETRIED_STATUSES.join(',')],
+    ['_transport.py', 'MIN_BYTES_PER_CONTAINER', MIN_BYTES_PER_CONTAINER],
+    ['_load.py', 'MAX_ZIP_ENTRIES', MAX_ZIP_ENTRIES],
   ])('%s %s is the pull client\'s', (file, name, value) => {
     expect(constant(python(file), name)).toBe(value);
   });
