@@ -103,6 +103,23 @@ type SchemaChanged = typeof SCHEMA_CHANGED;
 type Pulled = { readonly kind: 'pulled'; readonly fresh: ManifestWindow[]; readonly kept: ManifestWindow[]; readonly staged: string[] };
 type Unchanged = { readonly kind: 'unchanged'; readonly kept: ManifestWindow[] };
 
+/**
+ * Pulls `options.from`..`options.to` of a dataset into `options.out` and keeps it current: the
+ * folder is made and locked first, every window it holds and the range names is checked by its
+ * ETag, what changed is pulled again and replaced atomically, and the manifest records each
+ * window's asOf and the folder's watermark. `observe` hears the run's events (the CLI's progress
+ * line). Resolves with what the run did with every window (isComplete says whether the folder holds
+ * every write before its watermark); rejects with PullStopped, ManifestError or FolderBusy for
+ * what no window could change, or TokenError.
+ *
+ * @example
+ * const settings = readSettings(process.env);
+ * const summary = await pull(summaryApi(settings), {
+ *   dataset: 'contracts', from: '2025-01-01', to: '2025-12-31', by: 'created', format: 'parquet',
+ *   filters: {}, out: 'data/contracts', source: { service: settings.baseUrl, client: settings.client },
+ * });
+ * if (!isComplete(summary)) process.exitCode = 1;
+ */
 export async function pull(api: SummaryApi, options: PullOptions, observe: (event: PullEvent) => void = () => {}): Promise<PullSummary> {
   const { dataset, by, out } = options;
   if (!(DATASETS[dataset].dateBy as readonly string[]).includes(by)) {

@@ -4,7 +4,6 @@
  * jitter, so clients told the same Retry-After do not return in step, and is bounded.
  */
 import { isRetried, permanentNetworkFailure } from './answers.js';
-import { Stalled } from './summary-api.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -19,6 +18,14 @@ export interface RetryPolicy {
 export const DEFAULT_DEADLINE_MS = 900_000;
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, maxWaitMs: 60_000, deadlineMs: DEFAULT_DEADLINE_MS };
+
+/** A server that was silent for READ_TIMEOUT_MS, before its headers or within its body. */
+export class Stalled extends Error {
+  override readonly name = 'Stalled';
+  constructor(readonly ms: number) {
+    super(`no byte for ${ms / 1000} s`);
+  }
+}
 
 /** A call that had not answered in full at its deadline (its retries and waits included). */
 export class DeadlinePassed extends Error {

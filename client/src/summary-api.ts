@@ -8,6 +8,9 @@ import type { components, paths } from './api.js';
 import type { ClientSettings } from './settings.js';
 import { DATASETS, type DatasetName } from './datasets.js';
 import { jsonShapeProblem } from './document-shape.js';
+import { Stalled } from './retry.js';
+
+export { Stalled } from './retry.js';
 
 export type Problem = components['schemas']['Problem'];
 export type Filters = Record<string, string | number>;
@@ -33,14 +36,6 @@ export class BodyTooLarge extends Error {
  * given up, and retried like one that got no answer.
  */
 export const READ_TIMEOUT_MS = 240_000;
-
-/** A server that was silent for READ_TIMEOUT_MS, before its headers or within its body. */
-export class Stalled extends Error {
-  override readonly name = 'Stalled';
-  constructor(readonly ms: number) {
-    super(`no byte for ${ms / 1000} s`);
-  }
-}
 
 /**
  * An answer in a content coding the request did not ask for (an export asks for identity: it is

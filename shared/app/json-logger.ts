@@ -1,6 +1,9 @@
 import type { RequestLogger } from '../http/request-log-entry.js';
 
-/** A logger writing JSON lines through the given sinks (console locally, the invocation context in Azure). */
+/**
+ * A logger writing JSON lines through the given sinks: the console, locally and in Azure alike
+ * (the Functions host takes a worker's console output as its logs; create-summary-deps.ts).
+ */
 export function createJsonLogger(info: (line: string) => void, error: (line: string) => void): RequestLogger {
   return {
     // The same line as JSON.stringify({ level: 'info', ...entry }), without copying the entry.

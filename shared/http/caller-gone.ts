@@ -5,6 +5,7 @@
  * export it is told of stops reading the store and frees its slot.
  */
 import type { HttpRequest } from '@azure/functions';
+import { PLATFORM_HTTP_LIMIT_SECONDS } from './platform-limit.js';
 
 const signals = new WeakMap<HttpRequest, AbortSignal>();
 
@@ -23,10 +24,5 @@ export class CallerGone extends Error {
   override readonly name = 'CallerGone';
 }
 
-/** How long an export may run: well below the 230 s after which the platform cuts an HTTP call. */
-export const EXPORT_DEADLINE_MS = 200_000;
-
-/** An export passed EXPORT_DEADLINE_MS. */
-export class ExportDeadline extends Error {
-  override readonly name = 'ExportDeadline';
-}
+/** How long an export may run: 30 s inside the platform's limit, so that its 503 still reaches the caller. */
+export const EXPORT_DEADLINE_MS = (PLATFORM_HTTP_LIMIT_SECONDS - 30) * 1000;

@@ -11,6 +11,7 @@
  */
 import { RESERVED_QUERY } from '../../filters/parse-filters.js';
 import type { Pagination } from '../../output/pagination.js';
+import { PAGINATION_MEMBERS } from '../../filters/filter-members.js';
 
 /** Where the links of one walk start: only when the service knows its public base URL. */
 export interface LinkBase {
@@ -42,7 +43,7 @@ export function linkBase(publicBaseUrl: string | undefined, operationPath: strin
   return { operationUrl: `${publicBaseUrl}${operationPath}`, query: carried };
 }
 
-const NOT_CARRIED: ReadonlySet<string> = new Set(['page', 'pageSize', ...RESERVED_QUERY]);
+const NOT_CARRIED: ReadonlySet<string> = new Set([...PAGINATION_MEMBERS, ...RESERVED_QUERY]);
 
 /**
  * `first` always; `next` when the page has a reachable next one (pagination.ts; respond-json.ts

@@ -1,0 +1,7 @@
+/**
+ * How long the platform lets one HTTP call run: Azure's front end cuts an HTTP-triggered function
+ * at 230 s, whatever its functionTimeout. Stated once here; host.json's functionTimeout, the
+ * gateway's forward-request timeout (infra/policies/summary-api.xml), the export's own deadline and
+ * both clients' silence bound are held to it by test/unit/http/platform-limit.test.ts.
+ */
+export const PLATFORM_HTTP_LIMIT_SECONDS = 230;

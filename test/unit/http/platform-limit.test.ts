@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { projectRoot } from '../../../dev/project-root.js';
+import { READ_TIMEOUT_MS } from '../../../client/src/summary-api.js';
+import { EXPORT_DEADLINE_MS } from '../../../shared/http/caller-gone.js';
+import { PLATFORM_HTTP_LIMIT_SECONDS } from '../../../shared/http/platform-limit.js';
+import { findAll, parsePolicy } from '../../infra/policy-xml.js';
+
+// The platform's limit on one HTTP call is written in four languages (TypeScript, host.json, the
+// gateway's policy XML, the clients' bounds): each is read from its own file and held to the one fact.
+const read = (file: string) => readFileSync(join(projectRoot(), file), 'utf8');
+
+describe('the platform\'s time limit on one HTTP call', () => {
+  it('is host.json\'s functionTimeout', () => {
+    const [hours, minutes, seconds] = (JSON.parse(read('host.json')) as { functionTimeout: string }).functionTimeout.split(':').map(Number) as [number, number, number];
+    expect(hours * 3600 + minutes * 60 + seconds).toBe(PLATFORM_HTTP_LIMIT_SECONDS);
+  });
+
+  it('is every forward-request timeout of the gateway\'s policy', () => {
+    const timeouts = findAll(parsePolicy(read('infra/policies/summary-api.xml')), 'forward-request').map((element) => Number(element.attributes.timeout));
+    expect(timeouts.length).toBeGreaterThan(0);
+    expect(new Set(timeouts)).toEqual(new Set([PLATFORM_HTTP_LIMIT_SECONDS]));
+  });
+
+  it('bounds the export\'s own deadline from above, and the clients\' silence bound from below', () => {
+    expect(EXPORT_DEADLINE_MS).toBeLessThan(PLATFORM_HTTP_LIMIT_SECONDS * 1000);
+    expect(READ_TIMEOUT_MS).toBeGreaterThan(PLATFORM_HTTP_LIMIT_SECONDS * 1000);
+  });
+});
