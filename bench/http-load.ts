@@ -8,7 +8,15 @@ export interface HttpLoadInput {
   readonly durationSeconds: number;
   readonly warmupSeconds: number;
   readonly runs: number;
-  readonly cases: readonly { readonly resource: 'contracts' | 'invoices'; readonly pageSize: number }[];
+  readonly cases: readonly HttpCase[];
+}
+
+/** One case: a resource's first page of `pageSize`, on a stack seeded with `seedRecords` per tenant (default seed when absent). */
+export interface HttpCase {
+  readonly resource: 'contracts' | 'invoices';
+  readonly pageSize: number;
+  /** Enough records for a month to fill the page (the default seed has about 70 a month). */
+  readonly seedRecords?: number;
 }
 
 /** One autocannon run. */
@@ -28,15 +36,24 @@ export interface HttpCaseFigures {
 }
 
 /**
- * Starts the local stack in a child process and drives it over loopback with autocannon from
- * this process: JSON calls with all three credentials (subscription key, x-api-key, bearer token).
+ * Starts the local stack in a child process (one per seed size) and drives it over loopback with
+ * autocannon from this process: JSON calls with all three credentials (subscription key,
+ * x-api-key, bearer token).
  */
 export async function httpLoad(input: HttpLoadInput): Promise<HttpCaseFigures[]> {
-  const stack = await startStackChild({ clients: [BENCH_CLIENT] });
+  const figures: HttpCaseFigures[] = [];
+  for (const seedRecords of new Set(input.cases.map((one) => one.seedRecords))) {
+    figures.push(...await loadOneStack(input, input.cases.filter((one) => one.seedRecords === seedRecords), seedRecords));
+  }
+  return input.cases.map((one) => figures.find((figure) => figure.resource === one.resource && figure.pageSize === one.pageSize)!);
+}
+
+async function loadOneStack(input: HttpLoadInput, cases: readonly HttpCase[], seedRecords: number | undefined): Promise<HttpCaseFigures[]> {
+  const stack = await startStackChild({ clients: [BENCH_CLIENT], ...(seedRecords === undefined ? {} : { seedRecords }) });
   const target = { ...stack.target, token: stack.target.tokens[BENCH_CLIENT]! };
   try {
     const figures: HttpCaseFigures[] = [];
-    for (const { resource, pageSize } of input.cases) {
+    for (const { resource, pageSize } of cases) {
       const options: autocannon.Options = {
         url: `${target.baseUrl}/v1/${resource}/summary`,
         method: 'POST',

@@ -154,7 +154,8 @@ function dayOf(value: string, name: 'from' | 'to'): string {
 }
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now): Promise<number> {
-  let json = false;
+  // Known before the command is parsed, so that a usage error gets its document too.
+  const json = argv.includes('--json');
   const fail = (message: string): number => {
     process.stderr.write(`summary-client: ${printable(message)}\n`);
     // A pipeline that reads --json's document gets one on every run: the error, and no windows.
@@ -177,7 +178,6 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     process.stdout.write(`summary-client ${(createRequire(import.meta.url)('../package.json') as { version: string }).version}\n`);
     return 0;
   }
-  json = command.json;
   try {
     if (command.dryRun) {
       process.stdout.write(dryRun(command, env));

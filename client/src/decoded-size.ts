@@ -11,9 +11,18 @@
  * chunk's values may expand to. A chunk whose pages hold other than the values its footer names
  * is refused.
  */
-import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from 'node:zlib';
+import * as zlib from 'node:zlib';
 import { parquetMetadata, snappyUncompress, type ColumnMetaData, type FileMetaData, type PageHeader, type SchemaElement } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
+import { readDataPage, readDataPageV2 } from 'hyparquet/src/datapage.js';
+import { getSchemaPath } from 'hyparquet/src/schema.js';
+import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
+
+/**
+ * The encodings of data pages whose decoded size the page sizes and values bound (a fixed width,
+ * plain bytes, dictionary indices, deltas of numbers); DELTA_BYTE_ARRAY is not among them.
+ */
+const READ_ENCODINGS: ReadonlySet<string> = new Set(['PLAIN', 'PLAIN_DICTIONARY', 'RLE', 'RLE_DICTIONARY', 'BIT_PACKED', 'DELTA_BINARY_PACKED', 'DELTA_LENGTH_BYTE_ARRAY', 'BYTE_STREAM_SPLIT']);
 
 /** Bytes one value of a fixed-width Parquet type decodes to (a boolean: one byte in the count). */
 const WIDTHS: Readonly<Record<string, number>> = { BOOLEAN: 1, INT32: 4, INT64: 8, INT96: 12, FLOAT: 4, DOUBLE: 8 };
@@ -64,18 +73,22 @@ export function checkParquet(bytes: Uint8Array): CheckedParquet {
   if (footer > footerLimit(bytes.byteLength)) throw new UnsafeParquet(`its footer takes ${footer} bytes, more than ${footerLimit(bytes.byteLength)} for a file of ${bytes.byteLength} bytes`);
   let metadata: FileMetaData;
   try {
-    metadata = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+    // The footer alone (a view, not a copy of the file).
+    metadata = parquetMetadata(bytes.subarray(dataEnd));
   } catch (error) {
     throw new UnsafeParquet(`it is not Parquet (${error instanceof Error ? error.message : String(error)})`);
   }
+  // The service writes flat tables: a root and one leaf per column, in order.
+  const leaves = metadata.schema.slice(1);
+  if (leaves.some((element) => element.num_children !== undefined && element.num_children > 0)) throw new UnsafeParquet('it has nested columns, which the service never sends');
   const limit = decodedLimit(bytes.byteLength);
   let decoded = 0;
   for (const group of metadata.row_groups) {
-    for (const chunk of group.columns) {
+    if (group.columns.length !== leaves.length) throw new UnsafeParquet(`a row group has ${group.columns.length} columns where the schema has ${leaves.length}`);
+    for (const [index, chunk] of group.columns.entries()) {
       const column = chunk.meta_data;
       if (!column) throw new UnsafeParquet('a column chunk has no metadata');
-      const leaf = metadata.schema.find((element) => element.name === column.path_in_schema.at(-1));
-      decoded += chunkBound(view, column, leaf, dataEnd, limit - decoded);
+      decoded += chunkBound(view, column, leaves[index], getSchemaPath(metadata.schema, column.path_in_schema), dataEnd, limit - decoded);
       if (decoded > limit) throw tooLarge(decoded, bytes.byteLength, limit);
     }
   }
@@ -87,8 +100,9 @@ function tooLarge(decoded: number, fileBytes: number, limit: number): UnsafeParq
 }
 
 /** The most a column chunk decodes to, from its page headers (`budget`: what is left of the file's limit). */
-function chunkBound(view: DataView, column: ColumnMetaData, leaf: SchemaElement | undefined, dataEnd: number, budget: number): number {
-  const start = Number(column.dictionary_page_offset ?? column.data_page_offset);
+function chunkBound(view: DataView, column: ColumnMetaData, leaf: SchemaElement | undefined, schemaPath: ReturnType<typeof getSchemaPath>, dataEnd: number, budget: number): number {
+  // A dictionary offset of 0 (older writers, for chunks without a dictionary) is no offset.
+  const start = Number(column.dictionary_page_offset !== undefined && column.dictionary_page_offset > 0n ? column.dictionary_page_offset : column.data_page_offset);
   const end = start + Number(column.total_compressed_size);
   const name = column.path_in_schema.join('.');
   if (!(start >= 4 && end <= dataEnd && end >= start)) throw new UnsafeParquet(`column ${name} lies outside the file's data`);
@@ -96,6 +110,8 @@ function chunkBound(view: DataView, column: ColumnMetaData, leaf: SchemaElement 
   let uncompressed = 0;
   let values = 0;
   let longest: number | undefined;
+  let lengths: Uint32Array | undefined;
+  const dataPages: { readonly header: PageHeader; readonly offset: number }[] = [];
   for (let offset = start; offset < end;) {
     const reader = { view, offset };
     let header: PageHeader;
@@ -113,11 +129,17 @@ function chunkBound(view: DataView, column: ColumnMetaData, leaf: SchemaElement 
     if (uncompressed > budget) return uncompressed;
     if (header.type === 'DICTIONARY_PAGE') {
       const entries = header.dictionary_page_header?.num_values ?? 0;
-      longest = width ?? longestValue(view, reader.offset, size, pageSize, column.codec, entries, name);
+      lengths = width === undefined ? dictionaryLengths(view, reader.offset, size, pageSize, column.codec, entries, name) : undefined;
+      longest = Math.max(longest ?? 0, width ?? (lengths ? lengths.reduce((most, length) => Math.max(most, length), 0) : pageSize));
     } else if (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2') {
+      const encoding = header.data_page_header?.encoding ?? header.data_page_header_v2?.encoding;
+      // A value of DELTA_BYTE_ARRAY may repeat all of the one before it: bytes that no page
+      // size bounds. The service never writes it (nor anything but these).
+      if (encoding === undefined || !READ_ENCODINGS.has(encoding)) throw new UnsafeParquet(`column ${name} has a page in the ${String(encoding)} encoding, which the service never writes`);
       const count = header.data_page_header?.num_values ?? header.data_page_header_v2?.num_values ?? -1;
       if (!(Number.isSafeInteger(count) && count >= 0)) throw new UnsafeParquet(`column ${name} has a data page without its number of values`);
       values += count;
+      dataPages.push({ header, offset: reader.offset });
     }
     offset = reader.offset + size;
   }
@@ -125,15 +147,65 @@ function chunkBound(view: DataView, column: ColumnMetaData, leaf: SchemaElement 
   // Each value: its width; a byte array, its bytes in the pages and its offset, or as long as the
   // longest dictionary value.
   if (width !== undefined) return Math.max(uncompressed, values * width);
-  return uncompressed + values * ((longest ?? 0) + OFFSET_BYTES);
+  const bound = uncompressed + values * ((longest ?? 0) + OFFSET_BYTES);
+  // Past the budget only because one dictionary value is long: count what the indices point at.
+  if (bound <= budget || lengths === undefined || values * OFFSET_BYTES > budget) return bound;
+  const expansion = dictionaryExpansion(view, column, leaf, schemaPath, dataPages, lengths, name);
+  return expansion === undefined ? bound : uncompressed + expansion;
 }
 
 /**
- * The longest value of a byte-array dictionary page: the page decompressed within its declared
- * size, its `entries` length-prefixed values read. A codec this client cannot decompress counts
- * the whole page as one value.
+ * What a dictionary chunk's values decode to, each page's indices read (version 1 pages: their
+ * levels, then the indices; plain pages' values as they are), or undefined where a page cannot be
+ * read here (a version 2 page, a codec not read): the caller keeps its bound.
  */
-function longestValue(view: DataView, offset: number, size: number, pageSize: number, codec: string, entries: number, name: string): number {
+function dictionaryExpansion(view: DataView, column: ColumnMetaData, leaf: SchemaElement | undefined, schemaPath: ReturnType<typeof getSchemaPath>, pages: readonly { readonly header: PageHeader; readonly offset: number }[], lengths: Uint32Array, name: string): number | undefined {
+  if (leaf === undefined || !['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI', 'ZSTD'].includes(column.codec)) return undefined;
+  // Pages decompressed by this file's own rules, within their declared sizes.
+  const compressors = Object.fromEntries(['GZIP', 'BROTLI', 'ZSTD'].map((codec) => [codec, (input: Uint8Array, size: number) => decompress(input, size, codec) ?? new Uint8Array(0)]));
+  const decoder = { type: column.type, element: leaf, schemaPath, pathInSchema: column.path_in_schema, codec: column.codec, parsers: DEFAULT_PARSERS, compressors };
+  let total = 0;
+  for (const { header, offset } of pages) {
+    const compressed = new Uint8Array(view.buffer, view.byteOffset + offset, header.compressed_page_size);
+    let decoded: ArrayLike<unknown>;
+    let encoding: string | undefined;
+    let count: number;
+    try {
+      if (header.type === 'DATA_PAGE' && header.data_page_header) {
+        const bytes = decompress(compressed, header.uncompressed_page_size, column.codec);
+        if (bytes === undefined || bytes.byteLength !== header.uncompressed_page_size) return undefined;
+        decoded = readDataPage(bytes, header.data_page_header, decoder).dataPage;
+        encoding = header.data_page_header.encoding;
+        count = header.data_page_header.num_values;
+      } else if (header.type === 'DATA_PAGE_V2' && header.data_page_header_v2) {
+        decoded = readDataPageV2(compressed, header, decoder).dataPage;
+        encoding = header.data_page_header_v2.encoding;
+        count = header.data_page_header_v2.num_values;
+      } else {
+        return undefined;
+      }
+    } catch (error) {
+      throw new UnsafeParquet(`column ${name} has a page that cannot be read (${error instanceof Error ? error.message : String(error)})`);
+    }
+    const dictionary = encoding === 'PLAIN_DICTIONARY' || encoding === 'RLE_DICTIONARY';
+    for (let index = 0; index < decoded.length; index++) {
+      const value = decoded[index];
+      const length = dictionary ? lengths[Number(value)] : (value as { length?: number } | undefined)?.length ?? 0;
+      if (length === undefined) throw new UnsafeParquet(`column ${name} has an index past its dictionary`);
+      total += length + OFFSET_BYTES;
+    }
+    // Nulls: an offset each.
+    total += Math.max(0, count - decoded.length) * OFFSET_BYTES;
+  }
+  return total;
+}
+
+/**
+ * The lengths of a byte-array dictionary page's values: the page decompressed within its declared
+ * size, its `entries` length-prefixed values read; undefined for a codec this client cannot
+ * decompress (the caller counts the whole page as one value).
+ */
+function dictionaryLengths(view: DataView, offset: number, size: number, pageSize: number, codec: string, entries: number, name: string): Uint32Array | undefined {
   const compressed = new Uint8Array(view.buffer, view.byteOffset + offset, size);
   let page: Uint8Array;
   try {
@@ -141,19 +213,20 @@ function longestValue(view: DataView, offset: number, size: number, pageSize: nu
   } catch (error) {
     throw new UnsafeParquet(`column ${name}'s dictionary does not decompress to its declared ${pageSize} bytes (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (page.byteLength === 0 && pageSize > 0) return pageSize;
+  if (page.byteLength === 0 && pageSize > 0) return undefined;
   if (page.byteLength !== pageSize) throw new UnsafeParquet(`column ${name}'s dictionary decompresses to ${page.byteLength} bytes, not the ${pageSize} it declares`);
+  if (entries > pageSize / 4) throw new UnsafeParquet(`column ${name}'s dictionary declares more values than its ${pageSize} bytes hold`);
   const bytes = new DataView(page.buffer, page.byteOffset, page.byteLength);
-  let longest = 0;
+  const lengths = new Uint32Array(entries);
   let at = 0;
   for (let index = 0; index < entries; index++) {
     if (at + 4 > page.byteLength) throw new UnsafeParquet(`column ${name}'s dictionary holds fewer than the ${entries} values it declares`);
     const length = bytes.getUint32(at, true);
     at += 4 + length;
     if (at > page.byteLength) throw new UnsafeParquet(`column ${name}'s dictionary holds a value past its end`);
-    if (length > longest) longest = length;
+    lengths[index] = length;
   }
-  return longest;
+  return lengths;
 }
 
 /** A page's bytes, decompressed to exactly `size` bytes; undefined for a codec this client does not read. */
@@ -167,11 +240,12 @@ function decompress(bytes: Uint8Array, size: number, codec: string): Uint8Array 
       return out;
     }
     case 'GZIP':
-      return gunzipSync(bytes, { maxOutputLength: Math.max(size, 1) });
+      return zlib.gunzipSync(bytes, { maxOutputLength: Math.max(size, 1) });
     case 'BROTLI':
-      return brotliDecompressSync(bytes, { maxOutputLength: Math.max(size, 1) });
+      return zlib.brotliDecompressSync(bytes, { maxOutputLength: Math.max(size, 1) });
     case 'ZSTD':
-      return zstdDecompressSync(bytes, { maxOutputLength: Math.max(size, 1) });
+      // Node 22.15 and later; on an older Node a ZSTD dictionary counts whole, as an unread codec's does.
+      return zlib.zstdDecompressSync?.(bytes, { maxOutputLength: Math.max(size, 1) });
     default:
       return undefined;
   }

@@ -40,6 +40,9 @@ export function jsonShapeProblem(text: string): string | undefined {
 /** The most entries a zip of the service's may list in its central directory (it has two). */
 export const MAX_ZIP_ENTRIES = 16;
 
+/** The most bytes its central directory may take: unzippers read it by its size, not its count. */
+export const MAX_ZIP_DIRECTORY_BYTES = 64 * 1024;
+
 /**
  * Why a zip is refused before its central directory is read, or undefined: its end record (the
  * last 22 bytes, or before a comment of at most 64 KiB) lists more than MAX_ZIP_ENTRIES entries,
@@ -49,11 +52,15 @@ export function zipShapeProblem(bytes: Uint8Array): string | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let at = bytes.byteLength - 22; at >= Math.max(0, bytes.byteLength - 22 - 0xffff); at--) {
     if (view.getUint32(at, true) !== 0x06054b50) continue;
+    const here = view.getUint16(at + 8, true);
     const entries = view.getUint16(at + 10, true);
     const size = view.getUint32(at + 12, true);
-    // 0xffff and 0xffffffff say "see the zip64 record": the service's zips never need it.
-    if (entries === 0xffff || size === 0xffffffff) return 'it is a zip64 archive, which the service never sends';
-    if (entries > MAX_ZIP_ENTRIES) return `its central directory lists ${entries} entries (the service's zip has two; at most ${MAX_ZIP_ENTRIES} are read)`;
+    // 0xffff and 0xffffffff say "see the zip64 record", and a zip64 locator before the end record
+    // is followed by some unzippers whatever the counts: the service's zips never need either.
+    const locator = at >= 20 && view.getUint32(at - 20, true) === 0x07064b50;
+    if (entries === 0xffff || here === 0xffff || size === 0xffffffff || locator) return 'it is a zip64 archive, which the service never sends';
+    if (Math.max(entries, here) > MAX_ZIP_ENTRIES) return `its central directory lists ${Math.max(entries, here)} entries (the service's zip has two; at most ${MAX_ZIP_ENTRIES} are read)`;
+    if (size > MAX_ZIP_DIRECTORY_BYTES) return `its central directory takes ${size} bytes (the service's takes a few hundred; at most ${MAX_ZIP_DIRECTORY_BYTES} are read)`;
     if (size > at) return `its central directory claims ${size} bytes, more than comes before it`;
     return undefined;
   }

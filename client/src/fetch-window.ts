@@ -85,16 +85,9 @@ export class Unreachable extends WindowFailure {}
  * once. Files are named by `label`; on a failure none is left.
  */
 export async function fetchWindow(context: FetchContext, window: Window, label: string, ifNoneMatch: string | undefined): Promise<Fetched> {
-  let current = await fetchOnce(context, window, label, ifNoneMatch);
+  const current = await fetchOnce(context, window, label, ifNoneMatch);
   if (current.kind !== 'pulled') return current;
-  if (current.etag === '') {
-    // Nothing to confirm it by, nor to check it by on the next run.
-    discard(context, current);
-    const announced = current.grewPast;
-    throw new WindowFailure(announced !== undefined
-      ? `the service announced ${announced} page${announced === 1 ? '' : 's'}, and page ${announced} says there is more: records changed during the walk, and the answer has no ETag to tell when they stop`
-      : 'the service answered without an ETag: this client cannot tell when the window changes (a service older than this client?)', current.requestIds.at(-1));
-  }
+  refuseUnconfirmable(context, current);
   const pulled: Pulled = current;
   let check: Fetched;
   try {
@@ -105,9 +98,21 @@ export async function fetchWindow(context: FetchContext, window: Window, label: 
     throw error;
   }
   if (check.kind === 'unchanged') return { ...pulled, confirmed: true, asOf: check.asOf };
-  // Changed while it was read (or still being written): the check's answer is the window as it is now.
+  // Changed while it was read (or still being written): the check's answer is the window as it is
+  // now, kept only if the next run can check it (an ETag) and it is whole (a walk that did not stop short).
   if (check.kind === 'too-large') discard(context, pulled);
+  else refuseUnconfirmable(context, check);
   return check;
+}
+
+/** An answer without an ETag, or a walk cut at the pages it announced, is no answer to keep: its files are removed. */
+function refuseUnconfirmable(context: FetchContext, pulled: Pulled): void {
+  if (pulled.etag !== '' && pulled.grewPast === undefined) return;
+  discard(context, pulled);
+  const announced = pulled.grewPast;
+  throw new WindowFailure(announced !== undefined
+    ? `the service announced ${announced} page${announced === 1 ? '' : 's'}, and page ${announced} says there is more: records changed during the walk; the next run pulls the window again`
+    : 'the service answered without an ETag: this client cannot tell when the window changes (a service older than this client?)', pulled.requestIds.at(-1));
 }
 
 /** Removes a pulled answer's hidden files. */

@@ -672,3 +672,36 @@ def test_parses_no_problem_document_of_empty_objects():  # type: ignore[no-untyp
     assert not _transport.json_shape_ok("[" + "{}," * 100_000 + "{}]")
     answer = _transport.Answer(400, {}, ("[" + "{}," * 100_000 + "{}]").encode())
     assert answer.problem() == {} and answer.code == "no problem document"
+
+
+def test_checks_json_shape_in_linear_time_whatever_the_quotes():  # type: ignore[no-untyped-def]
+    started = time.monotonic()
+    assert _transport.json_shape_ok('"' + '\\"' * 200_000)
+    assert time.monotonic() - started < 2
+
+
+def test_refuses_a_zip_whose_directory_is_larger_than_its_count_says(servers, waits):  # type: ignore[no-untyped-def]
+    table = parquet([{"contractId": "C-1"}])
+    entries = {"invoices.parquet": table, **{f"junk-{index}": b"" for index in range(3000)}, "invoice_tables.parquet": table}
+    body = bytearray(zipped(entries))
+    end = body.rindex(b"PK\x05\x06")
+    body[end + 8:end + 12] = (2).to_bytes(2, "little") * 2  # the counts say two; the directory holds 3002
+    server = serve(servers, lambda request: ok(bytes(body), "application/zip"))
+    with pytest.raises(UnsafeAnswerError, match="its central directory takes \\d+ bytes"):
+        summary_client.load_as_arrow("invoices", "2025-01-01", "2025-01-31", **server.settings())
+
+
+def test_takes_a_dictionary_column_whose_one_long_value_is_rare_and_lz4_files(servers, waits):  # type: ignore[no-untyped-def]
+    import io as _io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    titles = [("x" * 40_000) if index == 7 else f"title {index % 50}" for index in range(50_000)]
+    for compression in ("snappy", "lz4"):
+        sink = _io.BytesIO()
+        pq.write_table(pa.table({"contractId": [f"C-{index}" for index in range(50_000)], "title": titles}), sink, compression=compression, row_group_size=50_000)
+        data = sink.getvalue()
+        server = serve(servers, lambda request, data=data: ok(data))
+        table = summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **server.settings())
+        assert (compression, table.num_rows) == (compression, 50_000)

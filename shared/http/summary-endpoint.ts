@@ -35,9 +35,9 @@ const MAX_PREPARED_VIEWS = 1000;
 
 /** The operation of `resource`, running with `deps`. */
 export function summaryEndpoint(resource: ResourceDefinition, deps: SummaryDeps): SummaryEndpoint {
-  // The one cache here, and why: a view's cleaning plan is compiled code (record-cleaner.ts says
-  // which benchmark keeps it), too dear to compile per request. Keyed by the role set as JSON, so
-  // no role name, whatever characters it holds, can stand for two.
+  // The one cache here, and why: a role set's view is the allowlist worked out for it (fields,
+  // line fields, Drafts, value checks), the same on every request of that role set. Keyed by the
+  // role set as JSON, so no role name, whatever characters it holds, can stand for two.
   const prepared = new Map<string, PreparedView>();
   return Object.freeze({
     resource,

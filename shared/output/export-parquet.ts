@@ -4,7 +4,7 @@ import { fieldSpec, type ExportShape, type LineTable } from '../model/resource-d
 import type { StoredRecord, View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
 import { OutputLimitExceeded } from './output-limit-exceeded.js';
-import { cleaningWarning, createRecordCleaner, type CleaningPlan, type CleaningReport, type RecordCleaner } from './record-cleaner.js';
+import { cleaningWarning, cleanRecord, newCleaningReport, type CleaningPlan, type CleaningReport } from './record-cleaner.js';
 import { ParquetTableWriter } from './parquet/parquet-table-writer.js';
 import { zipOverhead, zipStored } from './zip-stored.js';
 
@@ -44,7 +44,7 @@ export async function exportParquet(records: AsyncIterable<readonly StoredRecord
   const shape = resource.export;
   // Every value checked against its field on the way out, as for JSON (record-cleaner.ts): one
   // malformed stored value never fails the export.
-  const cleaner = createRecordCleaner(cleaning);
+  const report = newCleaningReport();
   switch (shape.kind) {
     case 'file': {
       const file = table(view.fields, resource.name);
@@ -52,18 +52,18 @@ export async function exportParquet(records: AsyncIterable<readonly StoredRecord
       for await (const page of records) {
         options.signal?.throwIfAborted();
         for (const stored of page) {
-          const record = cleaner.clean(stored);
+          const record = cleanRecord(cleaning, stored, report);
           if (record === undefined) continue;
           count++;
           const appending = file.add(record);
           if (appending) await appending;
         }
       }
-      return { body: Buffer.concat(await file.finish(cleaningMetadata(cleaner.report))), records: count, cleaning: cleaner.report };
+      return { body: Buffer.concat(await file.finish(cleaningMetadata(report))), records: count, cleaning: report };
     }
     case 'zip': {
       // defineResource refuses a zip export without lines (and lines without a zip).
-      return exportZip(records, view, resource.lines!, shape, table, options, cleaner);
+      return exportZip(records, cleaning, resource.lines!, shape, table, options, report);
     }
     default:
       return unreachable(shape, 'export shape');
@@ -72,13 +72,14 @@ export async function exportParquet(records: AsyncIterable<readonly StoredRecord
 
 async function exportZip(
   records: AsyncIterable<readonly StoredRecord[]>,
-  view: View,
+  cleaning: CleaningPlan,
   lineTable: LineTable,
   entries: Extract<ExportShape, { kind: 'zip' }>,
   table: (fields: readonly FieldSpec[], name: string) => ParquetTableWriter,
   options: ExportOptions,
-  cleaner: RecordCleaner,
+  report: CleaningReport,
 ): Promise<ExportResult> {
+  const { view } = cleaning;
   const id = fieldSpec(view.resource, view.resource.idField);
   const main = table(view.fields, tableName(entries.records));
   const lines = table([id, ...view.lineFields], tableName(entries.lines));
@@ -92,12 +93,13 @@ async function exportZip(
   for await (const page of records) {
     options.signal?.throwIfAborted();
     for (const stored of page) {
-      const record = cleaner.clean(stored);
+      const record = cleanRecord(cleaning, stored, report);
       if (record === undefined) continue;
       count++;
       const appending = main.add(record);
       if (appending) await appending;
-      leading[0] = record[id.name];
+      // From the stored record: the id leads its lines whether or not the view shows it.
+      leading[0] = stored[id.name];
       // Cleaned: an array of objects whose required values are all there.
       for (const line of record[lineTable.member] as readonly StoredRecord[]) {
         const appendingLines = lines.add(line, leading);
@@ -106,12 +108,12 @@ async function exportZip(
       checkTotal();
     }
   }
-  const footer = cleaningMetadata(cleaner.report);
+  const footer = cleaningMetadata(report);
   const files = { [entries.records]: await main.finish(footer), [entries.lines]: await lines.finish(footer) };
   checkTotal();
   const body = zipStored(files, options.generatedAt);
   if (body.byteLength > options.maxBytes) throw new OutputLimitExceeded('zip passed the limit');
-  return { body, records: count, cleaning: cleaner.report };
+  return { body, records: count, cleaning: report };
 }
 
 /**

@@ -12,6 +12,7 @@ import struct
 from typing import Any, Dict, Optional, Tuple, Union
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 #: Bytes one value of a fixed-width Parquet type decodes to (a boolean: one byte in the count).
@@ -29,7 +30,12 @@ FOOTER_SHARE = 64
 _DICTIONARY_PAGE = 2
 _DATA_PAGE = 0
 _DATA_PAGE_V2 = 3
-_CODECS = {"UNCOMPRESSED": None, "SNAPPY": "snappy", "GZIP": "gzip", "BROTLI": "brotli", "ZSTD": "zstd", "LZ4_RAW": "lz4_raw"}
+_CODECS = {"UNCOMPRESSED": None, "SNAPPY": "snappy", "GZIP": "gzip", "BROTLI": "brotli", "ZSTD": "zstd", "LZ4_RAW": "lz4_raw", "LZ4": "lz4_raw"}
+#: The encodings of data pages whose decoded size page sizes and values bound (Parquet's numbers:
+#: PLAIN, PLAIN_DICTIONARY, RLE, BIT_PACKED, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY,
+#: RLE_DICTIONARY, BYTE_STREAM_SPLIT). Not DELTA_BYTE_ARRAY (7): a value may repeat all of the one
+#: before it. The service writes none of the others either.
+_READ_ENCODINGS = {0, 2, 3, 4, 5, 6, 8, 9}
 
 
 class UnsafeParquet(ValueError):
@@ -68,14 +74,19 @@ def check_parquet(data: Union[bytes, bytearray, memoryview]) -> Tuple[pq.FileMet
         row_group = metadata.row_group(group)
         for index in range(row_group.num_columns):
             column = row_group.column(index)
-            decoded += _chunk_bound(view, column, metadata.schema.column(index).length, data_end, limit - decoded)
+
+            def expansion(group: int = group, name: str = metadata.schema.column(index).path) -> int:
+                return _dictionary_expansion(view, group, name)
+
+            decoded += _chunk_bound(view, column, metadata.schema.column(index).length, data_end, limit - decoded, expansion)
             if decoded > limit:
                 raise UnsafeParquet(f"its pages decode to more than {decoded} bytes, more than a reader should be given for a file of {size} bytes ({limit})")
     return metadata, decoded
 
 
-def _chunk_bound(view: memoryview, column: Any, type_length: Optional[int], data_end: int, budget: int) -> int:
-    start = column.dictionary_page_offset if column.has_dictionary_page and column.dictionary_page_offset is not None else column.data_page_offset
+def _chunk_bound(view: memoryview, column: Any, type_length: Optional[int], data_end: int, budget: int, expansion: Any) -> int:
+    # A dictionary offset of 0 (older writers, for chunks without a dictionary) is no offset.
+    start = column.dictionary_page_offset if column.has_dictionary_page and column.dictionary_page_offset else column.data_page_offset
     end = start + column.total_compressed_size
     name = column.path_in_schema
     if not (4 <= start <= end <= data_end):
@@ -99,9 +110,13 @@ def _chunk_bound(view: memoryview, column: Any, type_length: Optional[int], data
             return uncompressed
         if kind == _DICTIONARY_PAGE:
             entries = (header.get(7) or {}).get(1, 0)
-            longest = width if width is not None else _longest_value(view[offset:offset + compressed], page_size, column.compression, entries, name)
+            longest = max(longest or 0, width if width is not None else _longest_value(view[offset:offset + compressed], page_size, column.compression, entries, name))
         elif kind in (_DATA_PAGE, _DATA_PAGE_V2):
-            count = (header.get(5) or header.get(8) or {}).get(1)
+            page = header.get(5) or header.get(8) or {}
+            encoding = page.get(2) if kind == _DATA_PAGE else page.get(4)
+            if encoding not in _READ_ENCODINGS:
+                raise UnsafeParquet(f"column {name} has a page in encoding {encoding}, which the service never writes")
+            count = page.get(1)
             if not isinstance(count, int) or count < 0:
                 raise UnsafeParquet(f"column {name} has a data page without its number of values")
             values += count
@@ -110,7 +125,31 @@ def _chunk_bound(view: memoryview, column: Any, type_length: Optional[int], data
         raise UnsafeParquet(f"column {name}'s pages hold {values} values where its footer says {column.num_values}")
     if width is not None:
         return max(uncompressed, values * width)
-    return uncompressed + values * ((longest or 0) + _OFFSET_BYTES)
+    bound = uncompressed + values * ((longest or 0) + _OFFSET_BYTES)
+    # Past the budget only because one dictionary value is long: count what the indices point at
+    # (read as a dictionary column: its indices cost 4 bytes a value, within the budget by now).
+    if bound <= budget or longest is None or values * _OFFSET_BYTES > budget:
+        return bound
+    exact = expansion()
+    return bound if exact is None else uncompressed + exact
+
+
+def _dictionary_expansion(view: memoryview, group: int, name: str) -> Optional[int]:
+    """What one column chunk's values decode to: each value's length as its indices point at it, and an offset each."""
+    try:
+        column = pq.ParquetFile(pa.BufferReader(pa.py_buffer(view)), read_dictionary=[name]).read_row_group(group, columns=[name]).column(0)
+    except (pa.ArrowException, OSError, ValueError) as error:
+        raise UnsafeParquet(f"column {name} cannot be read ({error})") from None
+    total = 0
+    for chunk in column.chunks:
+        flat = chunk.type.value_type if pa.types.is_dictionary(chunk.type) else chunk.type
+        if not (pa.types.is_string(flat) or pa.types.is_binary(flat) or pa.types.is_large_string(flat) or pa.types.is_large_binary(flat)):
+            return None  # a nested column: its bound stands
+        if pa.types.is_dictionary(chunk.type):
+            total += (pc.sum(pc.take(pc.binary_length(chunk.dictionary), chunk.indices)).as_py() or 0) + _OFFSET_BYTES * len(chunk)
+        else:
+            total += (pc.sum(pc.binary_length(chunk)).as_py() or 0) + _OFFSET_BYTES * len(chunk)
+    return total
 
 
 def _longest_value(page: memoryview, size: int, compression: str, entries: int, name: str) -> int:

@@ -248,9 +248,11 @@ def _zip_entry(answer: Answer, entry: str, cap: int) -> bytes:
         raise UnsafeAnswerError(f"the export is not a readable zip ({printable(str(error))}; request id {answer.request_id})") from None
 
 
-#: The most entries a zip of the service's may list (it has two): a central directory of millions of
-#: junk entries costs zipfile every one of them before a byte is read.
+#: The most entries a zip of the service's may list (it has two), and the most bytes its central
+#: directory may take: millions of junk entries cost zipfile every one of them before a byte is
+#: read, and zipfile reads the directory by its size, not its count.
 MAX_ZIP_ENTRIES = 16
+MAX_ZIP_DIRECTORY_BYTES = 64 * 1024
 
 
 def _zip_shape_problem(body: Union[bytes, bytearray]) -> Optional[str]:
@@ -259,12 +261,15 @@ def _zip_shape_problem(body: Union[bytes, bytearray]) -> Optional[str]:
     for at in range(len(body) - 22, max(-1, len(body) - 22 - 0xFFFF - 1), -1):
         if bytes(view[at:at + 4]) != b"PK\x05\x06":
             continue
+        here = int.from_bytes(view[at + 8:at + 10], "little")
         entries = int.from_bytes(view[at + 10:at + 12], "little")
         size = int.from_bytes(view[at + 12:at + 16], "little")
-        if entries == 0xFFFF or size == 0xFFFFFFFF:
+        if entries == 0xFFFF or here == 0xFFFF or size == 0xFFFFFFFF or (at >= 20 and bytes(view[at - 20:at - 16]) == b"PK\x06\x07"):
             return "it is a zip64 archive, which the service never sends"
-        if entries > MAX_ZIP_ENTRIES:
-            return f"its central directory lists {entries} entries (the service's zip has two; at most {MAX_ZIP_ENTRIES} are read)"
+        if max(entries, here) > MAX_ZIP_ENTRIES:
+            return f"its central directory lists {max(entries, here)} entries (the service's zip has two; at most {MAX_ZIP_ENTRIES} are read)"
+        if size > MAX_ZIP_DIRECTORY_BYTES:
+            return f"its central directory takes {size} bytes (the service's takes a few hundred; at most {MAX_ZIP_DIRECTORY_BYTES} are read)"
         if size > at:
             return f"its central directory claims {size} bytes, more than comes before it"
         return None

@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { StoredRecord } from '../../model/view.js';
 import { buildJsonEnvelope, jsonEnvelopeBytes } from '../../output/json-envelope.js';
-import { cleaningWarning, createRecordCleaner } from '../../output/record-cleaner.js';
+import { cleaningWarning, cleanRecord, newCleaningReport } from '../../output/record-cleaner.js';
 import { CURSOR_GUARD, guardedCursors, type CursorFailureReport } from '../../cursors/guarded-cursors.js';
 import { pageCursorKey } from '../../cursors/page-cursors.js';
 import { recordCursorFailure } from '../../telemetry/telemetry.js';
@@ -61,13 +61,13 @@ export const respondJson: OutputStage = async (input) => {
     nextReachable = await cursors.put(scope.tenant, keyOf(page + 1), { continuation: read.continuation, totalRecords, etag, ...(asOf === undefined ? {} : { asOf }) }, report);
   }
   // Every value checked against its field, and exactly the allowlisted fields, on the way out (record-cleaner.ts).
-  const cleaner = createRecordCleaner(cleaning);
+  const cleaned = newCleaningReport();
   const records: StoredRecord[] = [];
   for (const record of read?.records ?? []) {
-    const projected = cleaner.project(record);
-    if (projected !== undefined) records.push(projected);
+    const answered = cleanRecord(cleaning, record, cleaned);
+    if (answered !== undefined) records.push(answered);
   }
-  const warning = cleaningWarning(cleaner.report);
+  const warning = cleaningWarning(cleaned);
   const pagination = paginate({ page, pageSize, totalRecords, resultWindow, nextReachable });
   const envelope = buildJsonEnvelope(records, pagination, { requestId, generatedAt: new Date(deps.clock()), ...(warning ? { warning } : {}) });
   const headers = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId), ...validatorHeaders({ etag, asOf }, scope, 'json') };
@@ -88,7 +88,7 @@ export const respondJson: OutputStage = async (input) => {
     body: jsonEnvelopeBytes(envelope),
     records: records.length,
     store: meter,
-    ...(warning ? { cleaning: cleaner.report } : {}),
+    ...(warning ? { cleaning: cleaned } : {}),
   };
 };
 

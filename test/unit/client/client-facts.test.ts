@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../../dev/project-root.js';
 import { RETRIED_STATUSES } from '../../../client/src/answers.js';
 import { FOOTER_SHARE, MAX_DECODED_RATIO, MIN_DECODED_LIMIT, MIN_FOOTER_LIMIT } from '../../../client/src/decoded-size.js';
-import { MAX_ZIP_ENTRIES, MIN_BYTES_PER_CONTAINER } from '../../../client/src/document-shape.js';
+import { MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIES, MIN_BYTES_PER_CONTAINER } from '../../../client/src/document-shape.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_RETRY } from '../../../client/src/retry.js';
 import { DEFAULT_MAX_EXPORT_BYTES, ENTRA } from '../../../client/src/settings.js';
 import { MAX_DOCUMENT_BYTES, READ_TIMEOUT_MS } from '../../../client/src/summary-api.js';
@@ -44,6 +44,7 @@ describe('the facts the two clients share', () => {
     ['_transport.py', 'RETRIED_STATUSES', RETRIED_STATUSES.join(',')],
     ['_transport.py', 'MIN_BYTES_PER_CONTAINER', MIN_BYTES_PER_CONTAINER],
     ['_load.py', 'MAX_ZIP_ENTRIES', MAX_ZIP_ENTRIES],
+    ['_load.py', 'MAX_ZIP_DIRECTORY_BYTES', MAX_ZIP_DIRECTORY_BYTES],
   ])('%s %s is the pull client\'s', (file, name, value) => {
     expect(constant(python(file), name)).toBe(value);
   });

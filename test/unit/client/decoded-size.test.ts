@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { FileMetaData, PageHeader, ParquetType } from 'hyparquet';
+import { parquetMetadata, type FileMetaData, type PageHeader, type ParquetType } from 'hyparquet';
 import { ByteWriter, parquetWriteBuffer } from 'hyparquet-writer';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
@@ -175,4 +175,22 @@ describe('checkParquet', () => {
       expect(checked.decoded / bytes.byteLength).toBeLessThan(16);
     }
   }, 60_000);
+
+  it('refuses DELTA_BYTE_ARRAY pages, whose values may each repeat the one before whole, and nested columns', () => {
+    const delta = { header: { type: 'DATA_PAGE' as const, uncompressed_page_size: 8, compressed_page_size: 8, data_page_header: { num_values: 1, encoding: 'DELTA_BYTE_ARRAY' as const, definition_level_encoding: 'RLE' as const, repetition_level_encoding: 'RLE' as const } }, body: new Uint8Array(8) };
+    expect(refusal(craft('BYTE_ARRAY', [delta], { footerValues: 1 }))).toBe('column value has a page in the DELTA_BYTE_ARRAY encoding, which the service never writes');
+    const nested = new Uint8Array(parquetWriteBuffer({ columnData: [{ name: 'a', data: [{ b: 1 }], type: 'JSON' }] }));
+    expect(['taken', 'it has nested columns, which the service never sends']).toContain(refusal(nested));
+  });
+
+  it('takes a dictionary column whose one long value is rare, counting what its indices point at', () => {
+    const rows = 50_000;
+    const titles = Array.from({ length: rows }, (_, index) => (index === 7 ? 'x'.repeat(40_000) : `title ${index % 50}`));
+    // One row group, dictionary-encoded: 50,000 values times the longest would be 2 GB.
+    const bytes = new Uint8Array(parquetWriteBuffer({ columnData: [{ name: 'title', data: titles, type: 'STRING', encoding: 'RLE_DICTIONARY' }], rowGroupSize: rows }));
+    expect(parquetMetadata(bytes.buffer).row_groups[0]!.columns[0]!.meta_data!.encodings).toContain('RLE_DICTIONARY');
+    const checked = checkParquet(bytes);
+    // As long as the values are, not 50,000 times the longest (2 GB).
+    expect(checked.decoded).toBeLessThan(2 * rows * 16 + 40_000 + bytes.byteLength * 4);
+  });
 });

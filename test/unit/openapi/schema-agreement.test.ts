@@ -10,7 +10,7 @@ import { CONTRACTS } from '../../../shared/model/contracts.js';
 import { INVOICES } from '../../../shared/model/invoices.js';
 import type { ResourceDefinition } from '../../../shared/model/resource-definition.js';
 import type { StoredRecord, View } from '../../../shared/model/view.js';
-import { createRecordCleaner, planCleaning } from '../../../shared/output/record-cleaner.js';
+import { cleanRecord, newCleaningReport, planCleaning } from '../../../shared/output/record-cleaner.js';
 import { buildOpenApi } from '../../../openapi/build-openapi.js';
 import { MetaSchema, PaginationSchema } from '../../../openapi/envelope-schema.js';
 import { NOT_OPERATION_CODES } from '../../../openapi/error-responses.js';
@@ -38,8 +38,9 @@ const meta = { requestId: 'req-1', generatedAt: new Date('2025-06-01T12:00:00Z')
 
 /** Records as a JSON page answers them through `view` (every stored record here is well-formed). */
 function projected(records: readonly StoredRecord[], view: View): StoredRecord[] {
-  const cleaner = createRecordCleaner(planCleaning(view));
-  return records.map((record) => cleaner.project(record)!);
+  const plan = planCleaning(view);
+  const report = newCleaningReport();
+  return records.map((record) => cleanRecord(plan, record, report)!);
 }
 
 describe('the document and the code agree on', () => {

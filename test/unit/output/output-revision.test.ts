@@ -5,7 +5,7 @@ import { DATAPOINTS } from '../../../shared/access/datapoints.js';
 import { RESOURCES } from '../../../shared/model/resources.js';
 import type { StoredRecord } from '../../../shared/model/view.js';
 import { exportParquet } from '../../../shared/output/export-parquet.js';
-import { createRecordCleaner, planCleaning } from '../../../shared/output/record-cleaner.js';
+import { cleanRecord, newCleaningReport, planCleaning } from '../../../shared/output/record-cleaner.js';
 import { OUTPUT_REVISION } from '../../../shared/output/result-etag.js';
 import type { FieldSpec } from '../../../shared/model/fields.js';
 import { unreachable } from '../../../shared/util/unreachable.js';
@@ -75,8 +75,9 @@ async function answers(): Promise<unknown[]> {
     for (const roles of [['Data.Read'], Object.keys(DATAPOINTS)]) {
       const view = allowlist.view(resource, roles);
       const records = storedRecords(resource);
-      const cleaner = createRecordCleaner(planCleaning(view));
-      out.push(records.map((record) => cleaner.project(record) ?? null));
+      const plan = planCleaning(view);
+      const report = newCleaningReport();
+      out.push(records.map((record) => cleanRecord(plan, record, report) ?? null));
       async function* pages() {
         yield records;
       }
