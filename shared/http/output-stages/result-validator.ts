@@ -2,7 +2,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { Format } from '../../model/operation-contract.js';
 import type { Scope } from '../../model/view.js';
 import { AS_OF_HEADER, resultAsOf, resultEtag, schemaTag, SCHEMA_HEADER } from '../../output/result-etag.js';
-import { EMPTY_VERSION } from '../../store/record-store.js';
+import type { RecordStore } from '../../store/record-store.js';
 import { matchesIfNoneMatch } from '../if-none-match.js';
 import type { OutputStageInput } from './output-stage.js';
 
@@ -17,14 +17,14 @@ export interface ValidatedResult {
 }
 
 /**
- * Takes the result's version (one aggregate; none for a query that matches nothing) and its ETag,
+ * Takes the result's version from `source` (one aggregate; the reader's source of nothing for a query that matches nothing) and its ETag,
  * before a record is read: records written after it make the next check differ, never the reverse.
  * Whether the caller's If-None-Match still holds is returned, not thrown: a request that is bad
  * for another reason gets that 4xx first (RFC 9110 §13.2.1), then unchangedError.
  */
-export async function validateResult({ scope, query, requestId, precondition, meter, deps }: OutputStageInput, format: Format): Promise<ValidatedResult> {
+export async function validateResult({ scope, query, requestId, precondition, meter, deps }: OutputStageInput, format: Format, source: Pick<RecordStore, 'version'>): Promise<ValidatedResult> {
   const asOf = resultAsOf(deps.clock());
-  const version = query.matchesNothing ? EMPTY_VERSION : await deps.store.version(scope, query, meter);
+  const version = await source.version(scope, query, meter);
   const etag = resultEtag({ scope, query, format, version, now: new Date(deps.clock()), requestId });
   return { etag, records: version.records, asOf, unchanged: precondition !== undefined && matchesIfNoneMatch(precondition, etag) };
 }
