@@ -12,6 +12,8 @@ import { createExportSlots, EXPORT_SLOTS } from '../admission/export-slots.js';
 import { createJsonLogger } from './json-logger.js';
 import { SYSTEM_CLOCK, type Clock } from '../util/clock.js';
 import type { SummaryDeps } from '../http/summary-deps.js';
+import { CURSOR_GUARD, guardCursors } from '../cursors/guarded-cursors.js';
+import { recordCursorFailure } from '../telemetry/telemetry.js';
 
 /**
  * Builds the production collaborators from the settings: the Cosmos store (key auth locally,
@@ -32,10 +34,12 @@ export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps
     // Not about one request: the instance's way of asking from then on.
     warn: (message) => log.warning('', message),
   })));
+  const cursors = overrides.cursors ?? cosmosStores().cursors;
   return {
     config,
     store: overrides.store ?? cosmosStores().store,
-    cursors: overrides.cursors ?? cosmosStores().cursors,
+    cursors,
+    pageCursors: overrides.pageCursors ?? guardCursors(cursors, { ...CURSOR_GUARD, now: clock, onFailure: recordCursorFailure }),
     allowlist: overrides.allowlist ?? buildAllowlist(DATAPOINTS),
     authenticate: overrides.authenticate ?? createAuthenticator(config, { clock }),
     clock,

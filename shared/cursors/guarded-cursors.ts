@@ -29,23 +29,17 @@ export interface CursorGuardOptions {
   /** How long it is skipped; then one call tries it again. */
   readonly openMs: number;
   readonly now?: () => number;
+  /** Hears every failed call (the metrics observer: telemetry.ts, recordCursorFailure). */
+  readonly onFailure?: (call: 'get' | 'put', reason: CursorFailure) => void;
 }
 
 export const CURSOR_GUARD: CursorGuardOptions = { deadlineMs: 1000, failuresToOpen: 3, openMs: 30_000 };
 
-const guards = new WeakMap<PageCursors, GuardedCursors>();
-
 /**
- * The guard of a cursor store: one per store, so the breaker sees every request's calls; made
- * with the options of its first caller (the service has one clock: SummaryDeps).
+ * The guard of a cursor store. Made once with the service's collaborators (createSummaryDeps), so
+ * its breaker sees every request's calls and its clock is theirs.
  */
-export function guardedCursors(cursors: PageCursors, options: CursorGuardOptions = CURSOR_GUARD): GuardedCursors {
-  let guard = guards.get(cursors);
-  if (guard === undefined) guards.set(cursors, (guard = createGuard(cursors, options)));
-  return guard;
-}
-
-function createGuard(cursors: PageCursors, options: CursorGuardOptions): GuardedCursors {
+export function guardCursors(cursors: PageCursors, options: CursorGuardOptions = CURSOR_GUARD): GuardedCursors {
   const now = options.now ?? Date.now;
   let failures = 0;
   let openUntil = 0;
@@ -59,7 +53,11 @@ function createGuard(cursors: PageCursors, options: CursorGuardOptions): Guarded
    * Runs one call under its deadline; undefined when it failed (reported). One promise settled by
    * whichever comes first, the call or its timer (a race of two promises cost twice as much).
    */
-  function attempt<T>(call: 'get' | 'put', work: (signal: AbortSignal) => Promise<T>, report: CursorFailureReport): Promise<{ value: T } | undefined> {
+  function attempt<T>(call: 'get' | 'put', work: (signal: AbortSignal) => Promise<T>, caller: CursorFailureReport): Promise<{ value: T } | undefined> {
+    const report: CursorFailureReport = (failedCall, reason, error) => {
+      options.onFailure?.(failedCall, reason);
+      caller(failedCall, reason, error);
+    };
     if (now() < openUntil) {
       report(call, 'breaker open');
       return Promise.resolve(undefined);

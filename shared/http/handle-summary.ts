@@ -42,14 +42,14 @@ export async function handleSummary(endpoint: SummaryEndpoint, request: HttpRequ
       told.format = offer.format;
       const stage = OUTPUT_STAGES[offer.format];
       const body = await readJsonBody({ headers, body: request.body });
-      const { view, cleaning } = endpoint.prepare(principal.roles);
+      const { view, cleaning, schemaTags } = endpoint.prepare(principal.roles);
       const params = new URL(request.url).searchParams;
       const query = parseFilters({ body, query: params, view, members: endpoint.members, maxPageSize: deps.config.maxPageSize, ...(stage.paged ? {} : { exportMediaType: offer.mediaType }) });
       // Preconditions are looked at only once the request is known to be good (RFC 9110 §13.2.1).
       const precondition = parseIfNoneMatch(header('if-none-match'));
       const gone = callerGone(request);
       answer = await stage.respond({
-        scope: { tenant: principal.dataTenant, view }, cleaning, query, requestId, clientId: principal.clientId, deps, meter,
+        scope: { tenant: principal.dataTenant, view }, cleaning, schemaTags, query, requestId, clientId: principal.clientId, deps, meter,
         request: { path: names.path, params, body },
         ...(gone ? { callerGone: gone } : {}), ...(precondition ? { precondition } : {}),
       });

@@ -5,7 +5,8 @@
  * and works nothing out of the resource itself.
  */
 import type { ResourceDefinition } from '../model/resource-definition.js';
-import { operationNames, type OperationNames } from '../model/operation-contract.js';
+import { operationNames, type Format, type OperationNames } from '../model/operation-contract.js';
+import { schemaTag } from '../output/result-etag.js';
 import type { View } from '../model/view.js';
 import { filterMembers, type FilterMember } from '../filters/filter-members.js';
 import { planCleaning, type CleaningPlan } from '../output/record-cleaner.js';
@@ -16,6 +17,8 @@ import type { SummaryDeps } from './summary-deps.js';
 export interface PreparedView {
   readonly view: View;
   readonly cleaning: CleaningPlan;
+  /** The fingerprint of its columns in each format (X-Summary-Schema, and part of every ETag). */
+  readonly schemaTags: Readonly<Record<Format, string>>;
 }
 
 export interface SummaryEndpoint {
@@ -50,7 +53,7 @@ export function summaryEndpoint(resource: ResourceDefinition, deps: SummaryDeps)
       let found = prepared.get(key);
       if (found === undefined) {
         const view = deps.allowlist.view(resource, roles);
-        found = Object.freeze({ view, cleaning: planCleaning(view) });
+        found = Object.freeze({ view, cleaning: planCleaning(view), schemaTags: Object.freeze({ json: schemaTag(view, 'json'), parquet: schemaTag(view, 'parquet') }) });
         if (prepared.size >= MAX_PREPARED_VIEWS) prepared.clear();
         prepared.set(key, found);
       }

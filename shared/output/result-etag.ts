@@ -62,6 +62,8 @@ export interface ResultEtagInput {
   readonly now: Date;
   /** Makes a moving version's ETag one of its own (see QUIET_SECONDS). */
   readonly requestId: string;
+  /** schemaTag(scope.view, format), where the caller made it once for the view (summary-endpoint.ts); worked out here when absent. */
+  readonly schema?: string;
 }
 
 /**
@@ -70,10 +72,10 @@ export interface ResultEtagInput {
  * page and page size are not part of it: every page of a walk names the same result. Weak, because
  * two answers of one result differ in their request id and time.
  */
-export function resultEtag({ scope, query, format, version, now, requestId }: ResultEtagInput): string {
+export function resultEtag({ scope, query, format, version, now, requestId, schema }: ResultEtagInput): string {
   const moving = version.latestWrite >= Math.floor(now.getTime() / 1000) - QUIET_SECONDS;
   return `W/"${digest([
-    schemaTag(scope.view, format),
+    schema ?? schemaTag(scope.view, format),
     scope.tenant,
     scope.view.drafts,
     // What decides which records and references show besides the columns.

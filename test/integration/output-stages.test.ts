@@ -27,12 +27,12 @@ let serial = 0;
 
 function input(resource: ResourceDefinition, body: Record<string, unknown>, options: { ifNoneMatch?: string; exporting?: boolean } = {}): OutputStageInput {
   const endpoint = summaryEndpoint(resource, deps);
-  const { view, cleaning } = endpoint.prepare(ROLES);
+  const { view, cleaning, schemaTags } = endpoint.prepare(ROLES);
   const params = new URLSearchParams();
   const query = parseFilters({ body, query: params, view, members: endpoint.members, maxPageSize: 1000, ...(options.exporting ? { exportMediaType: 'application/vnd.apache.parquet' } : {}) });
   const precondition = parseIfNoneMatch(options.ifNoneMatch ?? null);
   return {
-    scope: { tenant: 'contoso', view }, cleaning, query, requestId: `stage-${++serial}`, clientId: `stage-client-${serial}`, deps,
+    scope: { tenant: 'contoso', view }, cleaning, schemaTags, query, requestId: `stage-${++serial}`, clientId: `stage-client-${serial}`, deps,
     meter: { documents: 0, requestCharge: 0 }, request: { path: endpoint.names.path, params, body }, ...(precondition ? { precondition } : {}),
   };
 }

@@ -29,12 +29,12 @@ let serial = 0;
 
 function input(resource: ResourceDefinition, body: Record<string, unknown>, options: { ifNoneMatch?: string; exporting?: boolean; roles?: readonly string[] } = {}): OutputStageInput {
   const endpoint = summaryEndpoint(resource, deps);
-  const { view, cleaning } = endpoint.prepare(options.roles ?? Object.keys(DATAPOINTS));
+  const { view, cleaning, schemaTags } = endpoint.prepare(options.roles ?? Object.keys(DATAPOINTS));
   const params = new URLSearchParams();
   const query = parseFilters({ body, query: params, view, members: endpoint.members, maxPageSize: 1000, ...(options.exporting ? { exportMediaType: 'application/vnd.apache.parquet' } : {}) });
   const precondition = parseIfNoneMatch(options.ifNoneMatch ?? null);
   return {
-    scope: { tenant: 'contoso', view }, cleaning, query, requestId: `reader-${++serial}`, clientId: `reader-client-${serial}`, deps,
+    scope: { tenant: 'contoso', view }, cleaning, schemaTags, query, requestId: `reader-${++serial}`, clientId: `reader-client-${serial}`, deps,
     meter: { documents: 0, requestCharge: 0 }, request: { path: endpoint.names.path, params, body }, ...(precondition ? { precondition } : {}),
   };
 }

@@ -9,6 +9,8 @@ import { createJsonLogger } from '../../shared/app/json-logger.js';
 import { RESOURCES } from '../../shared/model/resources.js';
 import type { RecordStore } from '../../shared/store/record-store.js';
 import type { PageCursors } from '../../shared/cursors/page-cursors.js';
+import { CURSOR_GUARD, guardCursors } from '../../shared/cursors/guarded-cursors.js';
+import { recordCursorFailure } from '../../shared/telemetry/telemetry.js';
 import type { SummaryDeps } from '../../shared/http/summary-deps.js';
 import { startIdentityProvider, type IdentityProvider } from '../../dev/identity-provider.js';
 import { issueServerCertificate, loadOrCreateLocalCa, trustInThisProcess } from '../../dev/local-ca.js';
@@ -74,8 +76,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const deps = {
     ...base,
     ...(options.store ? { store: options.store(base.store) } : {}),
-    ...(options.cursors ? { cursors: options.cursors(base.cursors) } : {}),
   };
+  if (options.cursors) {
+    const cursors = options.cursors(base.cursors);
+    Object.assign(deps, { cursors, pageCursors: guardCursors(cursors, { ...CURSOR_GUARD, ...(options.clock ? { now: options.clock } : {}), onFailure: recordCursorFailure }) });
+  }
   const service = await startService({
     registrations: summaryFunctions(options.resources ?? RESOURCES, deps),
     subscriptionKeys: identities.subscriptionKeys,

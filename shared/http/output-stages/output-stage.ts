@@ -1,4 +1,5 @@
 import type { SummaryQuery } from '../../model/summary-query.js';
+import type { Format } from '../../model/operation-contract.js';
 import type { Scope } from '../../model/view.js';
 import type { StoreMeter } from '../../store/record-store.js';
 import type { CleaningPlan, CleaningReport } from '../../output/record-cleaner.js';
@@ -23,6 +24,8 @@ export interface OutputStageInput {
   /** How the records are cleaned for the scope's view (record-cleaner.ts). */
   readonly cleaning: CleaningPlan;
   readonly query: SummaryQuery;
+  /** The fingerprint of the view's columns in each format, made once per prepared view (summary-endpoint.ts). */
+  readonly schemaTags: Readonly<Record<Format, string>>;
   readonly requestId: string;
   /** The calling client application: page cursors and export slots are per client. */
   readonly clientId: string;
@@ -34,7 +37,7 @@ export interface OutputStageInput {
   readonly precondition?: IfNoneMatch;
   /** What the store reads of this request cost: every read adds to it (the log line reads it, failures included). */
   readonly meter: StoreMeter;
-  readonly deps: Pick<SummaryDeps, 'store' | 'cursors' | 'clock' | 'config' | 'exportSlots' | 'log'>;
+  readonly deps: Pick<SummaryDeps, 'store' | 'pageCursors' | 'clock' | 'config' | 'exportSlots' | 'log'>;
 }
 
 /** An output stage: reads the store for a validated query and answers it in one format. */

@@ -17,7 +17,7 @@ import { validatorHeaders } from './result-validator.js';
  * warning.
  */
 export const respondJson: OutputStage = async (input) => {
-  const { scope, cleaning, query, requestId, request, deps, meter } = input;
+  const { cleaning, query, requestId, request, deps, meter } = input;
   const { page, pageSize } = query;
   const read = await resultReader(input).page();
   // Every value checked against its field, and exactly the allowlisted fields, on the way out.
@@ -30,7 +30,7 @@ export const respondJson: OutputStage = async (input) => {
   const warning = cleaningWarning(cleaned);
   const pagination = paginate({ page, pageSize, totalRecords: read.totalRecords, resultWindow: deps.config.maxResultWindow, nextReachable: read.nextReachable });
   const envelope = buildJsonEnvelope(records, pagination, { requestId, generatedAt: new Date(deps.clock()), ...(warning ? { warning } : {}) });
-  const headers = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId), ...validatorHeaders(read.validators, scope, 'json') };
+  const headers = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId), ...validatorHeaders(read.validators, input.schemaTags.json) };
   const links = linkBase(deps.config.publicBaseUrl, request.path, request.params, request.body);
   if (links) {
     // A link follower stops where the links stop, reading no warning: a next page that exists but

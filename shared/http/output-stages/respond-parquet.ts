@@ -13,7 +13,7 @@ import { validatorHeaders } from './result-validator.js';
  * result over PARQUET_MAX_BYTES a 413, never a truncated file.
  */
 export const respondParquet: OutputStage = async (input) => {
-  const { scope, cleaning, query, requestId, deps, meter } = input;
+  const { cleaning, query, requestId, deps, meter } = input;
   let generatedAt: Date | undefined;
   let read;
   try {
@@ -41,7 +41,7 @@ export const respondParquet: OutputStage = async (input) => {
     status: 200,
     headers: {
       ...baseHeaders(file.mediaType, requestId),
-      ...validatorHeaders(read.validators, scope, 'parquet'),
+      ...validatorHeaders(read.validators, input.schemaTags.parquet),
       'Content-Disposition': `attachment; filename="${query.resource.name}-${requestId}.${file.extension}"`,
     },
     body: result.body,

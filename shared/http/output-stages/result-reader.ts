@@ -7,9 +7,8 @@
  */
 import { ApiError } from '../../errors/api-error.js';
 import type { StoredRecord } from '../../model/view.js';
-import { CURSOR_GUARD, guardedCursors, type CursorFailureReport, type GuardedCursors } from '../../cursors/guarded-cursors.js';
+import type { CursorFailureReport, GuardedCursors } from '../../cursors/guarded-cursors.js';
 import { pageCursorKey } from '../../cursors/page-cursors.js';
-import { recordCursorFailure } from '../../telemetry/telemetry.js';
 import { EMPTY_VERSION, type RecordStore, type StorePage } from '../../store/record-store.js';
 import { jumpTo } from '../../output/pagination.js';
 import { CallerGone, EXPORT_DEADLINE_MS } from '../caller-gone.js';
@@ -66,11 +65,11 @@ export function resultReader(input: OutputStageInput): ResultReader {
   // Decided once: a query that matches nothing reads no store and no cursor.
   const empty = query.matchesNothing;
   const source = empty ? NOTHING : deps.store;
-  // A failing cursor store only costs the walk its shortcut; each failure is logged and counted.
-  const cursors = empty ? NO_CURSORS : guardedCursors(deps.cursors, { ...CURSOR_GUARD, now: deps.clock });
+  // A failing cursor store only costs the walk its shortcut; each failure is logged here (the
+  // guard, made with the deps, counts it).
+  const cursors = empty ? NO_CURSORS : deps.pageCursors;
   const report: CursorFailureReport = (call, reason, error) => {
     deps.log.warning(requestId, `page cursor ${call} failed (${reason})${error instanceof Error ? `: ${error.name}` : ''}; the page is read without it`);
-    recordCursorFailure(call, reason);
   };
   const validate = (format: 'json' | 'parquet') => validateResult(input, format, source);
   return {
@@ -95,7 +94,7 @@ export function resultReader(input: OutputStageInput): ResultReader {
         const jump = jumpTo(page, pageSize, totalRecords, resultWindow);
         // A page the request may not jump to is its 400 first, If-None-Match or not (RFC 9110 §13.2.1).
         if (jump && !jump.withinWindow) throw windowExceeded(resultWindow);
-        if (validated.unchanged) throw unchangedError(validated, scope, 'json');
+        if (validated.unchanged) throw unchangedError(validated, input.schemaTags.json);
         if (jump) read = await source.page(scope, query, { skip: jump.skip, take: jump.take }, meter);
       }
       const continuation = read?.continuation;
@@ -107,7 +106,7 @@ export function resultReader(input: OutputStageInput): ResultReader {
     async whole(render) {
       // Before an export slot is taken: a check that holds costs one aggregate and no slot.
       const validated = await validate('parquet');
-      if (validated.unchanged) throw unchangedError(validated, scope, 'parquet');
+      if (validated.unchanged) throw unchangedError(validated, input.schemaTags.parquet);
       // Gone while the version was taken: no slot, no store read for nobody.
       if (callerGone?.aborted) throw new CallerGone('the caller went away before the export started');
       const release = await deps.exportSlots.acquire({ clientId, tenant: scope.tenant });

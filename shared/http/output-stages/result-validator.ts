@@ -1,7 +1,6 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { Format } from '../../model/operation-contract.js';
-import type { Scope } from '../../model/view.js';
-import { AS_OF_HEADER, resultAsOf, resultEtag, schemaTag, SCHEMA_HEADER } from '../../output/result-etag.js';
+import { AS_OF_HEADER, resultAsOf, resultEtag, SCHEMA_HEADER } from '../../output/result-etag.js';
 import type { RecordStore } from '../../store/record-store.js';
 import { matchesIfNoneMatch } from '../if-none-match.js';
 import type { OutputStageInput } from './output-stage.js';
@@ -22,17 +21,17 @@ export interface ValidatedResult {
  * Whether the caller's If-None-Match still holds is returned, not thrown: a request that is bad
  * for another reason gets that 4xx first (RFC 9110 §13.2.1), then unchangedError.
  */
-export async function validateResult({ scope, query, requestId, precondition, meter, deps }: OutputStageInput, format: Format, source: Pick<RecordStore, 'version'>): Promise<ValidatedResult> {
+export async function validateResult({ scope, query, requestId, precondition, meter, deps, schemaTags }: OutputStageInput, format: Format, source: Pick<RecordStore, 'version'>): Promise<ValidatedResult> {
   const asOf = resultAsOf(deps.clock());
   const version = await source.version(scope, query, meter);
-  const etag = resultEtag({ scope, query, format, version, now: new Date(deps.clock()), requestId });
+  const etag = resultEtag({ scope, query, format, version, now: new Date(deps.clock()), requestId, schema: schemaTags[format] });
   return { etag, records: version.records, asOf, unchanged: precondition !== undefined && matchesIfNoneMatch(precondition, etag) };
 }
 
 /** The 412 RESULT_UNCHANGED of a result whose If-None-Match holds, with its validators. */
-export function unchangedError(validated: ValidatedResult, scope: Scope, format: Format): ApiError {
+export function unchangedError(validated: ValidatedResult, schema: string): ApiError {
   return new ApiError('RESULT_UNCHANGED', 'The result of these filters has not changed since the ETag you sent in If-None-Match: the answer you have is current. Send the request without If-None-Match to get it again.', {
-    headers: validatorHeaders(validated, scope, format),
+    headers: validatorHeaders(validated, schema),
   });
 }
 
@@ -40,6 +39,6 @@ export function unchangedError(validated: ValidatedResult, scope: Scope, format:
  * The validators an answer carries: its ETag, the fingerprint of its columns, and the time it
  * reflects (absent on a page read from a cursor of an earlier deploy, which kept none).
  */
-export function validatorHeaders({ etag, asOf }: { etag: string; asOf?: string | undefined }, scope: Scope, format: Format): Record<string, string> {
-  return { ETag: etag, [SCHEMA_HEADER]: schemaTag(scope.view, format), ...(asOf === undefined ? {} : { [AS_OF_HEADER]: asOf }) };
+export function validatorHeaders({ etag, asOf }: { etag: string; asOf?: string | undefined }, schema: string): Record<string, string> {
+  return { ETag: etag, [SCHEMA_HEADER]: schema, ...(asOf === undefined ? {} : { [AS_OF_HEADER]: asOf }) };
 }

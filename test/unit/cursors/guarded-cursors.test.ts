@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { guardedCursors, type CursorFailure } from '../../../shared/cursors/guarded-cursors.js';
+import { guardCursors, type CursorFailure } from '../../../shared/cursors/guarded-cursors.js';
 import type { PageCursors } from '../../../shared/cursors/page-cursors.js';
 
 const CURSOR = { continuation: 'c', totalRecords: 7, etag: 'W/"e"' };
@@ -12,7 +12,7 @@ function recorder() {
 describe('guarded page cursors', () => {
   it('pass a working store through', async () => {
     const stored = new Map<string, typeof CURSOR>();
-    const cursors = guardedCursors({ get: async (_t, key) => stored.get(key), put: async (_t, key, cursor) => void stored.set(key, cursor) });
+    const cursors = guardCursors({ get: async (_t, key) => stored.get(key), put: async (_t, key, cursor) => void stored.set(key, cursor) });
     const { reports, report } = recorder();
     expect(await cursors.put('t', 'k', CURSOR, report)).toBe(true);
     expect(await cursors.get('t', 'k', report)).toEqual(CURSOR);
@@ -22,7 +22,7 @@ describe('guarded page cursors', () => {
   it('cancel a call past its deadline (its signal fires) and go on without it', async () => {
     const signals: AbortSignal[] = [];
     const hung: PageCursors = { get: (_t, _k, signal) => new Promise(() => void signals.push(signal!)), put: (_t, _k, _c, signal) => new Promise(() => void signals.push(signal!)) };
-    const cursors = guardedCursors(hung, { deadlineMs: 20, failuresToOpen: 10, openMs: 1000 });
+    const cursors = guardCursors(hung, { deadlineMs: 20, failuresToOpen: 10, openMs: 1000 });
     const { reports, report } = recorder();
     expect(await cursors.get('t', 'k', report)).toBeUndefined();
     expect(await cursors.put('t', 'k', CURSOR, report)).toBe(false);
@@ -42,7 +42,7 @@ describe('guarded page cursors', () => {
       },
       put: async () => {},
     };
-    const cursors = guardedCursors(flaky, { deadlineMs: 1000, failuresToOpen: 3, openMs: 30_000, now: () => now });
+    const cursors = guardCursors(flaky, { deadlineMs: 1000, failuresToOpen: 3, openMs: 30_000, now: () => now });
     const { reports, report } = recorder();
     for (let i = 0; i < 5; i++) expect(await cursors.get('t', 'k', report)).toBeUndefined();
     expect(calls).toBe(3);
@@ -53,8 +53,12 @@ describe('guarded page cursors', () => {
     expect(calls).toBe(4);
   });
 
-  it('keep one breaker per store, shared by every request', () => {
-    const store: PageCursors = { get: async () => undefined, put: async () => {} };
-    expect(guardedCursors(store)).toBe(guardedCursors(store));
+  it('tell the observer they are made with of every failure, as it happens', async () => {
+    const heard: string[] = [];
+    const store: PageCursors = { get: async () => { throw new Error('down'); }, put: async () => {} };
+    const cursors = guardCursors(store, { deadlineMs: 1000, failuresToOpen: 1, openMs: 30_000, onFailure: (call, reason) => heard.push(`${call} ${reason}`) });
+    await cursors.get('t', 'k', () => {});
+    await cursors.get('t', 'k', () => {});
+    expect(heard).toEqual(['get error', 'get breaker open']);
   });
 });
