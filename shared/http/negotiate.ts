@@ -13,17 +13,12 @@ export interface Offer {
   readonly mediaType: string;
 }
 
-/** The offers of a set of formats, under their own media types (plus any `also` offers). */
-export function offersOf(formats: readonly Format[], also: readonly Offer[] = []): Offer[] {
-  return [...formats.map((format) => ({ format, mediaType: mediaTypeOf(format) })), ...also];
-}
-
 /**
  * What a resource answers: JSON, and its export under the Parquet media type and, when the export
  * is not one Parquet file (a zip), under its own media type too.
  */
 export function resourceOffers(resource: ResourceDefinition): Offer[] {
-  return offersOf(['json'], exportMediaTypes(resource).map((mediaType) => ({ format: 'parquet', mediaType })));
+  return [{ format: 'json', mediaType: mediaTypeOf('json') }, ...exportMediaTypes(resource).map((mediaType) => ({ format: 'parquet' as const, mediaType }))];
 }
 
 /**
@@ -33,8 +28,7 @@ export function resourceOffers(resource: ResourceDefinition): Offer[] {
  * export is `application/vnd.apache.parquet` and `application/zip`). Returns the offer chosen (its
  * format and the media type it was chosen under), undefined when nothing acceptable is offered.
  */
-export function negotiateOffer(accept: string | null, offers: readonly (Offer | Format)[]): Offer | undefined {
-  const available = offers.map((offer) => (typeof offer === 'string' ? { format: offer, mediaType: mediaTypeOf(offer) } : offer));
+export function negotiateOffer(accept: string | null, available: readonly Offer[]): Offer | undefined {
   if (accept === null || trimOws(accept) === '') return available.find((offer) => offer.format === 'json') ?? available[0];
   const ranges = accept.split(',').map(parseRange).filter((range): range is Range => range !== undefined);
   let best: { offer: Offer; q: number } | undefined;

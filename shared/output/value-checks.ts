@@ -10,11 +10,6 @@ import { isCalendarDay, isTimestamp } from './parquet/value-encoders.js';
 /** Whether a present value (neither null nor undefined) is of a field's type, within its declared values or bounds. */
 export type ValueCheck = (value: unknown) => boolean;
 
-/** Whether `value` (present) is one `field` may hold (a check made for one question; a cleaning plan makes each once). */
-export function holds(field: FieldSpec, value: unknown): boolean {
-  return checkOf(field)(value);
-}
-
 /** The check of a field's values. */
 export function checkOf(field: FieldSpec): ValueCheck {
   switch (field.kind) {

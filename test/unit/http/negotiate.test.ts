@@ -1,11 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { negotiateOffer, offersOf, type Offer } from '../../../shared/http/negotiate.js';
-import type { Format } from '../../../shared/model/operation-contract.js';
+import { negotiateOffer, resourceOffers, type Offer } from '../../../shared/http/negotiate.js';
+import { CONTRACTS } from '../../../shared/model/contracts.js';
+import { INVOICES } from '../../../shared/model/invoices.js';
 
 /** The format negotiation chooses. */
-const format = (accept: string | null, offers: readonly (Offer | Format)[]) => negotiateOffer(accept, offers)?.format;
+const format = (accept: string | null, offers: readonly Offer[]) => negotiateOffer(accept, offers)?.format;
 
-const BOTH = ['json', 'parquet'] as const;
+/** JSON and one Parquet file: what contracts offer. */
+const BOTH = resourceOffers(CONTRACTS);
 
 describe('Accept negotiation', () => {
   it.each([
@@ -27,13 +29,15 @@ describe('Accept negotiation', () => {
   });
 
   it('offers only what is available', () => {
-    expect(format('application/vnd.apache.parquet', ['json'])).toBeUndefined();
-    expect(format('*/*', ['json'])).toBe('json');
+    const json: Offer[] = [{ format: 'json', mediaType: 'application/json' }];
+    expect(format('application/vnd.apache.parquet', json)).toBeUndefined();
+    expect(format('*/*', json)).toBe('json');
   });
 });
 
 describe('Accept negotiation with a format under two media types', () => {
-  const zipped = offersOf(['json', 'parquet'], [{ format: 'parquet', mediaType: 'application/zip' }]);
+  // JSON, and the zip of two tables under the Parquet media type and its own: what invoices offer.
+  const zipped = resourceOffers(INVOICES);
 
   it.each([
     ['application/zip', 'parquet'],
@@ -46,6 +50,6 @@ describe('Accept negotiation with a format under two media types', () => {
   });
 
   it('does not take application/zip where no export is a zip', () => {
-    expect(format('application/zip', offersOf(['json', 'parquet']))).toBeUndefined();
+    expect(format('application/zip', BOTH)).toBeUndefined();
   });
 });
