@@ -1,12 +1,8 @@
 import { civilDayAt, civilFromDays, daysFromCivil, daysInMonth, formatCivilDay } from '../util/civil-days.js';
 
-/**
- * A real calendar date `YYYY-MM-DD` (ASCII digits, no time part), as days since the epoch. What a
- * calendar day is, is civil-days.ts's alone (years 0000–9999): the same rule the output checks of
- * stored dates read (value-encoders.ts, isCalendarDay), so a day a record may hold is a day a filter may name.
- */
+/** A real calendar date `YYYY-MM-DD` (ASCII digits, years 0001–9999, no time part), as days since the epoch. */
 export function parseCalendarDate(value: string): number | undefined {
-  if (value.length !== 10) return undefined;
+  if (value.length !== 10 || value.startsWith('0000')) return undefined;
   const day = civilDayAt(value, 0);
   return Number.isNaN(day) ? undefined : day;
 }

@@ -1,19 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../shared/config/load-config.js';
 import { createSummaryDeps } from '../../shared/app/create-summary-deps.js';
-import { summaryEndpoint } from '../../shared/http/summary-endpoint.js';
 import { respondJson } from '../../shared/http/output-stages/respond-json.js';
 import { respondParquet } from '../../shared/http/output-stages/respond-parquet.js';
 import type { OutputStageInput } from '../../shared/http/output-stages/output-stage.js';
-import { parseIfNoneMatch } from '../../shared/http/if-none-match.js';
-import { parseFilters } from '../../shared/filters/parse-filters.js';
 import { CONTRACTS } from '../../shared/model/contracts.js';
 import { INVOICES } from '../../shared/model/invoices.js';
 import type { ResourceDefinition } from '../../shared/model/resource-definition.js';
 import type { JsonEnvelope } from '../../shared/output/json-envelope.js';
-import { DATAPOINTS } from '../../shared/access/datapoints.js';
 import { QUIET_SECONDS } from '../../shared/output/result-etag.js';
 import { readParquet, unzip } from '../support/parquet.js';
+import { stageInput } from '../support/stage-input.js';
 
 // The two output stages called directly, with the production collaborators over the stack's
 // seeded Cosmos store (and its page cursors): what each reads, answers and leaves behind.
@@ -22,19 +19,9 @@ const silent = { request: () => {}, fault: () => {}, warning: () => {} };
 // and a result has one ETag.
 const clock = () => Date.now() + (QUIET_SECONDS + 3) * 1000;
 const deps = createSummaryDeps(loadConfig({ ...process.env, LOG_REQUESTS: 'false' }), { log: silent, clock });
-const ROLES = Object.keys(DATAPOINTS);
-let serial = 0;
 
-function input(resource: ResourceDefinition, body: Record<string, unknown>, options: { ifNoneMatch?: string; exporting?: boolean } = {}): OutputStageInput {
-  const endpoint = summaryEndpoint(resource, deps);
-  const { view, cleaning, schemaTags } = endpoint.prepare(ROLES);
-  const params = new URLSearchParams();
-  const query = parseFilters({ body, query: params, view, members: endpoint.members, maxPageSize: 1000, ...(options.exporting ? { exportMediaType: 'application/vnd.apache.parquet' } : {}) });
-  const precondition = parseIfNoneMatch(options.ifNoneMatch ?? null);
-  return {
-    scope: { tenant: 'contoso', view }, cleaning, schemaTags, query, requestId: `stage-${++serial}`, clientId: `stage-client-${serial}`, deps,
-    meter: { documents: 0, requestCharge: 0 }, request: { path: endpoint.names.path, params, body }, ...(precondition ? { precondition } : {}),
-  };
+function input(resource: ResourceDefinition, body: Record<string, unknown>, options: { ifNoneMatch?: string; exporting?: boolean; roles?: readonly string[] } = {}): OutputStageInput {
+  return stageInput(deps, resource, body, options);
 }
 
 const envelopeOf = (body: string | Uint8Array) => JSON.parse(Buffer.from(body).toString('utf8')) as JsonEnvelope;

@@ -1,22 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../shared/config/load-config.js';
 import { createSummaryDeps } from '../../shared/app/create-summary-deps.js';
-import { summaryEndpoint } from '../../shared/http/summary-endpoint.js';
 import { respondJson } from '../../shared/http/output-stages/respond-json.js';
 import { respondParquet } from '../../shared/http/output-stages/respond-parquet.js';
 import { resultReader } from '../../shared/http/output-stages/result-reader.js';
 import type { OutputStageInput } from '../../shared/http/output-stages/output-stage.js';
-import { parseIfNoneMatch } from '../../shared/http/if-none-match.js';
-import { parseFilters } from '../../shared/filters/parse-filters.js';
 import { CONTRACTS } from '../../shared/model/contracts.js';
 import { INVOICES } from '../../shared/model/invoices.js';
 import type { ResourceDefinition } from '../../shared/model/resource-definition.js';
 import type { JsonEnvelope } from '../../shared/output/json-envelope.js';
 import { exportParquet } from '../../shared/output/export-parquet.js';
 import { cleanRecord, newCleaningReport } from '../../shared/output/record-cleaner.js';
-import { DATAPOINTS } from '../../shared/access/datapoints.js';
 import { QUIET_SECONDS } from '../../shared/output/result-etag.js';
 import { readParquet, unzip } from '../support/parquet.js';
+import { stageInput } from '../support/stage-input.js';
 
 // A third consumer of results, outside the HTTP pipeline (as a background export job would be):
 // it reads through the same result reader the two handlers use and renders with a renderer of its
@@ -25,18 +22,9 @@ const silent = { request: () => {}, fault: () => {}, warning: () => {} };
 const clock = () => Date.now() + (QUIET_SECONDS + 3) * 1000;
 const deps = createSummaryDeps(loadConfig({ ...process.env, LOG_REQUESTS: 'false' }), { log: silent, clock });
 const MARCH = { createdFrom: '2025-03-01', createdTo: '2025-03-31' };
-let serial = 0;
 
 function input(resource: ResourceDefinition, body: Record<string, unknown>, options: { ifNoneMatch?: string; exporting?: boolean; roles?: readonly string[] } = {}): OutputStageInput {
-  const endpoint = summaryEndpoint(resource, deps);
-  const { view, cleaning, schemaTags } = endpoint.prepare(options.roles ?? Object.keys(DATAPOINTS));
-  const params = new URLSearchParams();
-  const query = parseFilters({ body, query: params, view, members: endpoint.members, maxPageSize: 1000, ...(options.exporting ? { exportMediaType: 'application/vnd.apache.parquet' } : {}) });
-  const precondition = parseIfNoneMatch(options.ifNoneMatch ?? null);
-  return {
-    scope: { tenant: 'contoso', view }, cleaning, schemaTags, query, requestId: `reader-${++serial}`, clientId: `reader-client-${serial}`, deps,
-    meter: { documents: 0, requestCharge: 0 }, request: { path: endpoint.names.path, params, body }, ...(precondition ? { precondition } : {}),
-  };
+  return stageInput(deps, resource, body, options);
 }
 
 describe('the result reader, driven from outside the HTTP pipeline', () => {

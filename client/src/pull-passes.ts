@@ -1,0 +1,149 @@
+/**
+ * The passes of a pull run over its windows (pull.ts runs them): the update (every window checked
+ * by its ETag, what changed pulled again and committed window by window) and the rewrite (every
+ * window pulled hidden, committed at once, when the columns changed). A pass that meets another
+ * schema returns SCHEMA_CHANGED.
+ */
+import { fetchWindow, Unreachable, WindowFailure } from './fetch-window.js';
+import { type ManifestWindow } from './manifest.js';
+import { overlaps, type Unit } from './plan.js';
+import { failedEntry, outcomeOf, type Rewrite } from './pull-summary.js';
+import { fileLabel, halves, isGrowing, windowLabel, type Window } from './windows.js';
+import { commit, discardStaged, expectSchema, failWindow, record, SCHEMA_CHANGED, type Pulled, type Run, type SchemaChanged, type Unchanged } from './run-state.js';
+
+
+/** Checks every window of `units`, pulls again what changed and commits it window by window. */
+export async function updateFolder(run: Run, units: readonly Unit[]): Promise<SchemaChanged | undefined> {
+  run.phase = 'updating';
+  for (const [index, unit] of units.entries()) {
+    run.observe({ kind: 'window-start', window: unit.window, index, count: units.length });
+    let answer: Pulled | Unchanged | SchemaChanged;
+    try {
+      answer = await updateUnit(run, unit);
+    } catch (error) {
+      discardStaged(run);
+      if (!(error instanceof WindowFailure)) throw error;
+      failWindow(run, unit.window, error);
+      if (error instanceof Unreachable) {
+        run.stopped = `the service could not be reached (${error.message}); the windows after it were not tried`;
+        break;
+      }
+      continue;
+    }
+    if (answer.kind === 'schema-changed') return answer;
+    if (answer.kind === 'unchanged') {
+      // Nothing to commit: the entries only learn the time they were found current.
+      for (const entry of answer.kept) {
+        const at = run.manifest.windows.findIndex((listed) => listed.from === entry.from && listed.to === entry.to && listed.status === 'done');
+        if (at >= 0) run.manifest.windows[at] = entry;
+      }
+      record(run, unit.window, 'unchanged', answer.kept, []);
+      run.observe({ kind: 'window-unchanged', window: unit.window, entries: answer.kept });
+      continue;
+    }
+    commit(run, (entry) => overlaps(entry, unit.window), answer);
+    record(run, unit.window, 'pulled', answer.kept, answer.fresh);
+  }
+  return undefined;
+}
+
+/**
+ * A window checked part by part by their ETags (the parts that changed pulled again, halved as
+ * needed), or pulled whole; unchanged when every part is.
+ */
+async function updateUnit(run: Run, unit: Unit): Promise<Pulled | Unchanged | SchemaChanged> {
+  if (!unit.parts) return pullWhole(run, unit.window, undefined);
+  const result: Pulled = { kind: 'pulled', fresh: [], kept: [], staged: [] };
+  for (const part of unit.parts) {
+    const answer = await pullWhole(run, { month: unit.window.month, from: part.from, to: part.to }, part);
+    if (answer.kind === 'schema-changed') return answer;
+    result.kept.push(...answer.kept);
+    if (answer.kind === 'pulled') {
+      result.fresh.push(...answer.fresh);
+      result.staged.push(...answer.staged);
+    }
+  }
+  return result.fresh.length > 0 ? result : { kind: 'unchanged', kept: result.kept };
+}
+
+/**
+ * Pulls a window, halving one that is too large for one answer down to single days, depth first so
+ * the parts come in date order; a single day still too large is a failed entry of its own among
+ * them. With `held` (the entry the folder has), the first request is a check: unchanged when its
+ * ETag holds. The files are left hidden, and staged in the run.
+ */
+async function pullWhole(run: Run, window: Window, held: ManifestWindow | undefined): Promise<Pulled | Unchanged | SchemaChanged> {
+  const result: Pulled = { kind: 'pulled', fresh: [], kept: [], staged: [] };
+  const pending: { window: Window; etag: string | undefined }[] = [{ window, etag: held?.etag }];
+  while (pending.length > 0) {
+    const next = pending.shift()!;
+    const part = next.window;
+    const fetched = await fetchWindow(run.context, part, fileLabel(part, isGrowing(part, run.now())), next.etag);
+    const finishedAt = new Date(run.now()).toISOString();
+    if (fetched.kind === 'unchanged') {
+      const { moving: _moving, asOf: _asOf, ...entry } = held!;
+      return { kind: 'unchanged', kept: [{ ...entry, ...(fetched.asOf ? { asOf: fetched.asOf } : {}) }] };
+    }
+    if (fetched.kind === 'too-large') {
+      const parts = halves(part);
+      if (parts) {
+        run.observe({ kind: 'split', window: part, into: parts });
+        pending.unshift(...parts.map((half) => ({ window: half, etag: undefined })));
+      } else {
+        const error = `${part.from} alone is larger than one answer may be (the service's PARQUET_MAX_BYTES, or this client's SUMMARY_MAX_EXPORT_BYTES): raise SUMMARY_MAX_EXPORT_BYTES if it is this client's limit, else ask the service owners; the month's other days are kept`;
+        result.fresh.push(failedEntry(part, { message: error, requestId: '' }, finishedAt, windowLabel(part)));
+      }
+      continue;
+    }
+    for (const file of fetched.files) {
+      run.staged.add(file.file);
+      result.staged.push(file.file);
+    }
+    if (!expectSchema(run, fetched.schema)) return SCHEMA_CHANGED;
+    result.fresh.push({
+      window: windowLabel(part), from: part.from, to: part.to, status: 'done', etag: fetched.etag,
+      ...(fetched.asOf ? { asOf: fetched.asOf } : {}), ...(fetched.confirmed ? {} : { moving: true as const }),
+      rows: fetched.rows, bytes: fetched.bytes, files: fetched.files, requestIds: fetched.requestIds, finishedAt,
+    });
+  }
+  return result;
+}
+
+/**
+ * Pulls every window again, hidden, and commits them all at once with the new schema: the folder
+ * has one schema before and after, never two. A window that fails leaves the folder as it was.
+ */
+export async function rewriteFolder(run: Run, units: readonly Unit[], why: Rewrite): Promise<SchemaChanged | undefined> {
+  run.phase = 'rewriting';
+  run.schema = undefined;
+  run.observe({ kind: 'rewrite', why });
+  const all: Pulled = { kind: 'pulled', fresh: [], kept: [], staged: [] };
+  for (const [index, unit] of units.entries()) {
+    run.observe({ kind: 'window-start', window: unit.window, index, count: units.length });
+    let answer: Pulled | Unchanged | SchemaChanged;
+    try {
+      answer = await pullWhole(run, unit.window, undefined);
+    } catch (error) {
+      discardStaged(run);
+      if (!(error instanceof WindowFailure)) throw error;
+      const entry = failedEntry(unit.window, error, new Date(run.now()).toISOString(), windowLabel(unit.window));
+      run.outcomes.set(entry.window, outcomeOf(entry, 'failed'));
+      run.visited.set(unit.window.from, { window: unit.window, status: 'failed' });
+      run.failed.push(entry);
+      run.observe({ kind: 'window-failed', entry });
+      run.rewritten = why;
+      run.stopped = `the folder is rewritten whole or not at all, and ${entry.window} failed: it is as the last run left it`;
+      return undefined;
+    }
+    if (answer.kind === 'schema-changed') return answer;
+    if (answer.kind === 'pulled') {
+      all.fresh.push(...answer.fresh);
+      all.staged.push(...answer.staged);
+    }
+  }
+  commit(run, () => true, all);
+  run.rewritten = why;
+  for (const unit of units) record(run, unit.window, 'pulled', [], all.fresh.filter((entry) => overlaps(entry, unit.window)));
+  return undefined;
+}
+
