@@ -7,7 +7,7 @@
 import { fetchWindow, Unreachable, WindowFailure } from './fetch-window.js';
 import { type ManifestWindow } from './manifest.js';
 import { overlaps, type Unit } from './plan.js';
-import { failedEntry, outcomeOf, type Rewrite } from './pull-summary.js';
+import { failedEntry, type Rewrite } from './pull-summary.js';
 import { fileLabel, halves, isGrowing, windowLabel, type Window } from './windows.js';
 import { commit, discardStaged, expectSchema, failWindow, record, SCHEMA_CHANGED, type Pulled, type Run, type SchemaChanged, type Unchanged } from './run-state.js';
 
@@ -126,11 +126,7 @@ export async function rewriteFolder(run: Run, units: readonly Unit[], why: Rewri
     } catch (error) {
       discardStaged(run);
       if (!(error instanceof WindowFailure)) throw error;
-      const entry = failedEntry(unit.window, error, new Date(run.now()).toISOString(), windowLabel(unit.window));
-      run.outcomes.set(entry.window, outcomeOf(entry, 'failed'));
-      run.visited.set(unit.window.from, { window: unit.window, status: 'failed' });
-      run.failed.push(entry);
-      run.observe({ kind: 'window-failed', entry });
+      const entry = failWindow(run, unit.window, error, false);
       run.rewritten = why;
       run.stopped = `the folder is rewritten whole or not at all, and ${entry.window} failed: it is as the last run left it`;
       return undefined;

@@ -17,6 +17,7 @@
 import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { lockFolder } from './folder-lock.js';
+import { MANIFEST_FILE } from './layout.js';
 import { DATASETS, MAX_PAGE_SIZE, type DatasetName, type DateBy, type Format } from './datasets.js';
 import { WindowFailure, type FetchContext } from './fetch-window.js';
 import { foreignFiles, tidyFolder } from './folder.js';
@@ -130,7 +131,7 @@ function startRun(api: SummaryApi, options: PullOptions, observe: (event: PullEv
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     // A folder with no manifest yet gets one only with the first window pulled: a pull refused at
     // its start (a wrong secret, a bad filter) leaves nothing that would hold the folder.
-    saved: manifest.windows.length > 0 || existsSync(join(out, '_manifest.json')),
+    saved: manifest.windows.length > 0 || existsSync(join(out, MANIFEST_FILE)),
     schema: manifest.schema,
     staged: new Set(), outcomes: new Map(), visited: new Map(), failed: [],
   };

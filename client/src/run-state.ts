@@ -99,18 +99,22 @@ export function save(run: Run): void {
 
 /**
  * A window that could not be pulled: the files pulled before stay listed, the failure is kept
- * beside them for support, and the next run pulls the window whole.
+ * beside them for support (unless `listed` is false: a rewrite that fails leaves the manifest as
+ * it was), and the next run pulls the window whole. Returns its entry.
  */
-export function failWindow(run: Run, window: Window, error: WindowFailure): void {
+export function failWindow(run: Run, window: Window, error: WindowFailure, listed = true): ManifestWindow {
   const entry = failedEntry(window, error, new Date(run.now()).toISOString(), windowLabel(window));
-  const { manifest } = run;
-  manifest.windows = [...manifest.windows.filter((existing) => !(existing.status === 'failed' && overlaps(existing, window))), entry].sort((a, b) => a.from.localeCompare(b.from));
-  if (run.saved) save(run);
+  if (listed) {
+    const { manifest } = run;
+    manifest.windows = [...manifest.windows.filter((existing) => !(existing.status === 'failed' && overlaps(existing, window))), entry].sort((a, b) => a.from.localeCompare(b.from));
+    if (run.saved) save(run);
+  }
   for (const [label, outcome] of run.outcomes) if (overlaps(outcome, window)) run.outcomes.delete(label);
   run.outcomes.set(entry.window, outcomeOf(entry, 'failed'));
   run.visited.set(window.from, { window, status: 'failed' });
   run.failed.push(entry);
   run.observe({ kind: 'window-failed', entry });
+  return entry;
 }
 
 /** What the run did with a window: `kept` entries as `status`, `fresh` ones pulled (or moving, or failed). */
