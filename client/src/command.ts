@@ -11,14 +11,14 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { DATASETS, isDatasetName, MAX_PAGE_SIZE, type DateBy, type Format } from './datasets.js';
-import { FolderBusy } from './folder-lock.js';
-import { ManifestError, checkableEntries, openManifest } from './manifest.js';
+import { SummaryClientError } from './client-error.js';
+import { checkableEntries, openManifest } from './manifest.js';
 import { printable } from './printable.js';
 import { reporter } from './progress.js';
-import { pull, PullStopped } from './pull.js';
+import { pull } from './pull.js';
 import { isComplete, toRunAgain, type PullSummary } from './pull-summary.js';
 import { DEFAULT_RETRY } from './retry.js';
-import { pullSource, readSettings, SettingsError, trustCaFile } from './settings.js';
+import { pullSource, readSettings, trustCaFile } from './settings.js';
 import { summaryApi, TokenError } from './summary-api.js';
 import { explainTokenFailure } from './token-failure.js';
 import { monthEnd, monthWindows, parseDay, windowLabel } from './windows.js';
@@ -202,7 +202,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       throw error;
     }
   } catch (error) {
-    if (error instanceof SettingsError || error instanceof ManifestError || error instanceof FolderBusy || error instanceof PullStopped || error instanceof RangeError) return fail(error.message);
+    // What the user must change, said as it is: the client's own stops, and a bad argument to pull.
+    if (error instanceof SummaryClientError || error instanceof RangeError) return fail(error.message);
     // Anything else is a fault of this client or of the machine (a full disk): one line, no stack.
     return fail(`stopped by an unexpected error: ${error instanceof Error ? error.message : String(error)}`);
   }

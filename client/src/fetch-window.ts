@@ -22,6 +22,7 @@ import { printable } from './printable.js';
 import { DeadlinePassed, networkCause, problemCode, withRetry, type RetryPolicy } from './retry.js';
 import { BodyTooLarge, Stalled, UnaskedCoding, UnsafeDocument, isUnchanged, validatorsOf, type Filters, type Page, type Problem, type SummaryApi } from './summary-api.js';
 import type { Window } from './windows.js';
+import { SummaryClientError } from './client-error.js';
 
 /** What fetching a window needs to know of the pull. */
 export interface FetchContext {
@@ -66,7 +67,7 @@ export interface Pulled {
 export type Fetched = { readonly kind: 'unchanged'; readonly schema: string; readonly asOf: string } | { readonly kind: 'too-large' } | Pulled;
 
 /** The service refuses what no window of this pull could change: the pull stops (exit 2). */
-export class PullStopped extends Error {
+export class PullStopped extends SummaryClientError {
   override readonly name = 'PullStopped';
 }
 

@@ -19,6 +19,7 @@ import { linkSync, readFileSync, realpathSync, renameSync, rmSync, statSync, wri
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { printable } from './printable.js';
+import { SummaryClientError } from './client-error.js';
 
 export const LOCK_FILE = '.summary-client.lock';
 
@@ -35,7 +36,7 @@ const held = new Set<string>();
 const STARTED_AT = Date.now() - process.uptime() * 1000;
 
 /** The folder is another run's: wait for it, or pull elsewhere (exit 2). */
-export class FolderBusy extends Error {
+export class FolderBusy extends SummaryClientError {
   override readonly name = 'FolderBusy';
 }
 

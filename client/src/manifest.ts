@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { isDatasetName, type DatasetName, type Format } from './datasets.js';
 import { dataFile, dataFilePattern, LEGACY_MANIFEST_FILE, legacyFilePattern, MANIFEST_FILE, partialFile, tablesOf } from './layout.js';
 import { nextDay, parseDay } from './windows.js';
+import { SummaryClientError } from './client-error.js';
 
 /** What a pull asks for, and of whom; a folder holds the pull of one request only. */
 export interface PullRequestKey {
@@ -78,7 +79,9 @@ export interface Manifest {
 const VERSION = 3;
 
 /** The folder cannot take this pull: another request's pull, or a manifest that cannot be read or trusted. */
-export class ManifestError extends Error {}
+export class ManifestError extends SummaryClientError {
+  override readonly name = 'ManifestError';
+}
 
 /**
  * The manifest in `dir`, or a new one (kept in memory until the first window is pulled: a pull

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 import { DEFAULT_DEADLINE_MS } from './retry.js';
 import { ClientSecretCredential, DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import { SummaryClientError } from './client-error.js';
 
 export interface ClientSettings {
   readonly baseUrl: string;
@@ -32,7 +33,9 @@ export interface ClientSettings {
 export const DEFAULT_MAX_EXPORT_BYTES = 2 * 1024 ** 3;
 
 /** A setting that is missing or wrong, with what to set. */
-export class SettingsError extends Error {}
+export class SettingsError extends SummaryClientError {
+  override readonly name = 'SettingsError';
+}
 
 /** Entra's public cloud: the default authority host. */
 export const ENTRA = 'https://login.microsoftonline.com';

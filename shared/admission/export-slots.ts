@@ -44,6 +44,15 @@ interface Waiter extends SlotCaller {
   readonly grant: (release: () => void) => void;
 }
 
+/**
+ * Creates the slot pool.
+ *
+ * @example
+ * const slots = createExportSlots(EXPORT_SLOTS);
+ * const release = await slots.acquire({ clientId, tenant });
+ * if (release === undefined) throw new ApiError('EXPORTS_BUSY', ...); // no slot within waitMs
+ * try { await exportIt(); } finally { release(); }
+ */
 /** Creates the slot pool. */
 export function createExportSlots(options: ExportSlotOptions): ExportSlots {
   const perTenant = options.perTenant ?? Math.max(1, options.total - 1);

@@ -4,7 +4,7 @@ import { createApiKeyChecker } from '../auth/api-key-checker.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { rememberCredentials } from '../auth/remember-credentials.js';
 import { createTokenVerifier, type TokenVerifier } from '../auth/token-verifier.js';
-import { lazyManagedIdentity } from '../identity/managed-identity.js';
+import { lazyManagedIdentity } from './managed-identity.js';
 import type { Config } from '../config/load-config.js';
 import type { CosmosStores } from './cosmos-stores.js';
 import { lazyStores } from './lazy-stores.js';
@@ -19,6 +19,10 @@ import { recordCursorFailure } from '../telemetry/telemetry.js';
  * Builds the production collaborators from the settings: the Cosmos store (key auth locally,
  * the managed identity in Azure), the credentials check (remembering the pairs that passed), the allowlist (validated
  * here, so a bad configuration stops start-up), the clock and the JSON-line logger.
+ *
+ * @example
+ * const deps = createSummaryDeps(loadConfig(process.env));
+ * const tests = createSummaryDeps(config, { clock: () => Date.UTC(2025, 0, 1) }); // one collaborator replaced
  */
 export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps> = {}): SummaryDeps {
   const { cosmos } = config;

@@ -1,7 +1,7 @@
 import { loadConfig } from '../config/load-config.js';
 import { createSummaryDeps } from './create-summary-deps.js';
 import type { SummaryDeps } from '../http/summary-deps.js';
-import { lazyManagedIdentity } from '../identity/managed-identity.js';
+import { lazyManagedIdentity } from './managed-identity.js';
 import { startTelemetry } from '../telemetry/start-telemetry.js';
 
 let deps: SummaryDeps | undefined;

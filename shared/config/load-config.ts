@@ -125,6 +125,10 @@ let defaults: Readonly<Record<string, unknown>> | undefined;
 /**
  * Reads every setting once, validates it and freezes the result. The only reader of the
  * environment: everything else receives the returned `Config`.
+ *
+ * @example
+ * const config = loadConfig({ ...process.env, MAX_PAGE_SIZE: '500' });
+ * config.maxPageSize; // 500; a wrong value throws, naming the setting and what it takes
  */
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
   const raw = Object.fromEntries(SETTING_NAMES.map((name) => [name, emptyToUndefined(env[name])]));

@@ -38,6 +38,10 @@ export const CURSOR_GUARD: CursorGuardOptions = { deadlineMs: 1000, failuresToOp
 /**
  * The guard of a cursor store. Made once with the service's collaborators (createSummaryDeps), so
  * its breaker sees every request's calls and its clock is theirs.
+ *
+ * @example
+ * const cursors = guardCursors(cosmosCursors, { ...CURSOR_GUARD, now: clock, onFailure: recordCursorFailure });
+ * await cursors.get(key); // undefined when the store fails, is slow or the breaker is open: the walk reads from the start
  */
 export function guardCursors(cursors: PageCursors, options: CursorGuardOptions = CURSOR_GUARD): GuardedCursors {
   const now = options.now ?? Date.now;

@@ -1,8 +1,15 @@
 import { civilDayAt, civilFromDays, daysFromCivil, daysInMonth, formatCivilDay } from '../util/civil-days.js';
 
-/** A real calendar date `YYYY-MM-DD` (ASCII digits, years 0001–9999, no time part), as days since the epoch. */
+/**
+ * A calendar date `YYYY-MM-DD` (what a calendar day is: util/civil-days.ts), as days since the epoch.
+ *
+ * @example
+ * parseCalendarDate('1970-01-02'); // 1
+ * parseCalendarDate('2025-02-29'); // undefined: not a real day
+ */
+/** A calendar date `YYYY-MM-DD` (what a calendar day is: util/civil-days.ts), as days since the epoch. */
 export function parseCalendarDate(value: string): number | undefined {
-  if (value.length !== 10 || value.startsWith('0000')) return undefined;
+  if (value.length !== 10) return undefined;
   const day = civilDayAt(value, 0);
   return Number.isNaN(day) ? undefined : day;
 }

@@ -9,10 +9,10 @@ import { baseHeaders } from './response-headers.js';
 import { readJsonBody } from './read-json-body.js';
 import { parseIfNoneMatch } from './if-none-match.js';
 import type { StoreMeter } from '../store/record-store.js';
-import { OUTPUT_STAGES } from './output-stages/stages.js';
+import { OUTPUT_STAGES } from './handlers/stages.js';
 import { errorResponse } from './error-response.js';
 import { compressResponse } from './compress-response.js';
-import type { HttpResult } from './output-stages/output-stage.js';
+import type { HttpResult } from './handlers/output-stage.js';
 import type { SummaryEndpoint } from './summary-endpoint.js';
 
 /**
@@ -25,6 +25,11 @@ import type { SummaryEndpoint } from './summary-endpoint.js';
  * else is a 500 INTERNAL. The observer is there at the start and at the end: it is told then who
  * called, the format, the failure and the answer, and writes the log line (with what the store
  * reads cost, failures included), span and metrics.
+ *
+ * @example
+ * const endpoint = summaryEndpoint(CONTRACTS, createSummaryDeps(loadConfig()));
+ * const result = await handleSummary(endpoint, request); // an HttpRequest of @azure/functions
+ * result.status; // 200, 412 when If-None-Match holds, or a problem+json 4xx/5xx
  */
 export async function handleSummary(endpoint: SummaryEndpoint, request: HttpRequest): Promise<HttpResult> {
   const { deps, names } = endpoint;

@@ -36,6 +36,14 @@ export interface SummaryEndpoint {
 /** Views kept per operation; a deployment sees a few role sets, a caller may send many. */
 const MAX_PREPARED_VIEWS = 1000;
 
+/**
+ * The operation of `resource`, running with `deps`: made once per resource at registration.
+ *
+ * @example
+ * const endpoint = summaryEndpoint(CONTRACTS, deps);
+ * endpoint.names.route; // 'v1/contracts/summary'
+ * endpoint.prepare(['Data.Read']).view.fields; // the fields that role set may see
+ */
 /** The operation of `resource`, running with `deps`. */
 export function summaryEndpoint(resource: ResourceDefinition, deps: SummaryDeps): SummaryEndpoint {
   // The one cache here, and why: a role set's view is the allowlist worked out for it (fields,

@@ -31,6 +31,9 @@ export interface ExportResult {
  * view, in the resource's export shape: one file of the visible record fields; or a stored zip of
  * the records table and the lines table (one row per line: the record's id, then the visible line
  * fields). Reading stops as soon as the size limit is certain to be exceeded.
+ *
+ * @example
+ * const { body, records } = await exportParquet(store.stream(scope, query), planCleaning(view), { maxBytes, metadata, generatedAt: new Date() });
  */
 export async function exportParquet(records: AsyncIterable<readonly StoredRecord[]>, cleaning: CleaningPlan, options: ExportOptions): Promise<ExportResult> {
   const { view } = cleaning;

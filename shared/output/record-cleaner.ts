@@ -60,6 +60,12 @@ export function newCleaningReport(): CleaningReport {
  * The record as it may be answered: a new object of exactly the plan's fields in order (a bad
  * nullable value null), then its lines the same way; undefined to leave it out. Counts and notes
  * what it changed in `report` (a record's lines before its fields).
+ *
+ * @example
+ * const plan = planCleaning(view); // once per view
+ * const report = newCleaningReport(); // once per answer
+ * const answered = stored.map((record) => cleanRecord(plan, record, report)).filter((record) => record !== undefined);
+ * cleaningWarning(report); // what was nulled or left out, for meta.warning; undefined when nothing
  */
 export function cleanRecord(plan: CleaningPlan, record: StoredRecord, report: CleaningReport): StoredRecord | undefined {
   const nulled: string[] = [];

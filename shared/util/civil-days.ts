@@ -1,9 +1,12 @@
 /**
  * Calendar arithmetic on day numbers (days since 1970-01-01, proleptic Gregorian, UTC), by
  * integer arithmetic rather than Date objects, which take years 0–99 as 1900–1999 and parse
- * text leniently: here every year 0000–9999 is itself, and nothing but `YYYY-MM-DD` is a day.
- * Both read `YYYY-MM-DD` with `civilDayAt`, so a date the filters take and a date the output
- * checks are the same kind of text.
+ * text leniently: here every year is itself, and nothing but `YYYY-MM-DD` is a day.
+ *
+ * What a calendar day is, said once: `YYYY-MM-DD` in ASCII digits, a real day of the years
+ * 0001–9999 (year 0000 is ISO 8601's only "by agreement", and no source system writes it). The
+ * filters (`parseCalendarDate`) and the output checks (`isCalendarDay`, the timestamps' day) all read
+ * it with `civilDayAt` / `isCivilDayAt`, so a day the filters refuse is a day the output cleans.
  */
 
 const DASH = 45;
@@ -36,8 +39,8 @@ export function daysInMonth(year: number, month: number): number {
 }
 
 /**
- * The `YYYY-MM-DD` at `start` of `text` (ASCII digits, year 0000–9999) as a day number; NaN when
- * it is not a real calendar day. What follows it is the caller's to check.
+ * The `YYYY-MM-DD` at `start` of `text` (ASCII digits, year 0001–9999) as a day number; NaN when
+ * it is not a calendar day. What follows it is the caller's to check.
  */
 export function civilDayAt(text: string, start: number): number {
   const packed = packedDateAt(text, start);
@@ -60,10 +63,10 @@ function packedDateAt(text: string, start: number): number {
   const month = twoDigitsAt(text, start + 5);
   const day = twoDigitsAt(text, start + 8);
   // NaN fails every comparison: a non-digit makes the whole date NaN.
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) ? year * 10_000 + month * 100 + day : Number.NaN;
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) ? year * 10_000 + month * 100 + day : Number.NaN;
 }
 
-/** `YYYY-MM-DD` of a day number of the years 0000–9999. */
+/** `YYYY-MM-DD` of a day number of the years 0000–9999 (the arithmetic's range; a calendar day is 0001–9999). */
 export function formatCivilDay(days: number): string {
   const { year, month, day } = civilFromDays(days);
   return `${String(year).padStart(4, '0')}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`;

@@ -11,7 +11,7 @@ const probe = (connectionString: string | null) => `
   const { trace } = await import('@opentelemetry/api');
   const before = Object.keys(await import('node:module')).length;
   const { startTelemetry } = await import(${JSON.stringify(new URL('dist/shared/telemetry/start-telemetry.js', root).href)});
-  const { lazyManagedIdentity } = await import(${JSON.stringify(new URL('dist/shared/identity/managed-identity.js', root).href)});
+  const { lazyManagedIdentity } = await import(${JSON.stringify(new URL('dist/shared/app/managed-identity.js', root).href)});
   const started = await startTelemetry(${connectionString === null ? 'undefined' : JSON.stringify(connectionString)}, lazyManagedIdentity());
   const span = trace.getTracer('probe').startSpan('probe');
   console.log(JSON.stringify({ started, recording: span.isRecording(), provider: trace.getTracerProvider().constructor.name, before }));

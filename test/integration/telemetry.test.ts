@@ -83,6 +83,7 @@ describe('telemetry', () => {
     const children = finished.filter((span) => span.parentSpanContext?.spanId === server!.spanContext().spanId);
     // The result's version (COUNT and MAX in one query), then the page.
     expect(children.map((span) => span.name).sort()).toEqual(['cosmos query', 'cosmos query', 'verify access token']);
+    expect(byName(finished, 'verify access token')[0]!.attributes['summary.credentials_remembered']).toBeUndefined();
     const queries = byName(finished, 'cosmos query');
     for (const query of queries) {
       expect(query.attributes).toMatchObject({ 'db.system': 'cosmosdb', 'db.collection.name': 'invoices', 'summary.request_charge': expect.any(Number) });
@@ -104,7 +105,9 @@ describe('telemetry', () => {
     expect(verified).toBe(1);
     const finished = spans.getFinishedSpans();
     const [server] = byName(finished, 'POST /v1/contracts/summary');
-    expect(byName(finished, 'verify access token').map((span) => span.parentSpanContext?.spanId)).toEqual([server!.spanContext().spanId]);
+    const checks = byName(finished, 'verify access token');
+    expect(checks.map((span) => span.parentSpanContext?.spanId)).toEqual([server!.spanContext().spanId]);
+    expect(checks[0]!.attributes['summary.credentials_remembered']).toBe(true);
   });
 
   it('marks a refused request with its error code, and a key-set fetch with its own span', async () => {

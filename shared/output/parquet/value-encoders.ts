@@ -9,7 +9,7 @@ import { civilDayAt, digitsAt, isCivilDayAt, twoDigitsAt } from '../../util/civi
 const DAY_MS = 86_400_000;
 const COLON = 58;
 
-/** Whether `value` is a `YYYY-MM-DD` real calendar day (what epochDay takes). */
+/** Whether `value` is a calendar day (util/civil-days.ts says what one is; what epochDay takes). */
 export function isCalendarDay(value: string): boolean {
   return value.length === 10 && isCivilDayAt(value, 0);
 }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { isCalendarDay } from '../../../shared/output/parquet/value-encoders.js';
 import { calendarMonthOf, formatDay, oneMonthAfter, parseCalendarDate } from '../../../shared/filters/calendar-date.js';
 import { checkDateRanges } from '../../../shared/filters/check-date-ranges.js';
 import { CONTRACTS } from '../../../shared/model/contracts.js';
@@ -22,6 +24,18 @@ describe('calendar dates', () => {
     ['2025-08-31', '2025-09-30'],
   ])('one month after %s is %s', (from, to) => {
     expect(formatDay(oneMonthAfter(parseCalendarDate(from)!))).toBe(to);
+  });
+});
+
+describe('what a calendar day is', () => {
+  const pad = (n: number, width: number) => String(n).padStart(width, '0');
+  const shapedDay = fc.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }))
+    .map(([year, month, day]) => `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`);
+
+  it('is one rule: a date the filters refuse is a date the output checks refuse, and the other way', () => {
+    fc.assert(fc.property(fc.oneof(shapedDay, fc.constantFrom('0000-01-01', '0001-01-01', '9999-12-31', '0000-02-29'), fc.string({ maxLength: 12 })), (value) => {
+      expect([value, parseCalendarDate(value) !== undefined]).toEqual([value, isCalendarDay(value)]);
+    }), { numRuns: 5000 });
   });
 });
 

@@ -19,7 +19,8 @@ describe('value encoders', () => {
       return Math.round(date.getTime() / 86_400_000);
     };
     expect(epochDay('0050-01-01')).toBe(utc(50, 1, 1));
-    expect(epochDay('0000-03-01')).toBe(utc(0, 3, 1));
+    expect(epochDay('0001-01-01')).toBe(utc(1, 1, 1));
+    expect(() => epochDay('0000-03-01')).toThrow(TypeError);
     expect(epochDay('9999-12-31')).toBe(utc(9999, 12, 31));
     expect(epochDay('2000-02-29')).toBe(utc(2000, 2, 29));
     for (const wrong of ['1900-02-29', '2100-02-29', '2025x01-01', '2025-01x01', '2025-06-31']) expect(() => epochDay(wrong)).toThrow(TypeError);

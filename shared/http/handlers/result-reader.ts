@@ -59,6 +59,14 @@ const NOTHING: Pick<RecordStore, 'version' | 'page' | 'stream'> = {
 /** No cursors for a result of nothing: a walk of it has no second page. */
 const NO_CURSORS: GuardedCursors = { get: async () => undefined, put: async () => false };
 
+/**
+ * The reader of one request's result: what every consumer of results (a JSON page, a Parquet
+ * export, a third format) asks, so that none of them takes a version, a slot or a store read itself.
+ *
+ * @example
+ * const reader = resultReader(input);
+ * const { validators, rendered } = await reader.whole((records, signal) => exportParquet(records, plan, { ...options, signal }));
+ */
 /** The reader of one request's result. */
 export function resultReader(input: OutputStageInput): ResultReader {
   const { scope, query, requestId, clientId, deps, meter, precondition, callerGone } = input;
