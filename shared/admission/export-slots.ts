@@ -53,7 +53,6 @@ interface Waiter extends SlotCaller {
  * if (release === undefined) throw new ApiError('EXPORTS_BUSY', ...); // no slot within waitMs
  * try { await exportIt(); } finally { release(); }
  */
-/** Creates the slot pool. */
 export function createExportSlots(options: ExportSlotOptions): ExportSlots {
   const perTenant = options.perTenant ?? Math.max(1, options.total - 1);
   let running = 0;

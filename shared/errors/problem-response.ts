@@ -25,7 +25,6 @@ export const PROBLEM_TYPE_BASE = 'https://summary-service.invalid/problems/';
  * toProblem(new ApiError('INVALID_DATE', 'createdFrom must be a calendar date YYYY-MM-DD.'), 'req-1');
  * // { type: '…/problems/invalid-date', title, status: 400, detail, code: 'INVALID_DATE', requestId: 'req-1' }
  */
-/** Maps an ApiError to its problem document. Never includes a stack or a cause. */
 export function toProblem(error: ApiError, requestId: string): ProblemDocument {
   const problem: ProblemDocument = {
     type: PROBLEM_TYPE_BASE + error.code.toLowerCase().replaceAll('_', '-'),

@@ -7,7 +7,6 @@ import { civilDayAt, civilFromDays, daysFromCivil, daysInMonth, formatCivilDay }
  * parseCalendarDate('1970-01-02'); // 1
  * parseCalendarDate('2025-02-29'); // undefined: not a real day
  */
-/** A calendar date `YYYY-MM-DD` (what a calendar day is: util/civil-days.ts), as days since the epoch. */
 export function parseCalendarDate(value: string): number | undefined {
   if (value.length !== 10) return undefined;
   const day = civilDayAt(value, 0);

@@ -44,7 +44,6 @@ const MAX_PREPARED_VIEWS = 1000;
  * endpoint.names.route; // 'v1/contracts/summary'
  * endpoint.prepare(['Data.Read']).view.fields; // the fields that role set may see
  */
-/** The operation of `resource`, running with `deps`. */
 export function summaryEndpoint(resource: ResourceDefinition, deps: SummaryDeps): SummaryEndpoint {
   // The one cache here, and why: a role set's view is the allowlist worked out for it (fields,
   // line fields, Drafts, value checks), the same on every request of that role set. Keyed by the

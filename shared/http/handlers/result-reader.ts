@@ -67,7 +67,6 @@ const NO_CURSORS: GuardedCursors = { get: async () => undefined, put: async () =
  * const reader = resultReader(input);
  * const { validators, rendered } = await reader.whole((records, signal) => exportParquet(records, plan, { ...options, signal }));
  */
-/** The reader of one request's result. */
 export function resultReader(input: OutputStageInput): ResultReader {
   const { scope, query, requestId, clientId, deps, meter, precondition, callerGone } = input;
   // Decided once: a query that matches nothing reads no store and no cursor.
