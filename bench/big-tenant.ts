@@ -60,7 +60,7 @@ const URL_PATH = 'http://127.0.0.1/api/v1/contracts/summary';
  * line's storeDocuments), with cursors and — the baseline, in the same run — without them.
  */
 async function measure(input: BigTenantInput): Promise<BigTenantFigures> {
-  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, seedRecords: input.records, settings: { LOG_REQUESTS: 'false', MAX_RESULT_WINDOW: String(input.records) }, logRequest: () => {} });
+  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, azuritePorts: { blob: 0, queue: 0, table: 0 }, seedRecords: input.records, settings: { LOG_REQUESTS: 'false', MAX_RESULT_WINDOW: String(input.records) }, logRequest: () => {} });
   try {
     const token = (await requestTokens(stack.authUrl, stack.identities, BENCH_CLIENT)).access_token;
     const lines: RequestLogEntry[] = [];

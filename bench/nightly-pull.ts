@@ -71,7 +71,7 @@ const TENANT = 'nightly';
  * changes in settled months, and the baseline in the same run: a full re-pull into an empty folder.
  */
 async function measure(input: NightlyInput): Promise<NightlyFigures> {
-  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, seedRecords: 1, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {} });
+  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, azuritePorts: { blob: 0, queue: 0, table: 0 }, seedRecords: 1, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {} });
   const store = createCosmosClient({ endpoint: stack.cosmos.endpoint, key: stack.cosmos.key, allowSelfSignedTls: true });
   const folders = mkdtempSync(join(tmpdir(), 'bench-nightly-'));
   const lines: RequestLogEntry[] = [];

@@ -61,6 +61,10 @@ class Reply {
  * Starts the dev identity provider. Keys are generated in memory at each start, so tokens from a
  * previous run never verify. Nothing is logged: requests carry secrets and responses carry tokens.
  */
+/** Azure Storage's resource, as a scope and as the tokens' audience. */
+const STORAGE_AUDIENCE = 'https://storage.azure.com';
+const STORAGE_SCOPE = `${STORAGE_AUDIENCE}/.default`;
+
 export async function startIdentityProvider(options: IdentityProviderOptions): Promise<IdentityProvider> {
   const { identities, certificate, port = 0, host = '127.0.0.1', clock = Date.now } = options;
   const tenant = identities.tenantId.toLowerCase();
@@ -148,12 +152,19 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
     const client = identities.clients.find((c) => c.clientId.toLowerCase() === field('client_id').toLowerCase());
     const secretOk = safeEqual(field('client_secret'), client?.clientSecret ?? '\u0000no-client');
     if (client === undefined || !secretOk) return Reply.error(401, 'invalid_client', 'Unknown client or wrong client_secret.');
-    if (field('scope') !== `api://${identities.appId}/.default`) {
-      return Reply.error(400, 'invalid_scope', `The scope must be api://${identities.appId}/.default.`);
-    }
     const iat = Math.floor(clock() / 1000);
     const times = { iat, nbf: iat, exp: iat + LIFETIME_SECONDS };
     const subject = stableGuid(`${identities.tenantId}/${client.clientId}`);
+    if (field('scope') === STORAGE_SCOPE) {
+      // What Entra gives any app for Azure Storage: a v1 token (Storage accepts v1), whose issuer
+      // is sts.windows.net. Azurite checks its issuer, audience and times, as Storage does (its
+      // roles are Azure RBAC's, which the emulator does not have).
+      const accessToken = await sign({ aud: STORAGE_AUDIENCE, iss: `https://sts.windows.net/${identities.tenantId}/`, ...times, appid: client.clientId, appidacr: '1', idtyp: 'app', oid: subject, sub: subject, tid: identities.tenantId, ver: '1.0' });
+      return new Reply(200, { token_type: 'Bearer', expires_in: LIFETIME_SECONDS, ext_expires_in: LIFETIME_SECONDS, access_token: accessToken });
+    }
+    if (field('scope') !== `api://${identities.appId}/.default`) {
+      return Reply.error(400, 'invalid_scope', `The scope must be api://${identities.appId}/.default (or ${STORAGE_SCOPE}).`);
+    }
     const accessToken = await sign({
       aud: identities.appId, iss: issuer, ...times, azp: client.clientId, azpacr: '1', idtyp: 'app', oid: subject,
       sub: subject, tid: identities.tenantId, uti: base64url.encode(randomBytes(16)), jti: randomUUID(), ver: '2.0',

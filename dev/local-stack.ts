@@ -1,5 +1,6 @@
 import { createCosmosClient } from '../shared/store/create-cosmos-client.js';
 import { startCosmosServer } from './cosmos-server.js';
+import { startAzurite } from './azurite.js';
 import { DEV_DATA_SET, seedStore } from './seed-store.js';
 import { startIdentityProvider, type IdentityProvider } from './identity-provider.js';
 import { issueServerCertificate, loadOrCreateLocalCa, trustInThisProcess } from './local-ca.js';
@@ -15,6 +16,8 @@ export interface LocalStackOptions {
   readonly port?: number;
   readonly cosmosPort?: number;
   readonly authPort?: number;
+  /** Azurite's blob, queue and table ports (defaults 10000–10002). */
+  readonly azuritePorts?: { readonly blob: number; readonly queue: number; readonly table: number };
   readonly seedRecords?: number;
   /** Where the local CA is kept (default: the project's `.local/`). */
   readonly caDir?: string;
@@ -35,6 +38,8 @@ export interface LocalStack {
   /** The local CA's certificate file, the one callers trust (`.local/ca.pem`). */
   readonly caFile: string;
   readonly cosmos: { readonly endpoint: string; readonly key: string };
+  /** Azurite's account URLs (https, the local CA's certificate; every call carries a token). */
+  readonly storage: { readonly blobUrl: string; readonly queueUrl: string };
   readonly identities: DevIdentities;
   readonly identityProvider: IdentityProvider;
   /** The service settings the stack put in the environment. */
@@ -75,13 +80,16 @@ function referenceStack(identities: DevIdentities, authUrl: string): Omit<Refere
   };
 }
 
+/** Azurite's own default ports, which Storage Explorer and the Functions tools look at first. */
+export const AZURITE_PORTS = { blob: 10_000, queue: 10_001, table: 10_002 } as const;
+
 /** The dev client the reference page is filled in with. */
 export const REFERENCE_CLIENT = 'contoso-full';
 
 /**
  * Starts everything a developer (or a test run) needs, with no Docker, Azure or Core Tools:
- * the embedded Cosmos server (seeded), the local identity provider, and the service behind the
- * local gateway. The service settings go into `process.env` before the functions load, because
+ * the embedded Cosmos server (seeded), the local identity provider, Azurite (Azure Storage), and
+ * the service behind the local gateway. The service settings go into `process.env` before the functions load, because
  * that is where the Functions host puts app settings.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -100,6 +108,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const certificate = await issueServerCertificate(ca);
     const identityProvider = await startIdentityProvider({ identities, certificate, host, port: options.authPort ?? 7072 });
     stops.push(identityProvider.stop);
+    const ports = options.azuritePorts ?? AZURITE_PORTS;
+    const azurite = await startAzurite({ certificate, host, blobPort: ports.blob, queuePort: ports.queue, tablePort: ports.table });
+    stops.push(azurite.stop);
 
     const settings: Record<string, string> = { ...localServiceSettings(identities, identityProvider.url, cosmos), ...options.settings };
     Object.assign(process.env, settings);
@@ -123,6 +134,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       authUrl: identityProvider.url,
       caFile: ca.certFile,
       cosmos: { endpoint: cosmos.endpoint, key: cosmos.key },
+      storage: { blobUrl: azurite.blobUrl, queueUrl: azurite.queueUrl },
       identities,
       identityProvider,
       settings,

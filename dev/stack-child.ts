@@ -81,7 +81,7 @@ export async function startStackChild(options: StackChildOptions, timeoutMs = 18
 /** The child's side: starts the stack on free loopback ports, without per-request logging. */
 async function serve(options: StackChildOptions): Promise<void> {
   const stack = await startLocalStack({
-    port: 0, cosmosPort: 0, authPort: 0, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {},
+    port: 0, cosmosPort: 0, authPort: 0, azuritePorts: { blob: 0, queue: 0, table: 0 }, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {},
     ...(options.seedRecords !== undefined ? { seedRecords: options.seedRecords } : {}),
   });
   const stop = () => void stack.stop().then(() => process.exit(0));

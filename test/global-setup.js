@@ -23,6 +23,7 @@ export default async function globalSetup() {
     port: 0,
     cosmosPort: 0,
     authPort: 0,
+    azuritePorts: { blob: 0, queue: 0, table: 0 },
     seedRecords: Number(process.env.TEST_SEED_RECORDS ?? 1500),
     settings: { MAX_PAGE_SIZE: '1000', MAX_RESULT_WINDOW: '10000', LOG_REQUESTS: 'false' },
     logRequest: () => {},
@@ -33,5 +34,7 @@ export default async function globalSetup() {
   process.env.STACK_CA_FILE = stack.caFile;
   process.env.STACK_COSMOS_ENDPOINT = stack.cosmos.endpoint;
   process.env.STACK_COSMOS_KEY = stack.cosmos.key;
+  process.env.STACK_BLOB_URL = stack.storage.blobUrl;
+  process.env.STACK_QUEUE_URL = stack.storage.queueUrl;
   process.env.STACK_SEED_RECORDS = String(Number(process.env.TEST_SEED_RECORDS ?? 1500));
 }

@@ -25,7 +25,7 @@ const script = join(ROOT, '.github/scripts/smoke-test.mjs');
 
 const launcher = `
   const { startLocalStack } = await import('./dist/dev/local-stack.js');
-  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, seedRecords: 40, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {} });
+  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, azuritePorts: { blob: 0, queue: 0, table: 0 }, seedRecords: 40, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {} });
   console.log(JSON.stringify({ baseUrl: stack.baseUrl, authUrl: stack.authUrl, caFile: stack.caFile }));
   process.stdin.resume();
   process.stdin.on('end', async () => { await stack.stop(); process.exit(0); });

@@ -223,12 +223,13 @@ describe('lifecycle', () => {
 });
 
 describe('dev identities', () => {
-  it('registers every client that has a data tenant and leaves out the unregistered app', () => {
+  it('registers every client that has a data tenant and leaves out the unregistered app and the service\'s own identity', () => {
     const registry = clientRegistry(ids);
     expect(registry[client('contoso-basic').clientId]).toBe('contoso');
     expect(registry[client('fabrikam-full').clientId]).toBe('fabrikam');
     expect(registry).not.toHaveProperty(client('unregistered-app').clientId);
-    expect(Object.keys(registry)).toHaveLength(ids.clients.length - 1);
+    expect(registry).not.toHaveProperty(client('summary-service').clientId);
+    expect(Object.keys(registry)).toHaveLength(ids.clients.length - 2);
   });
 
   it('refuses a file whose secret does not look fake', () => {

@@ -13,6 +13,9 @@ export const stack = {
   caFile: required('STACK_CA_FILE'),
   cosmosEndpoint: required('STACK_COSMOS_ENDPOINT'),
   cosmosKey: required('STACK_COSMOS_KEY'),
+  /** Azurite's account URLs (https from the local CA; calls carry a token). */
+  blobUrl: required('STACK_BLOB_URL'),
+  queueUrl: required('STACK_QUEUE_URL'),
   seedRecords: Number(required('STACK_SEED_RECORDS')),
 };
 
