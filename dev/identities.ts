@@ -87,7 +87,8 @@ export function loadDevIdentities(path: string = defaultPath()): DevIdentities {
 
 /**
  * The service's client registry (client id → data tenant) for these identities. Clients whose
- * `dataTenant` is `null` are left out on purpose: they exist to prove unregistered apps are refused.
+ * `dataTenant` is `null` are left out on purpose: `unregistered-app` proves unregistered apps are
+ * refused, and `summary-service` is the service's own identity (its storage tokens), never a caller.
  */
 export function clientRegistry(ids: DevIdentities): Readonly<Record<string, string>> {
   const entries = ids.clients.flatMap((client) => (client.dataTenant === null ? [] : [[client.clientId, client.dataTenant] as const]));

@@ -57,14 +57,14 @@ class Reply {
   }
 }
 
-/**
- * Starts the dev identity provider. Keys are generated in memory at each start, so tokens from a
- * previous run never verify. Nothing is logged: requests carry secrets and responses carry tokens.
- */
 /** Azure Storage's resource, as a scope and as the tokens' audience. */
 const STORAGE_AUDIENCE = 'https://storage.azure.com';
 const STORAGE_SCOPE = `${STORAGE_AUDIENCE}/.default`;
 
+/**
+ * Starts the dev identity provider. Keys are generated in memory at each start, so tokens from a
+ * previous run never verify. Nothing is logged: requests carry secrets and responses carry tokens.
+ */
 export async function startIdentityProvider(options: IdentityProviderOptions): Promise<IdentityProvider> {
   const { identities, certificate, port = 0, host = '127.0.0.1', clock = Date.now } = options;
   const tenant = identities.tenantId.toLowerCase();

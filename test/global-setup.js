@@ -1,5 +1,5 @@
 // Starts the real local stack once for the whole run — embedded Cosmos server (seeded through the
-// SDK), local identity provider, gateway and the compiled functions — and tells the test workers
+// SDK), local identity provider, Azurite, gateway and the compiled functions — and tells the test workers
 // where it is through the environment. It loads the compiled output (`npm test` builds first), so
 // the stack under test is the one `npm start` runs.
 import { readFileSync } from 'node:fs';

@@ -15,11 +15,16 @@ export interface Window {
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
 
-/** Parses `YYYY-MM-DD` as a real calendar day; undefined otherwise. */
+/** Date.UTC for every year: Date.UTC reads the years 0–99 as 1900–1999. */
+function utcDay(year: number, monthIndex: number, day: number): number {
+  return new Date(0).setUTCFullYear(year, monthIndex, day);
+}
+
+/** Parses `YYYY-MM-DD` as a real calendar day of the years 0001–9999 (the service's rule); undefined otherwise. */
 export function parseDay(value: string): number | undefined {
   const match = DAY.exec(value);
-  if (!match) return undefined;
-  const time = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  if (!match || match[1] === '0000') return undefined;
+  const time = utcDay(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
   return formatDay(time) === value ? time : undefined;
 }
 
@@ -46,7 +51,7 @@ export function monthWindows(from: string, to: string): Window[] {
   const windows: Window[] = [];
   for (let cursor = start; cursor <= end; ) {
     const date = new Date(cursor);
-    const monthEnd = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 0);
+    const monthEnd = utcDay(date.getUTCFullYear(), date.getUTCMonth() + 1, 0);
     const last = Math.min(monthEnd, end);
     windows.push({ month: formatDay(cursor).slice(0, 7), from: formatDay(cursor), to: formatDay(last) });
     cursor = last + DAY_MS;
@@ -78,7 +83,7 @@ export function isGrowing(window: Pick<Window, 'to'>, now: number): boolean {
 /** The last day of the calendar month `YYYY-MM`. */
 export function monthEnd(month: string): string {
   const [year, index] = month.split('-').map(Number) as [number, number];
-  return formatDay(Date.UTC(year, index, 0));
+  return formatDay(utcDay(year, index, 0));
 }
 
 /**
@@ -89,12 +94,12 @@ export function monthEnd(month: string): string {
 export function fileLabel(window: Window, growing: boolean): string {
   if (!growing) return windowLabel(window);
   const start = new Date(day(window.from));
-  return windowLabel({ ...window, to: formatDay(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)) });
+  return windowLabel({ ...window, to: formatDay(utcDay(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)) });
 }
 
 /** A window's file-name label: `YYYY-MM` for a whole calendar month, else `from_to` (a part of one). */
 export function windowLabel(window: Window): string {
   const start = new Date(day(window.from));
-  const monthEnd = formatDay(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0));
+  const monthEnd = formatDay(utcDay(start.getUTCFullYear(), start.getUTCMonth() + 1, 0));
   return window.from.endsWith('-01') && window.to === monthEnd ? window.month : `${window.from}_${window.to}`;
 }

@@ -41,7 +41,7 @@ export const CURSOR_GUARD: CursorGuardOptions = { deadlineMs: 1000, failuresToOp
  *
  * @example
  * const cursors = guardCursors(cosmosCursors, { ...CURSOR_GUARD, now: clock, onFailure: recordCursorFailure });
- * await cursors.get(key); // undefined when the store fails, is slow or the breaker is open: the walk reads from the start
+ * await cursors.get(tenant, key, report); // undefined when the store fails, is slow or the breaker is open: the walk reads from the start
  */
 export function guardCursors(cursors: PageCursors, options: CursorGuardOptions = CURSOR_GUARD): GuardedCursors {
   const now = options.now ?? Date.now;

@@ -10,6 +10,10 @@
  */
 
 const DASH = 45;
+const DAY_MS = 86_400_000;
+
+/** The first and the last millisecond of the calendar days (0001-01-01T00:00Z, 9999-12-31T23:59:59.999Z): an instant outside them names no calendar day. */
+export const CALENDAR_MS = { first: daysFromCivil(1, 1, 1) * DAY_MS, last: (daysFromCivil(9999, 12, 31) + 1) * DAY_MS - 1 } as const;
 
 /** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil), for every year, 0000 included. */
 export function daysFromCivil(year: number, month: number, day: number): number {

@@ -4,7 +4,7 @@
  * dominated the timestamp columns). Strings need none: they are written as UTF-8 straight into
  * their column's buffer (value-stores.ts).
  */
-import { civilDayAt, digitsAt, isCivilDayAt, twoDigitsAt } from '../../util/civil-days.js';
+import { CALENDAR_MS, civilDayAt, digitsAt, isCivilDayAt, twoDigitsAt } from '../../util/civil-days.js';
 
 const DAY_MS = 86_400_000;
 const COLON = 58;
@@ -56,12 +56,16 @@ export function timestampMillis(value: string): number {
   return Date.parse(value);
 }
 
-/** Whether `value` is OFFSET_FORM with a real calendar day, hours, minutes, seconds and offset. */
+/**
+ * Whether `value` is OFFSET_FORM with a real calendar day, hours, minutes, seconds and offset, at
+ * an instant of a calendar day (its offset may not carry it into year 0000 or 10000).
+ */
 function isOffsetForm(value: string): boolean {
   const parts = OFFSET_FORM.exec(value);
   if (!parts || !isCivilDayAt(value, 0)) return false;
   const [, hours, minutes, seconds = '00', offsetHours = '00', offsetMinutes = '00'] = parts;
-  return Number(hours) <= 23 && Number(minutes) <= 59 && Number(seconds) <= 59 && Number(offsetHours) <= 23 && Number(offsetMinutes) <= 59 && !Number.isNaN(Date.parse(value));
+  const instant = Date.parse(value);
+  return Number(hours) <= 23 && Number(minutes) <= 59 && Number(seconds) <= 59 && Number(offsetHours) <= 23 && Number(offsetMinutes) <= 59 && instant >= CALENDAR_MS.first && instant <= CALENDAR_MS.last;
 }
 
 /** Whether `value` has the shape of the form the store keeps, `YYYY-MM-DDTHH:MM:SS.sssZ` (its digits not yet checked). */

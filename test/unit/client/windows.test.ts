@@ -31,6 +31,9 @@ describe('calendar-month windows', () => {
     expect(() => monthWindows('2025-02-29', '2025-03-01')).toThrow(/not a calendar day/);
     expect(parseDay('2024-02-29')).toBe(Date.UTC(2024, 1, 29));
     expect(parseDay('2025-2-1')).toBeUndefined();
+    // The service's calendar days: 0001–9999, the years before 100 as themselves.
+    expect(parseDay('0050-03-01')).toBe(new Date(0).setUTCFullYear(50, 2, 1));
+    expect([parseDay('0000-01-01'), parseDay('0099-02-29')]).toEqual([undefined, undefined]);
   });
 
   it('halves a window into two that tile it, down to single days', () => {

@@ -21,6 +21,10 @@ describe('value encoders', () => {
     expect(epochDay('0050-01-01')).toBe(utc(50, 1, 1));
     expect(epochDay('0001-01-01')).toBe(utc(1, 1, 1));
     expect(() => epochDay('0000-03-01')).toThrow(TypeError);
+    // An offset may not carry an instant out of the calendar days (the rule of util/civil-days.ts).
+    expect([isTimestamp('0001-01-01T00:30:00+01:00'), isTimestamp('9999-12-31T23:00:00-05:00'), isTimestamp('0000-12-31T23:30:00.000Z')]).toEqual([false, false, false]);
+    expect([isTimestamp('0001-01-01T00:30:00-01:00'), isTimestamp('9999-12-31T23:00:00+05:00')]).toEqual([true, true]);
+    expect(() => timestampMillis('0001-01-01T00:30:00+01:00')).toThrow(TypeError);
     expect(epochDay('9999-12-31')).toBe(utc(9999, 12, 31));
     expect(epochDay('2000-02-29')).toBe(utc(2000, 2, 29));
     for (const wrong of ['1900-02-29', '2100-02-29', '2025x01-01', '2025-01x01', '2025-06-31']) expect(() => epochDay(wrong)).toThrow(TypeError);
