@@ -10,7 +10,7 @@ import {
 } from '@azure/cosmos';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
-import { containerDefinition, PAGE_CURSORS_CONTAINER, type ContainerDefinition } from '../shared/store/container-definitions.js';
+import { containerDefinition, EXPORT_JOBS_CONTAINER, PAGE_CURSORS_CONTAINER, type ContainerDefinition } from '../shared/store/container-definitions.js';
 
 /** Our frozen, SDK-free definition, copied into the mutable shape the SDK's request type wants. */
 function toContainerRequest(definition: ContainerDefinition): ContainerRequest {
@@ -34,13 +34,13 @@ function toContainerRequest(definition: ContainerDefinition): ContainerRequest {
 }
 
 /**
- * Creates database `summary`, the container of every resource and the page-cursor container with
+ * Creates database `summary`, the container of every resource, the page-cursor and the export-job containers with
  * their definitions, each only if absent. An existing container keeps whatever policy it has: the embedded server starts empty
  * every time, so there is nothing to migrate locally.
  */
 export async function ensureContainers(client: CosmosClient, resources: readonly ResourceDefinition[] = RESOURCES): Promise<void> {
   const { database } = await client.databases.createIfNotExists({ id: DATABASE_ID });
-  for (const definition of [...resources.map(containerDefinition), PAGE_CURSORS_CONTAINER]) {
+  for (const definition of [...resources.map(containerDefinition), PAGE_CURSORS_CONTAINER, EXPORT_JOBS_CONTAINER]) {
     await database.containers.createIfNotExists(toContainerRequest(definition));
   }
 }

@@ -21,7 +21,7 @@ export type HostListener = (request: IncomingMessage, response: ServerResponse, 
  * are not enforced, as with Core Tools.
  */
 export function createFunctionsHost(registrations: readonly FunctionRegistration[], log: (entry: RequestLogEntry) => void = () => {}, routePrefix = 'api'): HostListener {
-  const routes = new Map(registrations.map((registration) => [`/${routePrefix}/${registration.options.route}`, registration]));
+  const routes = routeTable(registrations, routePrefix);
   const operations = registrations.map((registration) => `${(registration.options.methods ?? ['GET', 'POST']).join('/')} /${routePrefix}/${registration.options.route}`).join(', ');
   return async (request, response, requestId) => {
     const started = performance.now();
@@ -32,10 +32,12 @@ export function createFunctionsHost(registrations: readonly FunctionRegistration
     };
     // A fixed base: the Host header is the caller's and may not even parse as one.
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const registration = routes.get(url.pathname);
-    if (!registration) return refuse(new ApiError('NOT_FOUND', `No operation at ${echo(url.pathname)}; the operations are ${operations}.`));
-    const methods = (registration.options.methods ?? ['GET', 'POST']).map((method) => method.toUpperCase());
-    if (!methods.includes((request.method ?? 'GET').toUpperCase())) {
+    const route = matchRoute(routes, url.pathname);
+    if (!route) return refuse(new ApiError('NOT_FOUND', `No operation at ${echo(url.pathname)}; the operations are ${operations}.`));
+    const method = (request.method ?? 'GET').toUpperCase();
+    const registration = route.registrations.find((candidate) => methodsOf(candidate).includes(method));
+    if (!registration) {
+      const methods = route.registrations.flatMap(methodsOf);
       return refuse(new ApiError('METHOD_NOT_ALLOWED', `Use ${methods.join(', ')} for this operation.`, { headers: { Allow: methods.join(', ') } }));
     }
     // Read at most one byte past the limit: enough for the handler to refuse an oversized body.
@@ -44,6 +46,7 @@ export function createFunctionsHost(registrations: readonly FunctionRegistration
       method: request.method ?? 'POST',
       url: url.toString(),
       headers: flattenHeaders(request),
+      params: route.params,
       body: { bytes: body },
     });
     // The caller left before its answer was written: say so to the handler (the Functions host in Azure cannot).
@@ -60,6 +63,54 @@ export function createFunctionsHost(registrations: readonly FunctionRegistration
     response.writeHead(result.status ?? 200, Object.fromEntries(headers));
     response.end(toBuffer(result.body));
   };
+}
+
+/** The routes of the registrations: one per route template (`v1/exports/{id}`), with every function on it (one per method). */
+interface Route {
+  readonly pattern: RegExp;
+  readonly names: readonly string[];
+  readonly registrations: FunctionRegistration[];
+}
+
+function routeTable(registrations: readonly FunctionRegistration[], prefix: string): Route[] {
+  const routes = new Map<string, Route>();
+  for (const registration of registrations) {
+    const template = `/${prefix}/${registration.options.route}`;
+    let route = routes.get(template);
+    if (!route) {
+      const names: string[] = [];
+      // A `{name}` is one path segment, as the Functions host's route templates take it.
+      const source = template.split(/(\{[A-Za-z]+\})/).map((part) => {
+        const param = /^\{([A-Za-z]+)\}$/.exec(part);
+        if (!param) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+        names.push(param[1]!);
+        return '([^/]+)';
+      }).join('');
+      route = { pattern: new RegExp(`^${source}$`), names, registrations: [] };
+      routes.set(template, route);
+    }
+    route.registrations.push(registration);
+  }
+  return [...routes.values()];
+}
+
+function matchRoute(routes: readonly Route[], path: string): (Route & { params: Record<string, string> }) | undefined {
+  for (const route of routes) {
+    const match = route.pattern.exec(path);
+    if (!match) continue;
+    let params: Record<string, string>;
+    try {
+      params = Object.fromEntries(route.names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)]));
+    } catch {
+      return undefined;
+    }
+    return { ...route, params };
+  }
+  return undefined;
+}
+
+function methodsOf(registration: FunctionRegistration): string[] {
+  return (registration.options.methods ?? ['GET', 'POST']).map((method) => method.toUpperCase());
 }
 
 function sendError(response: ServerResponse, error: ApiError, requestId: string): number {

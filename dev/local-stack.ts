@@ -8,6 +8,9 @@ import { clientRegistry, loadDevIdentities, type DevIdentities } from './identit
 import type { FunctionRegistration } from './functions-host.js';
 import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
 import { startService } from './start-service.js';
+import { ensureExportStorage, localExportSettings } from './ensure-storage.js';
+import { startTriggerHost, type QueueSettings } from './trigger-host.js';
+import type { ExportFunctions } from '../shared/app/export-functions.js';
 import type { ReferenceStack } from './reference-page.js';
 
 /** Options of the local stack; ports 0 pick free ports (tests). */
@@ -23,10 +26,19 @@ export interface LocalStackOptions {
   readonly caDir?: string;
   /** Extra or overriding service settings (for example MAX_PAGE_SIZE). */
   readonly settings?: Readonly<Record<string, string>>;
-  /** Loads the HTTP functions once the settings are in the environment, as the Functions host does. */
-  readonly loadFunctions?: () => Promise<readonly FunctionRegistration[]>;
+  /** Loads the functions once the settings are in the environment, as the Functions host does. */
+  readonly loadFunctions?: () => Promise<LoadedFunctions>;
+  /** The local trigger host's queue settings over host.json's (tests poll faster). */
+  readonly queueSettings?: Partial<QueueSettings>;
   /** Where the lines of requests the gateway or the host answer themselves go (default: stdout). */
   readonly logRequest?: (entry: RequestLogEntry) => void;
+}
+
+/** Every function of the app: the HTTP ones the local host serves, the queue and timer triggers the trigger host runs. */
+export interface LoadedFunctions {
+  readonly http: readonly FunctionRegistration[];
+  readonly queues: ExportFunctions['queues'];
+  readonly timers: ExportFunctions['timers'];
 }
 
 /** A running local stack. */
@@ -88,8 +100,9 @@ export const REFERENCE_CLIENT = 'contoso-full';
 
 /**
  * Starts everything a developer (or a test run) needs, with no Docker, Azure or Core Tools:
- * the embedded Cosmos server (seeded), the local identity provider, Azurite (Azure Storage), and
- * the service behind the local gateway. The service settings go into `process.env` before the functions load, because
+ * the embedded Cosmos server (seeded), the local identity provider, Azurite (Azure Storage, with
+ * the export container and queues), the service behind the local gateway, and the trigger host
+ * that runs the export workers off the queue. The service settings go into `process.env` before the functions load, because
  * that is where the Functions host puts app settings.
  */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -111,16 +124,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const ports = options.azuritePorts ?? AZURITE_PORTS;
     const azurite = await startAzurite({ certificate, host, blobPort: ports.blob, queuePort: ports.queue, tablePort: ports.table });
     stops.push(azurite.stop);
+    await ensureExportStorage(identities, identityProvider.url, azurite);
 
-    const settings: Record<string, string> = { ...localServiceSettings(identities, identityProvider.url, cosmos), ...options.settings };
+    const settings: Record<string, string> = { ...localServiceSettings(identities, identityProvider.url, cosmos), ...localExportSettings(identities, azurite), ...options.settings };
     Object.assign(process.env, settings);
 
+    let triggers: Omit<LoadedFunctions, 'http'> = { queues: [], timers: [] };
     const service = await startService({
       // Next links point at the gateway the callers use, known once it listens (a setting given
       // in options.settings, even an empty one, stays as given).
       registrations: async (baseUrl) => {
         if (!Object.hasOwn(settings, 'PUBLIC_BASE_URL')) process.env.PUBLIC_BASE_URL = settings.PUBLIC_BASE_URL = baseUrl;
-        return (options.loadFunctions ?? loadCompiledFunctions)();
+        const loaded = await (options.loadFunctions ?? loadCompiledFunctions)();
+        triggers = loaded;
+        return loaded.http;
       },
       subscriptionKeys: identities.subscriptionKeys,
       host,
@@ -129,6 +146,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(options.logRequest ? { logRequest: options.logRequest } : {}),
     });
     stops.push(service.stop);
+    const triggerHost = startTriggerHost({ queues: triggers.queues, timers: triggers.timers, settings: { ...process.env, ...settings }, ...(options.queueSettings ? { queueSettings: options.queueSettings } : {}) });
+    stops.push(triggerHost.stop);
     return {
       baseUrl: service.baseUrl,
       authUrl: identityProvider.url,
@@ -152,14 +171,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
  * registrations, so @azure/functions' warnings that it found no host ("test mode", "Skipping call
  * to register function") say nothing worth printing: they are left out, those only.
  */
-async function loadCompiledFunctions(): Promise<readonly FunctionRegistration[]> {
+async function loadCompiledFunctions(): Promise<LoadedFunctions> {
   const warn = console.warn;
   console.warn = (...args: unknown[]) => {
     if (typeof args[0] === 'string' && TEST_MODE_WARNINGS.some((start) => (args[0] as string).startsWith(start))) return;
     warn(...args);
   };
   try {
-    return (await import('../functions/summary-operations.js')).registrations;
+    const summary = (await import('../functions/summary-operations.js')).registrations;
+    const exports = (await import('../functions/export-jobs.js')).functions;
+    return { http: [...summary, ...exports.http], queues: exports.queues, timers: exports.timers };
   } finally {
     console.warn = warn;
   }

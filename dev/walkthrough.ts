@@ -11,6 +11,11 @@ export const PYTHON_LOADER = [
   'print(contracts.groupby("status").size())',
 ] as const;
 
+/** Step 4 of the curl walkthrough: an export job (the system tests run its lines). */
+export const EXPORT_JOB_INTRO = `# 4. An export job: a whole year as Parquet files in storage (Azurite here), one window per month.
+#    It answers 202 and its status URL; ask until 200: the manifest, a read-only URL per file
+#    (fetched without our credentials). Here the last file of the manifest, December's.`;
+
 /**
  * The ready-to-paste curl walkthrough printed by `npm start`. It uses the dev identities, whose
  * secrets are obviously fake fixtures; nothing here is a real credential.
@@ -70,6 +75,14 @@ curl -s -X POST "${stack.baseUrl}/v1/contracts/summary" \\
      ${headers} \\
      -H "Accept: application/vnd.apache.parquet" \\
      -d '{"createdFrom":"2025-03-01","createdTo":"2025-03-31"}' --create-dirs -o pulls/contracts.parquet
+
+${EXPORT_JOB_INTRO}
+JOB_URL="${stack.baseUrl}/v1/exports/$(curl -s -X POST "${stack.baseUrl}/v1/contracts/exports" \\
+     ${headers} \\
+     -d '{"createdFrom":"2025-01-01","createdTo":"2025-12-31"}' | sed -E 's/^[{]"id":"([0-9a-f]{32})".*/\\1/')"
+until [ "$(curl -s --create-dirs -o pulls/job.json -w '%{http_code}' "$JOB_URL" \\
+     ${headers})" = 200 ]; do sleep 1; done
+curl -s --cacert ${caFile} "$(sed -E 's/.*"url":"([^"]+)".*/\\1/' pulls/job.json)" -o pulls/contracts-2025-12-job.parquet
 
 Ctrl-C stops everything. One JSON line per request follows.
 `;

@@ -85,6 +85,8 @@ var names = {
   applicationInsights: '${abbreviations.insightsComponents}${workload}-${resourceToken}'
   storageAccount: '${abbreviations.storageStorageAccounts}${resourceToken}'
   uatStorageAccount: '${abbreviations.storageStorageAccounts}uat${resourceToken}'
+  exportStorageAccount: '${abbreviations.storageStorageAccounts}exp${resourceToken}'
+  uatExportStorageAccount: '${abbreviations.storageStorageAccounts}expuat${resourceToken}'
   keyVault: '${abbreviations.keyVaultVaults}${resourceToken}'
   cosmosDbAccount: '${abbreviations.documentDBDatabaseAccounts}${workload}-${resourceToken}'
   uatCosmosDbAccount: '${abbreviations.documentDBDatabaseAccounts}${workload}-uat-${resourceToken}'
@@ -187,6 +189,30 @@ module uatStorageAccount 'modules/storage-account.bicep' = {
       functionApp.outputs.slotPrincipalId
     ]
     allowedIpAddresses: storageAllowedIpAddresses
+    logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
+  }
+}
+
+// Each slot's export jobs: files customers fetch by SAS, and the queue of windows; the uat slot
+// has its own account, so no slot reads or signs for another's files.
+module exportStorage 'modules/export-storage.bicep' = {
+  name: 'export-storage'
+  params: {
+    name: names.exportStorageAccount
+    location: location
+    tags: allTags
+    principalId: functionApp.outputs.principalId
+    logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
+  }
+}
+
+module uatExportStorage 'modules/export-storage.bicep' = {
+  name: 'export-storage-uat'
+  params: {
+    name: names.uatExportStorageAccount
+    location: location
+    tags: allTags
+    principalId: functionApp.outputs.slotPrincipalId
     logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
   }
 }
@@ -301,6 +327,14 @@ module functionAppSettings 'modules/function-app-settings.bicep' = {
     applicationInsightsConnectionString: applicationInsights.outputs.connectionString
     cosmosEndpoint: cosmosDbAccount.outputs.endpoint
     uatCosmosEndpoint: uatCosmosDbAccount.outputs.endpoint
+    exportStorage: {
+      blobServiceUri: exportStorage.outputs.blobServiceUri
+      queueServiceUri: exportStorage.outputs.queueServiceUri
+    }
+    uatExportStorage: {
+      blobServiceUri: uatExportStorage.outputs.blobServiceUri
+      queueServiceUri: uatExportStorage.outputs.queueServiceUri
+    }
     authorityHost: authorityHost
     entraTenantId: entraTenantId
     apiAppId: apiAppId

@@ -25,6 +25,15 @@ type serviceLimitsType = {
 
   @description('Optional. PARQUET_MAX_BYTES: the largest Parquet or zip body one export may send.')
   parquetMaxBytes: int?
+
+  @description('Optional. EXPORT_MAX_MONTHS: the most calendar months one export job\'s range may touch.')
+  exportMaxMonths: int?
+
+  @description('Optional. EXPORT_JOB_TTL_SECONDS: how long an export job, its files and their URLs last.')
+  exportJobTtlSeconds: int?
+
+  @description('Optional. EXPORT_JOBS_PER_CLIENT: export jobs one client application may have running.')
+  exportJobsPerClient: int?
 }
 
 @export()

@@ -12,6 +12,7 @@ import { referenceTables } from './reference-tables.js';
 import { securityRequirements, securitySchemes } from './security-schemes.js';
 import { serviceDefaults, settingDefaults } from './service-defaults.js';
 import { operationTag, sharedParameters, summaryOperation } from './summary-operation.js';
+import { exportErrorResponses, exportPaths, exportSchemas, EXPORTS_TAG } from './export-operations.js';
 
 /** Where the generated document is committed, relative to the repository root. */
 export const OPENAPI_FILE = 'openapi/openapi.json';
@@ -64,11 +65,11 @@ export function buildOpenApi(model: ApiModel = SERVICE_MODEL): JsonObject {
       variables: { base_url: { default: GATEWAY_BASE_URL } },
     }],
     security: securityRequirements(),
-    tags: model.resources.map(operationTag),
-    paths,
+    tags: [...model.resources.map(operationTag), EXPORTS_TAG],
+    paths: { ...paths, ...exportPaths(model.resources) },
     components: {
-      schemas: { ...filterSchemas, ...recordSchemas(model), ...envelopeSchemas(model), ...problem },
-      responses: errorResponses(),
+      schemas: { ...filterSchemas, ...exportSchemas(filterSchemas as Record<string, JsonObject>, model.resources), ...recordSchemas(model), ...envelopeSchemas(model), ...problem },
+      responses: { ...errorResponses(), ...exportErrorResponses() },
       parameters: sharedParameters(),
       headers: responseHeaders(model),
       securitySchemes: schemes,

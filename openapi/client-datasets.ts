@@ -14,6 +14,8 @@ export const PYTHON_DATASETS_FILE = 'python/src/summary_client/_datasets.py';
 
 const CONTROL = new Set(['page', 'pageSize', 'orderBy', 'order']);
 const OPERATION = /^\/v1\/([a-z][a-z0-9]*)\/summary$/;
+/** The export jobs' paths: a dataset is its summary operation's. */
+const EXPORT_JOB = /^\/v1\/(?:[a-z][a-z0-9]*\/exports|exports\/\{id\})$/;
 
 interface Dataset {
   readonly path: string;
@@ -28,6 +30,7 @@ export function datasetsOf(document: OpenAPIV3_1.Document): { datasets: Record<s
   const datasets: Record<string, Dataset> = {};
   let maxPageSize: number | undefined;
   for (const [path, item] of Object.entries(document.paths ?? {})) {
+    if (EXPORT_JOB.test(path)) continue;
     const name = OPERATION.exec(path)?.[1];
     const operation = item?.post;
     if (!name || !operation) throw new TypeError(`${path}: not a summary operation (POST /v1/<name>/summary)`);

@@ -61,6 +61,11 @@ export function responseHeaders(model: ApiModel): Record<string, JsonObject> {
       description: 'With `INVALID_TOKEN`: `Bearer` when no token was sent; `Bearer error="invalid_token", error_description="…"` when it was not valid (RFC 6750), the description saying why: expired, not valid yet, signature, audience, issuer, tenant, not an application token, malformed.',
       schema: { type: 'string' },
     },
+    Location: {
+      description: 'Where the export job\'s status is: `<base_url>/v1/exports/<id>` (relative to the request URL where the deployment has no public base URL). Poll it with GET.',
+      required: true,
+      schema: { type: 'string', format: 'uri-reference' },
+    },
     'Retry-After': {
       description: 'Seconds to wait before retrying.',
       required: true,

@@ -9,6 +9,8 @@ export interface SettingDefaults {
   readonly parquetMaxBytes: number;
   /** Origin of the identity provider (the token endpoint is under it). */
   readonly authorityHost: string;
+  readonly exportMaxMonths: number;
+  readonly exportJobsPerClient: number;
 }
 
 /** The defaults and limits of one operation, as the service applies them. */
@@ -27,6 +29,8 @@ export function settingDefaults(): SettingDefaults {
     maxResultWindow: defaults.MAX_RESULT_WINDOW as number,
     parquetMaxBytes: defaults.PARQUET_MAX_BYTES as number,
     authorityHost: new URL(defaults.AUTH_AUTHORITY_HOST as string).origin,
+    exportMaxMonths: defaults.EXPORT_MAX_MONTHS as number,
+    exportJobsPerClient: defaults.EXPORT_JOBS_PER_CLIENT as number,
   };
 }
 

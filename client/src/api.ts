@@ -44,6 +44,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contracts/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an export job of contracts: a whole range as Parquet files in storage
+         * @description Checks the request as the summary operation checks one (its 400s), cuts the range into calendar months and exports each month into Parquet files, the same rows and schema as a synchronous export of that month answers, in the background. Answers 202 at once with the job's status URL in Location (and Content-Location) and Retry-After (2 s); poll it until 200. A client may have EXPORT_JOBS_PER_CLIENT (default 2) jobs running. Send the ETags of your last manifest in `ifNoneMatch`: only the months that changed are exported again.
+         */
+        post: operations["contractsExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invoices/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an export job of invoices: a whole range as Parquet files in storage
+         * @description Checks the request as the summary operation checks one (its 400s), cuts the range into calendar months and exports each month into Parquet files, the same rows and schema as a synchronous export of that month answers, in the background. Answers 202 at once with the job's status URL in Location (and Content-Location) and Retry-After (2 s); poll it until 200. A client may have EXPORT_JOBS_PER_CLIENT (default 2) jobs running. Send the ETags of your last manifest in `ifNoneMatch`: only the months that changed are exported again.
+         */
+        post: operations["invoicesExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (from Location). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * An export job's progress, then its manifest
+         * @description 202 with the progress (windows done of all) and Retry-After while the job runs; 200 with the manifest once every window has its outcome. 404 for a job that is not your client application's (another client's or tenant's: no different from one that never existed), was cancelled, or has expired; 409 `EXPORT_VIEW_CHANGED` when your roles now give another view than the job was started with.
+         */
+        get: operations["exportStatus"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel an export job and delete its files
+         * @description The job stops (windows not begun are skipped), its files are deleted, and its status is 404 from then on.
+         */
+        delete: operations["cancelExport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -160,6 +227,201 @@ export interface components {
              * @default 25
              */
             pageSize?: number;
+        };
+        /** @description An export job: one window per calendar month of its range. */
+        ExportJobStatus: {
+            /** @description The job's id (128 random bits). */
+            id: string;
+            resource: string;
+            /** @enum {string} */
+            status: "running" | "completed";
+            /** @description The request as understood: the filters, the whole range, the order. */
+            request: {
+                [key: string]: string;
+            };
+            /** @description Every write before this time (UTC) is in the files; compare a next job with it. */
+            transactionTime: string;
+            /** @description When the job, its files and their URLs go (EXPORT_JOB_TTL_SECONDS after the kick-off). */
+            expires: string;
+            /** @description The fingerprint of the files' columns: the X-Summary-Schema of the synchronous export. */
+            schema: string;
+            /** @description Windows of the job, and how many have their outcome. */
+            progress: {
+                windows: number;
+                done: number;
+            };
+            windows: {
+                /** @description The calendar month, YYYY-MM: the key of `ifNoneMatch`. */
+                label: string;
+                /** @description The window's first day (the range's From member for it). */
+                from: string;
+                /** @description Its last day, included. */
+                to: string;
+                /**
+                 * @description `pending` while the job runs; `exported` (its files are listed), `unchanged` (its ETag was in `ifNoneMatch`: no files), `failed` (see `problem`).
+                 * @enum {string}
+                 */
+                status: "pending" | "exported" | "unchanged" | "failed";
+                /** @description The window's validator: the ETag the summary operation answers for this window and view with Accept Parquet. Keep it and send it in `ifNoneMatch` next time. */
+                etag?: string;
+                /** @description Records of the window (0 when unchanged or failed). */
+                records?: number;
+                /** @description Once the job is completed: the window's files, each table at least one (several when a table is larger than one synchronous export may be). */
+                files?: {
+                    /** @description The table: `contracts`; for invoices `invoices` or `invoice_tables` (the two files of the synchronous export's zip). */
+                    table: string;
+                    /**
+                     * Format: uri
+                     * @description A read-only URL of this one file (an Azure Storage user delegation SAS, https only), valid until the job expires. Fetch it without any of the service's credentials. Treat it as a secret: it is the file.
+                     */
+                    url: string;
+                    /** @description Rows in the file. */
+                    records: number;
+                    /** @description The file's size: check what you downloaded against it. */
+                    bytes: number;
+                    /** @description SHA-256 of the file, hex. */
+                    sha256: string;
+                }[];
+                /** @description Why the window failed. */
+                problem?: {
+                    /**
+                     * Format: uri
+                     * @description Identifies the problem type: https://summary-service.invalid/problems/<code in kebab-case>. An identifier, not a page to fetch.
+                     */
+                    type: string;
+                    /** @description A short summary of the problem type. */
+                    title: string;
+                    /** @description The HTTP status code. */
+                    status: number;
+                    /** @description What went wrong in this request and how to fix it. */
+                    detail: string;
+                    /**
+                     * @description The stable error code: match on it, never on title, detail or message.
+                     * @enum {string}
+                     */
+                    code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+                    /** @description Equals the X-Request-ID response header; quote it to support. */
+                    requestId: string;
+                    /** @description Every problem found in the request (validation errors); the first decides `code`. */
+                    errors?: {
+                        /** @description The filter (or `body`) at fault. */
+                        member: string;
+                        /**
+                         * @description The stable error code: match on it, never on title, detail or message.
+                         * @enum {string}
+                         */
+                        code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+                        /** @description What was wrong and how to fix it. */
+                        message: string;
+                    }[];
+                };
+            }[];
+        };
+        ExportJobCancelled: {
+            id: string;
+            /** @constant */
+            status: "cancelled";
+        };
+        /** @description The kick-off of a contracts export job: the summary operation's filters and order, with one date range (both ends) of any number of calendar months (at most EXPORT_MAX_MONTHS, default 36), and optionally `ifNoneMatch`. No page or pageSize: a job exports every record. Only in the body (a query-string filter is 400). */
+        ContractsExportRequest: {
+            /** @description Must be "CW" followed by 4 to 10 digits, for example CW000123; otherwise 400 `INVALID_FILTER`. */
+            contractWorkspaceID?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `createdFrom`–`createdTo` on createdDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), createdFrom ≤ createdTo (else 400 `DATE_RANGE_REVERSED`), and createdTo at most one calendar month after createdFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            createdFrom?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `createdFrom`–`createdTo` on createdDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), createdFrom ≤ createdTo (else 400 `DATE_RANGE_REVERSED`), and createdTo at most one calendar month after createdFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            createdTo?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `updatedFrom`–`updatedTo` on updatedDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), updatedFrom ≤ updatedTo (else 400 `DATE_RANGE_REVERSED`), and updatedTo at most one calendar month after updatedFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            updatedFrom?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `updatedFrom`–`updatedTo` on updatedDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), updatedFrom ≤ updatedTo (else 400 `DATE_RANGE_REVERSED`), and updatedTo at most one calendar month after updatedFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            updatedTo?: string;
+            /**
+             * @description Must be the name of a sortable field; otherwise 400 `INVALID_ORDER_BY`. One of the listed fields that the caller can also see (contractAmount needs `Data.Read.Financials`; supplierName needs `Data.Read.Suppliers`); the error's message lists the caller's sortable fields. Ties are broken by the record id in the same direction, so pages are stable.
+             * @default createdDate
+             * @enum {string}
+             */
+            orderBy?: "contractId" | "title" | "status" | "effectiveDate" | "expirationDate" | "createdDate" | "updatedDate" | "contractAmount" | "supplierName";
+            /**
+             * @description Must be "asc" or "desc"; otherwise 400 `INVALID_FILTER`.
+             * @default asc
+             * @enum {string}
+             */
+            order?: "asc" | "desc";
+            /** @description Window label (YYYY-MM) → the ETag you hold for it (from your last manifest, or the summary operation). A window whose result still has that ETag is `unchanged` and gets no files. Labels outside the range are ignored. */
+            ifNoneMatch?: {
+                [key: string]: string;
+            };
+        };
+        /** @description The kick-off of a invoices export job: the summary operation's filters and order, with one date range (both ends) of any number of calendar months (at most EXPORT_MAX_MONTHS, default 36), and optionally `ifNoneMatch`. No page or pageSize: a job exports every record. Only in the body (a query-string filter is 400). */
+        InvoicesExportRequest: {
+            /** @description Must be "CW" followed by 4 to 10 digits, for example CW000123; otherwise 400 `INVALID_FILTER`. */
+            contractWorkspaceID?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `createdFrom`–`createdTo` on createdDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), createdFrom ≤ createdTo (else 400 `DATE_RANGE_REVERSED`), and createdTo at most one calendar month after createdFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            createdFrom?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `createdFrom`–`createdTo` on createdDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), createdFrom ≤ createdTo (else 400 `DATE_RANGE_REVERSED`), and createdTo at most one calendar month after createdFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            createdTo?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `updatedFrom`–`updatedTo` on updatedDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), updatedFrom ≤ updatedTo (else 400 `DATE_RANGE_REVERSED`), and updatedTo at most one calendar month after updatedFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            updatedFrom?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `updatedFrom`–`updatedTo` on updatedDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), updatedFrom ≤ updatedTo (else 400 `DATE_RANGE_REVERSED`), and updatedTo at most one calendar month after updatedFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            updatedTo?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `invoiceDateFrom`–`invoiceDateTo` on invoiceDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), invoiceDateFrom ≤ invoiceDateTo (else 400 `DATE_RANGE_REVERSED`), and invoiceDateTo at most one calendar month after invoiceDateFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            invoiceDateFrom?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `invoiceDateFrom`–`invoiceDateTo` on invoiceDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), invoiceDateFrom ≤ invoiceDateTo (else 400 `DATE_RANGE_REVERSED`), and invoiceDateTo at most one calendar month after invoiceDateFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            invoiceDateTo?: string;
+            /** @description Must be a non-empty string of at most 128 characters; otherwise 400 `INVALID_FILTER`. */
+            contractId?: string;
+            /** @description Must be a non-empty string of at most 128 characters; otherwise 400 `INVALID_FILTER`. Filters on a field that only `Data.Read.Suppliers` shows: without that role it is 400 `INVALID_FILTER` (filtering would reveal the field). */
+            supplierId?: string;
+            /**
+             * @description Must be one of Draft, Submitted, Approved, Rejected, Paid, Cancelled; otherwise 400 `INVALID_FILTER`. `Draft` matches nothing for callers without `Data.Read.Drafts`.
+             * @enum {string}
+             */
+            status?: "Draft" | "Submitted" | "Approved" | "Rejected" | "Paid" | "Cancelled";
+            /**
+             * @description Must be the name of a sortable field; otherwise 400 `INVALID_ORDER_BY`. One of the listed fields that the caller can also see (totalAmount needs `Data.Read.Financials`; supplierName needs `Data.Read.Suppliers`); the error's message lists the caller's sortable fields. Ties are broken by the record id in the same direction, so pages are stable.
+             * @default createdDate
+             * @enum {string}
+             */
+            orderBy?: "invoiceId" | "invoiceNumber" | "status" | "invoiceDate" | "dueDate" | "createdDate" | "updatedDate" | "totalAmount" | "supplierName";
+            /**
+             * @description Must be "asc" or "desc"; otherwise 400 `INVALID_FILTER`.
+             * @default asc
+             * @enum {string}
+             */
+            order?: "asc" | "desc";
+            /** @description Window label (YYYY-MM) → the ETag you hold for it (from your last manifest, or the summary operation). A window whose result still has that ETag is `unchanged` and gets no files. Labels outside the range are ignored. */
+            ifNoneMatch?: {
+                [key: string]: string;
+            };
         };
         /** @description A contract summary record. The fields present depend on the caller's roles (the server-side roles → datapoints configuration): `Data.Read` shows contractId, contractWorkspaceID, title, status, effectiveDate, expirationDate, createdDate, updatedDate; `Data.Read.Financials` shows currency, contractAmount; `Data.Read.Suppliers` shows supplierId, supplierName, ownerEmail. Fields come in the order listed here. */
         ContractRecord: {
@@ -340,7 +602,7 @@ export interface components {
              * @description The stable error code: match on it, never on title, detail or message.
              * @enum {string}
              */
-            code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY";
+            code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
             /** @description Equals the X-Request-ID response header; quote it to support. */
             requestId: string;
             /** @description Every problem found in the request (validation errors); the first decides `code`. */
@@ -351,7 +613,7 @@ export interface components {
                  * @description The stable error code: match on it, never on title, detail or message.
                  * @enum {string}
                  */
-                code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY";
+                code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
                 /** @description What was wrong and how to fix it. */
                 message: string;
             }[];
@@ -534,6 +796,185 @@ export interface components {
                 };
             };
         };
+        /** @description Bad Request. A problem document whose `code` is one of: `INVALID_JSON` (The request body is not valid JSON); `INVALID_BODY` (The request body is not a JSON object of filters); `UNKNOWN_FILTER` (Unknown filter); `INVALID_FILTER` (Invalid filter value); `INVALID_DATE` (Invalid date); `DATE_RANGE_INCOMPLETE` (Date range needs both ends); `DATE_RANGE_REVERSED` (Date range is reversed); `DATE_RANGE_TOO_LONG` (Date range is longer than one month); `INVALID_ORDER_BY` (Invalid orderBy); `PAGINATION_NOT_ALLOWED` (Pagination is not allowed with Parquet); `INVALID_PRECONDITION` (Invalid If-None-Match). */
+        ExportProblem400: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 400;
+                    /** @enum {unknown} */
+                    code?: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION";
+                };
+            };
+        };
+        /** @description Unauthorized. A problem document whose `code` is one of: `INVALID_TOKEN` (Invalid or missing access token); `INVALID_API_KEY` (Invalid or missing API key); `INVALID_SUBSCRIPTION_KEY` (Invalid or missing subscription key). */
+        ExportProblem401: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 401;
+                    /** @enum {unknown} */
+                    code?: "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY";
+                };
+            };
+        };
+        /** @description Forbidden. A problem document whose `code` is one of: `MISSING_ROLE` (Missing required app role); `CLIENT_NOT_REGISTERED` (Client not registered). */
+        ExportProblem403: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 403;
+                    /** @enum {unknown} */
+                    code?: "MISSING_ROLE" | "CLIENT_NOT_REGISTERED";
+                };
+            };
+        };
+        /** @description Not Found. A problem document whose `code` is one of: `NOT_FOUND` (Not found). */
+        ExportProblem404: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 404;
+                    /** @enum {unknown} */
+                    code?: "NOT_FOUND";
+                };
+            };
+        };
+        /** @description Not Acceptable. A problem document whose `code` is one of: `NOT_ACCEPTABLE` (Not acceptable). */
+        ExportProblem406: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 406;
+                    /** @enum {unknown} */
+                    code?: "NOT_ACCEPTABLE";
+                };
+            };
+        };
+        /** @description Conflict. A problem document whose `code` is one of: `EXPORT_VIEW_CHANGED` (Your view changed since the export job started). */
+        ExportProblem409: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 409;
+                    /** @enum {unknown} */
+                    code?: "EXPORT_VIEW_CHANGED";
+                };
+            };
+        };
+        /** @description Payload Too Large. A problem document whose `code` is one of: `REQUEST_TOO_LARGE` (Request body too large). */
+        ExportProblem413: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 413;
+                    /** @enum {unknown} */
+                    code?: "REQUEST_TOO_LARGE";
+                };
+            };
+        };
+        /** @description Unsupported Media Type. A problem document whose `code` is one of: `UNSUPPORTED_MEDIA_TYPE` (Unsupported media type). */
+        ExportProblem415: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 415;
+                    /** @enum {unknown} */
+                    code?: "UNSUPPORTED_MEDIA_TYPE";
+                };
+            };
+        };
+        /** @description Too Many Requests. A problem document whose `code` is one of: `RATE_LIMITED` (Too many requests); `TOO_MANY_EXPORT_JOBS` (Too many export jobs running). */
+        ExportProblem429: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 429;
+                    /** @enum {unknown} */
+                    code?: "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS";
+                };
+            };
+        };
+        /** @description Internal Server Error. A problem document whose `code` is one of: `INTERNAL` (Internal error). */
+        ExportProblem500: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 500;
+                    /** @enum {unknown} */
+                    code?: "INTERNAL";
+                };
+            };
+        };
+        /** @description Service Unavailable. A problem document whose `code` is one of: `IDENTITY_UNAVAILABLE` (Identity provider unavailable); `STORE_UNAVAILABLE` (Data store unavailable); `STORAGE_UNAVAILABLE` (Export storage unavailable). */
+        ExportProblem503: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 503;
+                    /** @enum {unknown} */
+                    code?: "IDENTITY_UNAVAILABLE" | "STORE_UNAVAILABLE" | "STORAGE_UNAVAILABLE";
+                };
+            };
+        };
     };
     parameters: {
         /** @description Optional: your own identifier for this request. A valid one (1–128 of A–Z a–z 0–9 . _ : -, that is ^[A-Za-z0-9._:-]{1,128}$) is recorded with the request and echoed in the X-Client-Request-ID response header; any other value is ignored (never refused: the request is answered as if it had none). The response's X-Request-ID is always the gateway's own id, unique per request. */
@@ -564,6 +1005,8 @@ export interface components {
         "Content-Disposition": string;
         /** @description With `INVALID_TOKEN`: `Bearer` when no token was sent; `Bearer error="invalid_token", error_description="…"` when it was not valid (RFC 6750), the description saying why: expired, not valid yet, signature, audience, issuer, tenant, not an application token, malformed. */
         "WWW-Authenticate": string;
+        /** @description Where the export job's status is: `<base_url>/v1/exports/<id>` (relative to the request URL where the deployment has no public base URL). Poll it with GET. */
+        Location: string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
     };
@@ -721,6 +1164,158 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
+        };
+    };
+    contractsExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContractsExportRequest"];
+            };
+        };
+        responses: {
+            /** @description The job is started: its status (every window pending) and where to ask for it. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "Content-Location": components["headers"]["Location"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJobStatus"];
+                };
+            };
+            400: components["responses"]["ExportProblem400"];
+            401: components["responses"]["ExportProblem401"];
+            403: components["responses"]["ExportProblem403"];
+            406: components["responses"]["ExportProblem406"];
+            413: components["responses"]["ExportProblem413"];
+            415: components["responses"]["ExportProblem415"];
+            429: components["responses"]["ExportProblem429"];
+            500: components["responses"]["ExportProblem500"];
+            503: components["responses"]["ExportProblem503"];
+        };
+    };
+    invoicesExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicesExportRequest"];
+            };
+        };
+        responses: {
+            /** @description The job is started: its status (every window pending) and where to ask for it. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "Content-Location": components["headers"]["Location"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJobStatus"];
+                };
+            };
+            400: components["responses"]["ExportProblem400"];
+            401: components["responses"]["ExportProblem401"];
+            403: components["responses"]["ExportProblem403"];
+            406: components["responses"]["ExportProblem406"];
+            413: components["responses"]["ExportProblem413"];
+            415: components["responses"]["ExportProblem415"];
+            429: components["responses"]["ExportProblem429"];
+            500: components["responses"]["ExportProblem500"];
+            503: components["responses"]["ExportProblem503"];
+        };
+    };
+    exportStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (from Location). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manifest: every window with its outcome, and each exported window's files with a read-only URL each. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJobStatus"];
+                };
+            };
+            /** @description Running: the windows done so far. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJobStatus"];
+                };
+            };
+            401: components["responses"]["ExportProblem401"];
+            403: components["responses"]["ExportProblem403"];
+            404: components["responses"]["ExportProblem404"];
+            406: components["responses"]["ExportProblem406"];
+            409: components["responses"]["ExportProblem409"];
+            429: components["responses"]["ExportProblem429"];
+            500: components["responses"]["ExportProblem500"];
+            503: components["responses"]["ExportProblem503"];
+        };
+    };
+    cancelExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id (from Location). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportJobCancelled"];
+                };
+            };
+            401: components["responses"]["ExportProblem401"];
+            403: components["responses"]["ExportProblem403"];
+            404: components["responses"]["ExportProblem404"];
+            429: components["responses"]["ExportProblem429"];
+            500: components["responses"]["ExportProblem500"];
+            503: components["responses"]["ExportProblem503"];
         };
     };
 }

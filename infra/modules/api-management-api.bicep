@@ -158,7 +158,8 @@ resource api 'Microsoft.ApiManagement/service/apis@2024-05-01' = {
       query: 'subscription-key'
     }
     format: 'openapi+json'
-    value: loadTextContent('../../openapi/openapi.json')
+    // loadJsonContent: the document is past the 131,072 characters loadTextContent takes.
+    value: string(loadJsonContent('../../openapi/openapi.json'))
     serviceUrl: 'https://${functionAppHostName}/api'
   }
 }

@@ -1,5 +1,5 @@
 metadata name = 'Cosmos DB account'
-metadata description = 'A Cosmos DB for NoSQL account with key (local) auth disabled, the summary database and its containers exactly as the service defines them (generated/cosmos-containers.json, written from shared/store/container-definitions.ts), the built-in Data Reader role on that database for the function app identities, and the built-in Data Contributor role on the page-cursor container only.'
+metadata description = 'A Cosmos DB for NoSQL account with key (local) auth disabled, the summary database and its containers exactly as the service defines them (generated/cosmos-containers.json, written from shared/store/container-definitions.ts), the built-in Data Reader role on that database for the function app identities, and the built-in Data Contributor role on the page-cursor and export-job containers only.'
 
 @description('Required. Name of the account (3-44 lower-case letters, digits and hyphens).')
 @minLength(3)
@@ -28,14 +28,14 @@ param allowedIpAddresses string[]
 param logAnalyticsWorkspaceId string
 
 // The one definition of the containers (resources: hierarchical partition key /tenantId then /id,
-// a composite index per sortable field in both directions; page cursors: /tenantId with a TTL),
+// a composite index per sortable field in both directions; page cursors and export jobs: /tenantId with a TTL),
 // generated from the code by `npm run infra:containers`.
 var definition = loadJsonContent('../generated/cosmos-containers.json')
 
 // Built-in "Cosmos DB Built-in Data Reader" (data plane): read items, query, read metadata. No write.
 var dataReaderRoleDefinitionId = '00000000-0000-0000-0000-000000000001'
 
-// Built-in "Cosmos DB Built-in Data Contributor": the service writes its page cursors, and nothing else; a sandbox's deployer seeds the data.
+// Built-in "Cosmos DB Built-in Data Contributor": the service writes its page cursors and its export jobs, and nothing else; a sandbox's deployer seeds the data.
 var dataContributorRoleDefinitionId = '00000000-0000-0000-0000-000000000002'
 
 resource account 'Microsoft.DocumentDB/databaseAccounts@2024-05-15' = {
@@ -112,6 +112,20 @@ resource cursorWriters 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments
     principalId: principalId
     roleDefinitionId: '${account.id}/sqlRoleDefinitions/${dataContributorRoleDefinitionId}'
     scope: '${account.id}/dbs/${definition.databaseId}/colls/${definition.pageCursorsContainerId}'
+  }
+  dependsOn: [
+    containers
+  ]
+}]
+
+// The export jobs (shared/exports/cosmos-export-jobs.ts): jobs, window outcomes, done markers.
+resource jobWriters 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-05-15' = [for principalId in readerPrincipalIds: {
+  parent: account
+  name: guid(account.id, definition.databaseId, definition.exportJobsContainerId, principalId, dataContributorRoleDefinitionId)
+  properties: {
+    principalId: principalId
+    roleDefinitionId: '${account.id}/sqlRoleDefinitions/${dataContributorRoleDefinitionId}'
+    scope: '${account.id}/dbs/${definition.databaseId}/colls/${definition.exportJobsContainerId}'
   }
   dependsOn: [
     containers

@@ -24,6 +24,12 @@ param cosmosEndpoint string
 @description('Required. Cosmos DB endpoint of the UAT data, an account of its own (COSMOS_ENDPOINT of the uat slot).')
 param uatCosmosEndpoint string
 
+@description('Required. Blob and queue endpoints of the production slot\'s export storage account (EXPORTS_STORAGE__blobServiceUri, EXPORTS_STORAGE__queueServiceUri).')
+param exportStorage { blobServiceUri: string, queueServiceUri: string }
+
+@description('Required. Blob and queue endpoints of the uat slot\'s own export storage account.')
+param uatExportStorage { blobServiceUri: string, queueServiceUri: string }
+
 @description('Required. Identity provider host, without a trailing slash (AUTH_AUTHORITY_HOST).')
 param authorityHost string
 
@@ -61,6 +67,9 @@ param serviceLimits serviceLimitsType = {}
 //   COSMOS_KEY                    Cosmos key auth is disabled (disableLocalAuth); the managed identity reads.
 //   COSMOS_ALLOW_SELF_SIGNED_TLS  only for the embedded server's self-signed certificate on loopback.
 //   LOG_REQUESTS                  its default (true) is what Azure wants.
+//   EXPORTS_STORAGE__tenantId, __clientId, __clientSecret
+//                                 a client secret identity of the local identity provider; in Azure
+//                                 the connection is the slot's managed identity.
 // Renamed: AzureWebJobsStorage is AzureWebJobsStorage__accountName (identity-based, no account key).
 var serviceSettings = {
   FUNCTIONS_WORKER_RUNTIME: 'node'
@@ -72,6 +81,9 @@ var serviceSettings = {
   MAX_PAGE_SIZE: string(serviceLimits.?maxPageSize ?? 1000)
   MAX_RESULT_WINDOW: string(serviceLimits.?maxResultWindow ?? 10000)
   PARQUET_MAX_BYTES: string(serviceLimits.?parquetMaxBytes ?? 104857600)
+  EXPORT_MAX_MONTHS: string(serviceLimits.?exportMaxMonths ?? 36)
+  EXPORT_JOB_TTL_SECONDS: string(serviceLimits.?exportJobTtlSeconds ?? 86400)
+  EXPORT_JOBS_PER_CLIENT: string(serviceLimits.?exportJobsPerClient ?? 2)
 }
 
 // Per slot, and sticky (slotConfigNames below): a swap moves the code, never data access. Each
@@ -83,6 +95,8 @@ var productionSlotSettings = {
   COSMOS_ENDPOINT: cosmosEndpoint
   AzureWebJobsStorage__accountName: storageAccountName
   PUBLIC_BASE_URL: publicBaseUrl
+  EXPORTS_STORAGE__blobServiceUri: exportStorage.blobServiceUri
+  EXPORTS_STORAGE__queueServiceUri: exportStorage.queueServiceUri
 }
 
 var uatSlotSettings = {
@@ -91,6 +105,8 @@ var uatSlotSettings = {
   COSMOS_ENDPOINT: uatCosmosEndpoint
   AzureWebJobsStorage__accountName: uatStorageAccountName
   PUBLIC_BASE_URL: uatPublicBaseUrl
+  EXPORTS_STORAGE__blobServiceUri: uatExportStorage.blobServiceUri
+  EXPORTS_STORAGE__queueServiceUri: uatExportStorage.queueServiceUri
 }
 
 // Platform settings with no local counterpart. No WEBSITE_CONTENTAZUREFILECONNECTIONSTRING or
@@ -145,6 +161,8 @@ resource stickySettings 'Microsoft.Web/sites/config@2023-12-01' = {
       'COSMOS_ENDPOINT'
       'AzureWebJobsStorage__accountName'
       'PUBLIC_BASE_URL'
+      'EXPORTS_STORAGE__blobServiceUri'
+      'EXPORTS_STORAGE__queueServiceUri'
     ]
   }
 }

@@ -37,6 +37,8 @@ export const ASSIGNABLE_ROLES: Readonly<Record<string, string>> = {
   'Storage Blob Data Reader': '2a2b9908-6ea1-4ae2-8e65-a410df84e7d1',
   'Storage Blob Data Contributor': 'ba92f5b4-2d11-453d-a403-e96b0029c9fe',
   'Storage Table Data Contributor': '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3',
+  'Storage Queue Data Contributor': '974c5e8b-45b9-4653-ba55-5f855dd0fb88',
+  'Storage Blob Delegator': 'db58b8e5-c6ad-4a2a-8342-4190687cbf4a',
   'Key Vault Secrets User': '4633458b-17de-408a-b874-0445c86b69e6',
   'Monitoring Metrics Publisher': '3913510d-42f4-4e42-8a64-420c390055eb',
 };

@@ -29,6 +29,7 @@ export async function packageApp(root: string): Promise<{ bundleBytes: number; z
     absWorkingDir: root,
     entryPoints: [
       { in: `${root}/functions/summary-operations.ts`, out: 'functions/summary-operations' },
+      { in: `${root}/functions/export-jobs.ts`, out: 'functions/export-jobs' },
       // The row group workers' script, beside the chunks (one of which starts it), not among the function files.
       { in: `${root}/shared/output/parquet/row-group-worker.ts`, out: 'chunks/row-group-worker' },
     ],

@@ -9,9 +9,10 @@
 export interface ExportSlots {
   /**
    * A release function once a slot is free for this caller, waiting at most the configured time
-   * for one; undefined when none came free (answer 503 EXPORTS_BUSY).
+   * (or `waitMs`: a background export waits longer than a request) for one; undefined when none
+   * came free (answer 503 EXPORTS_BUSY).
    */
-  acquire(caller: SlotCaller): Promise<(() => void) | undefined>;
+  acquire(caller: SlotCaller, options?: { readonly waitMs?: number }): Promise<(() => void) | undefined>;
 }
 
 /** Who asks for a slot: the client application and the data tenant it reads. */
@@ -103,11 +104,11 @@ export function createExportSlots(options: ExportSlotOptions): ExportSlots {
   };
 
   return {
-    acquire(caller) {
+    acquire(caller, { waitMs = options.waitMs } = {}) {
       // No waiter can take a slot a caller fits (each release hands its slot on at once), so a
       // caller that fits overtakes no one.
       if (fits(caller)) return Promise.resolve(take(caller));
-      if (options.waitMs <= 0) return Promise.resolve(undefined);
+      if (waitMs <= 0) return Promise.resolve(undefined);
       return new Promise((resolve) => {
         const waiter: Waiter = {
           ...caller,
@@ -119,7 +120,7 @@ export function createExportSlots(options: ExportSlotOptions): ExportSlots {
         const timer = setTimeout(() => {
           leave(waiter);
           resolve(undefined);
-        }, options.waitMs);
+        }, waitMs);
         const queue = queues.get(caller.tenant);
         if (queue) queue.push(waiter);
         else queues.set(caller.tenant, [waiter]);

@@ -2,16 +2,19 @@ import { createCosmosClient, type CosmosClientOptions } from '../store/create-co
 import { createCosmosRecordStore, type CosmosRecordStoreOptions } from '../store/cosmos-record-store.js';
 import { createCosmosPageCursors, type PageCursors } from '../cursors/page-cursors.js';
 import type { RecordStore } from '../store/record-store.js';
+import { createCosmosExportJobs } from '../exports/cosmos-export-jobs.js';
+import type { ExportJobs } from '../exports/export-job.js';
 
-/** The record store and the page cursors, over one Cosmos client (one connection pool). */
+/** The record store, the page cursors and the export jobs, over one Cosmos client (one connection pool). */
 export interface CosmosStores {
   readonly store: RecordStore;
   readonly cursors: PageCursors;
+  readonly jobs: ExportJobs;
 }
 
-/** Builds both stores on one client; `timeoutMs` is the deadline of one store call, `warn` hears what the record store tells once. */
+/** Builds the stores on one client; `timeoutMs` is the deadline of one store call, `warn` hears what the record store tells once. */
 export function createCosmosStores(options: CosmosClientOptions & CosmosRecordStoreOptions): CosmosStores {
   const { timeoutMs, warn, ...clientOptions } = options;
   const client = createCosmosClient(clientOptions);
-  return { store: createCosmosRecordStore(client, { timeoutMs, ...(warn ? { warn } : {}) }), cursors: createCosmosPageCursors(client) };
+  return { store: createCosmosRecordStore(client, { timeoutMs, ...(warn ? { warn } : {}) }), cursors: createCosmosPageCursors(client), jobs: createCosmosExportJobs(client) };
 }

@@ -11,6 +11,7 @@ import { lazyStores } from './lazy-stores.js';
 import { createExportSlots, EXPORT_SLOTS } from '../admission/export-slots.js';
 import { createJsonLogger } from './json-logger.js';
 import { SYSTEM_CLOCK, type Clock } from '../util/clock.js';
+import type { RequestLogger } from '../http/request-log-entry.js';
 import type { SummaryDeps } from '../http/summary-deps.js';
 import { CURSOR_GUARD, guardCursors } from '../cursors/guarded-cursors.js';
 import { recordCursorFailure } from '../telemetry/telemetry.js';
@@ -25,19 +26,9 @@ import { recordCursorFailure } from '../telemetry/telemetry.js';
  * const tests = createSummaryDeps(config, { clock: () => Date.UTC(2025, 0, 1) }); // one collaborator replaced
  */
 export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps> = {}): SummaryDeps {
-  const { cosmos } = config;
   const clock = overrides.clock ?? SYSTEM_CLOCK;
   const log = overrides.log ?? createJsonLogger(config.logRequests ? (line) => console.log(line) : () => {}, (line) => console.error(line));
-  let stores: CosmosStores | undefined;
-  // The SDK module loads with the first store call, not with the app (see lazyStores).
-  const cosmosStores = () => (stores ??= lazyStores(async () => (await import('./cosmos-stores.js')).createCosmosStores({
-    endpoint: cosmos.endpoint,
-    ...(cosmos.key ? { key: cosmos.key } : { credential: lazyManagedIdentity() }),
-    allowSelfSignedTls: cosmos.allowSelfSignedTls,
-    timeoutMs: config.storeTimeoutMs,
-    // Not about one request: the instance's way of asking from then on.
-    warn: (message) => log.warning('', message),
-  })));
+  const cosmosStores = () => cosmosStoresOf(config, log);
   const cursors = overrides.cursors ?? cosmosStores().cursors;
   return {
     config,
@@ -50,6 +41,30 @@ export function createSummaryDeps(config: Config, overrides: Partial<SummaryDeps
     exportSlots: overrides.exportSlots ?? createExportSlots(EXPORT_SLOTS),
     log,
   };
+}
+
+const storesOfConfig = new WeakMap<Config, CosmosStores>();
+
+/**
+ * The Cosmos stores of a configuration, made once (one client, one connection pool, for the
+ * summary operations and the export jobs alike). The SDK module loads with the first store call,
+ * not with the app (see lazyStores).
+ */
+export function cosmosStoresOf(config: Config, log: RequestLogger): CosmosStores {
+  let stores = storesOfConfig.get(config);
+  if (!stores) {
+    const { cosmos } = config;
+    stores = lazyStores(async () => (await import('./cosmos-stores.js')).createCosmosStores({
+      endpoint: cosmos.endpoint,
+      ...(cosmos.key ? { key: cosmos.key } : { credential: lazyManagedIdentity() }),
+      allowSelfSignedTls: cosmos.allowSelfSignedTls,
+      timeoutMs: config.storeTimeoutMs,
+      // Not about one request: the instance's way of asking from then on.
+      warn: (message) => log.warning('', message),
+    }));
+    storesOfConfig.set(config, stores);
+  }
+  return stores;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { CosmosStores } from './cosmos-stores.js';
 
 /**
- * Both stores, built on first use: the Cosmos SDK is the largest module the app loads, and an
+ * The stores, built on first use: the Cosmos SDK is the largest module the app loads, and an
  * instance that starts cold answers its first request sooner when loading it overlaps with that
  * request instead of delaying the host's start. `load` runs once. Every call is passed on with all
  * its arguments (a cursor call's deadline signal included).
@@ -11,6 +11,8 @@ export function lazyStores(load: () => Promise<CosmosStores>): CosmosStores {
   const get = () => (stores ??= load());
   type Store = CosmosStores['store'];
   type Cursors = CosmosStores['cursors'];
+  type Jobs = CosmosStores['jobs'];
+  const job = <K extends keyof Jobs>(name: K) => (async (...args: unknown[]) => ((await get()).jobs[name] as (...a: unknown[]) => unknown)(...args)) as Jobs[K];
   return {
     store: {
       version: async (...args: Parameters<Store['version']>) => (await get()).store.version(...args),
@@ -22,6 +24,16 @@ export function lazyStores(load: () => Promise<CosmosStores>): CosmosStores {
     cursors: {
       get: async (...args: Parameters<Cursors['get']>) => (await get()).cursors.get(...args),
       put: async (...args: Parameters<Cursors['put']>) => (await get()).cursors.put(...args),
+    },
+    jobs: {
+      create: job('create'),
+      replace: job('replace'),
+      get: job('get'),
+      remove: job('remove'),
+      outcomes: job('outcomes'),
+      record: job('record'),
+      markDone: job('markDone'),
+      unfinished: job('unfinished'),
     },
   };
 }

@@ -52,11 +52,30 @@ const settingsSchema = z.object({
     // As the URL parser writes it (encoded where it must be), without a trailing slash.
     .transform((value) => new URL(value).href.replace(/\/+$/, ''))
     .optional(),
+  // Export jobs (docs/api.md): the export storage account, as the Functions host's identity-based
+  // connection EXPORTS_STORAGE reads it for the queue trigger. Absent: the service has no export operations.
+  EXPORTS_STORAGE__blobServiceUri: serviceUrl.optional(),
+  EXPORTS_STORAGE__queueServiceUri: serviceUrl.optional(),
+  // Local only: who the service is to storage, from the local identity provider (Azure: the managed identity).
+  EXPORTS_STORAGE__tenantId: z.string().regex(GUID, 'must be the identity tenant GUID').optional(),
+  EXPORTS_STORAGE__clientId: z.string().regex(GUID, 'must be a client id GUID').optional(),
+  EXPORTS_STORAGE__clientSecret: z.string().min(1).optional(),
+  EXPORT_MAX_MONTHS: positiveInt(36, 120),
+  EXPORT_JOB_TTL_SECONDS: z.coerce.number().int().min(300).max(7 * 24 * 3600).default(24 * 3600),
+  EXPORT_JOBS_PER_CLIENT: positiveInt(2, 20),
   // Set by the platform in Azure: traces and metrics go to Application Insights when present.
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
 }).superRefine((settings, ctx) => {
   if (settings.COSMOS_ALLOW_SELF_SIGNED_TLS && !isLoopbackUrl(settings.COSMOS_ENDPOINT)) {
     ctx.addIssue({ code: 'custom', path: ['COSMOS_ALLOW_SELF_SIGNED_TLS'], message: 'may be true only for a loopback COSMOS_ENDPOINT' });
+  }
+  const storage = [settings.EXPORTS_STORAGE__blobServiceUri, settings.EXPORTS_STORAGE__queueServiceUri];
+  if (storage.some((value) => value === undefined) && storage.some((value) => value !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['EXPORTS_STORAGE__blobServiceUri'], message: 'EXPORTS_STORAGE__blobServiceUri and EXPORTS_STORAGE__queueServiceUri go together (the export storage account\'s blob and queue endpoints)' });
+  }
+  const identity = [settings.EXPORTS_STORAGE__tenantId, settings.EXPORTS_STORAGE__clientId, settings.EXPORTS_STORAGE__clientSecret];
+  if (identity.some((value) => value === undefined) && identity.some((value) => value !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['EXPORTS_STORAGE__clientSecret'], message: 'EXPORTS_STORAGE__tenantId, __clientId and __clientSecret go together (a local identity; leave all three out in Azure)' });
   }
   if (settings.MAX_PAGE_SIZE > settings.MAX_RESULT_WINDOW) {
     ctx.addIssue({ code: 'custom', path: ['MAX_PAGE_SIZE'], message: 'must not exceed MAX_RESULT_WINDOW' });
@@ -95,6 +114,22 @@ export interface Config {
   readonly logRequests: boolean;
   /** Where traces and metrics go: Application Insights, or nowhere (undefined, the local default). */
   readonly telemetryConnectionString: string | undefined;
+  /** Export jobs, where export storage is configured (else the service has no export operations). */
+  readonly exports: ExportSettings | undefined;
+}
+
+/** The settings of export jobs. */
+export interface ExportSettings {
+  readonly blobServiceUri: string;
+  readonly queueServiceUri: string;
+  /** A client secret identity from the local identity provider; absent in Azure (the managed identity). */
+  readonly identity: { readonly authorityHost: string; readonly tenantId: string; readonly clientId: string; readonly clientSecret: string } | undefined;
+  /** The most calendar months one job's range may touch. */
+  readonly maxMonths: number;
+  /** How long a job, its files and their URLs last. */
+  readonly jobTtlSeconds: number;
+  /** Jobs one client may have running at once (past it 429). */
+  readonly jobsPerClient: number;
 }
 
 /** A setting is missing or invalid; the message names it. Start-up stops on it. */
@@ -157,6 +192,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     publicBaseUrl: s.PUBLIC_BASE_URL,
     logRequests: s.LOG_REQUESTS,
     telemetryConnectionString: s.APPLICATIONINSIGHTS_CONNECTION_STRING,
+    exports: s.EXPORTS_STORAGE__blobServiceUri && s.EXPORTS_STORAGE__queueServiceUri ? {
+      blobServiceUri: s.EXPORTS_STORAGE__blobServiceUri.replace(/\/+$/, ''),
+      queueServiceUri: s.EXPORTS_STORAGE__queueServiceUri.replace(/\/+$/, ''),
+      identity: s.EXPORTS_STORAGE__tenantId && s.EXPORTS_STORAGE__clientId && s.EXPORTS_STORAGE__clientSecret
+        ? { authorityHost: s.AUTH_AUTHORITY_HOST.replace(/\/+$/, ''), tenantId: s.EXPORTS_STORAGE__tenantId, clientId: s.EXPORTS_STORAGE__clientId, clientSecret: s.EXPORTS_STORAGE__clientSecret }
+        : undefined,
+      maxMonths: s.EXPORT_MAX_MONTHS,
+      jobTtlSeconds: s.EXPORT_JOB_TTL_SECONDS,
+      jobsPerClient: s.EXPORT_JOBS_PER_CLIENT,
+    } : undefined,
   });
 }
 

@@ -25,17 +25,27 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, title: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
+  EXPORT_VIEW_CHANGED: { status: 409, title: 'Your view changed since the export job started' },
   REQUEST_TOO_LARGE: { status: 413, title: 'Request body too large' },
   RESULT_TOO_LARGE: { status: 413, title: 'Result too large for one Parquet export' },
   RESULT_UNCHANGED: { status: 412, title: 'Result unchanged since the ETag sent' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  TOO_MANY_EXPORT_JOBS: { status: 429, title: 'Too many export jobs running' },
   INTERNAL: { status: 500, title: 'Internal error' },
+  EXPORT_WINDOW_FAILED: { status: 500, title: 'A window of the export job failed' },
   STORE_UNAVAILABLE: { status: 503, title: 'Data store unavailable' },
   IDENTITY_UNAVAILABLE: { status: 503, title: 'Identity provider unavailable' },
   EXPORTS_BUSY: { status: 503, title: 'Too many exports in progress' },
+  STORAGE_UNAVAILABLE: { status: 503, title: 'Export storage unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 /** A stable error code. */
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * Codes only the export job operations answer (docs/api.md, "Export jobs"); the summary operations
+ * never do. EXPORT_WINDOW_FAILED is no answer at all: it is the problem of a failed window in a manifest.
+ */
+export const EXPORT_JOB_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['EXPORT_VIEW_CHANGED', 'TOO_MANY_EXPORT_JOBS', 'STORAGE_UNAVAILABLE', 'EXPORT_WINDOW_FAILED']);

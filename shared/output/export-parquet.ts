@@ -1,6 +1,6 @@
 import type { KeyValue } from 'hyparquet-writer';
 import type { FieldSpec } from '../model/fields.js';
-import { fieldSpec, type ExportShape, type LineTable } from '../model/resource-definition.js';
+import { fieldSpec } from '../model/resource-definition.js';
 import type { StoredRecord, View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
 import { OutputLimitExceeded } from './output-limit-exceeded.js';
@@ -36,60 +36,94 @@ export interface ExportResult {
  * const { body, records } = await exportParquet(store.stream(scope, query), planCleaning(view), { maxBytes, metadata, generatedAt: new Date() });
  */
 export async function exportParquet(records: AsyncIterable<readonly StoredRecord[]>, cleaning: CleaningPlan, options: ExportOptions): Promise<ExportResult> {
-  const { view } = cleaning;
-  const table = (fields: readonly FieldSpec[], name: string) => new ParquetTableWriter({
-    fields,
+  const tables = exportTables(cleaning.view);
+  const writer = (table: ExportTable) => new ParquetTableWriter({
+    fields: table.fields,
     maxBytes: options.maxBytes,
-    metadata: [...options.metadata, { key: 'summary.table', value: name }],
+    metadata: [...options.metadata, { key: 'summary.table', value: table.name }],
     ...(options.rowGroupSize ? { rowGroupSize: options.rowGroupSize } : {}),
   });
-  const { resource } = view;
-  const shape = resource.export;
-  // Every value checked against its field on the way out, as for JSON (record-cleaner.ts): one
-  // malformed stored value never fails the export.
-  const report = newCleaningReport();
+  const main = writer(tables.records);
+  const lines = tables.lines && writer(tables.lines);
+  const shape = cleaning.view.resource.export;
+  const overhead = shape.kind === 'zip' ? zipOverhead([shape.records, shape.lines]) : 0;
+  // The zip's two tables share the limit: checked after every record, so reading stops as soon
+  // as it is certain to be passed.
+  const checkTotal = () => {
+    if (lines && main.bytesWritten + lines.bytesWritten + overhead > options.maxBytes) throw new OutputLimitExceeded('zip would pass the limit');
+  };
+  const { records: count, cleaning: report } = await writeTables(records, cleaning, { records: main, ...(lines ? { lines } : {}) }, { ...(options.signal ? { signal: options.signal } : {}), afterRecord: checkTotal });
+  const footer = cleaningMetadata(report);
   switch (shape.kind) {
-    case 'file': {
-      const file = table(view.fields, resource.name);
-      let count = 0;
-      for await (const page of records) {
-        options.signal?.throwIfAborted();
-        for (const stored of page) {
-          const record = cleanRecord(cleaning, stored, report);
-          if (record === undefined) continue;
-          count++;
-          const appending = file.add(record);
-          if (appending) await appending;
-        }
-      }
-      return { body: Buffer.concat(await file.finish(cleaningMetadata(report))), records: count, cleaning: report };
-    }
+    case 'file':
+      return { body: Buffer.concat(await main.finish(footer)), records: count, cleaning: report };
     case 'zip': {
-      // defineResource refuses a zip export without lines (and lines without a zip).
-      return exportZip(records, cleaning, resource.lines!, shape, table, options, report);
+      const files = { [shape.records]: await main.finish(footer), [shape.lines]: await lines!.finish(footer) };
+      checkTotal();
+      const body = zipStored(files, options.generatedAt);
+      if (body.byteLength > options.maxBytes) throw new OutputLimitExceeded('zip passed the limit');
+      return { body, records: count, cleaning: report };
     }
     default:
       return unreachable(shape, 'export shape');
   }
 }
 
-async function exportZip(
+/** One table of a resource's export: its name (the `summary.table` metadata, a zip entry without `.parquet`) and its columns. */
+export interface ExportTable {
+  readonly name: string;
+  readonly fields: readonly FieldSpec[];
+}
+
+/**
+ * The tables of a view's export: the records' visible fields; for a resource with lines (a zip
+ * export) also the lines table, one row per line: the record's id, then the visible line fields.
+ *
+ * @example
+ * exportTables(view).records.name; // 'contracts'; for invoices 'invoices', and lines?.name 'invoice_tables'
+ */
+export function exportTables(view: View): { readonly records: ExportTable; readonly lines?: ExportTable } {
+  const { resource } = view;
+  const shape = resource.export;
+  switch (shape.kind) {
+    case 'file':
+      return { records: { name: resource.name, fields: view.fields } };
+    case 'zip':
+      return {
+        records: { name: tableName(shape.records), fields: view.fields },
+        lines: { name: tableName(shape.lines), fields: [fieldSpec(resource, resource.idField), ...view.lineFields] },
+      };
+    default:
+      return unreachable(shape, 'export shape');
+  }
+}
+
+/** Where one table's rows go (a ParquetTableWriter, or one that rolls over into parts). */
+export interface TableSink {
+  /** As ParquetTableWriter.add: a returned promise is awaited before the next row. */
+  add(row: Readonly<Record<string, unknown>>, leading?: readonly unknown[]): Promise<void> | undefined;
+}
+
+/**
+ * Cleans every record of the stream (record-cleaner.ts) and adds it to the records table, and
+ * each of its lines to the lines table (led by the record's id). `afterRecord` runs after each
+ * record (a limit check); `signal` stops the reading between pages; `report` (new when absent)
+ * hears every value that could not be held, as it happens. Returns the records written
+ * and what of the stored data could not be held as it was.
+ */
+export async function writeTables(
   records: AsyncIterable<readonly StoredRecord[]>,
   cleaning: CleaningPlan,
-  lineTable: LineTable,
-  entries: Extract<ExportShape, { kind: 'zip' }>,
-  table: (fields: readonly FieldSpec[], name: string) => ParquetTableWriter,
-  options: ExportOptions,
-  report: CleaningReport,
-): Promise<ExportResult> {
+  tables: { readonly records: TableSink; readonly lines?: TableSink },
+  options: { readonly signal?: AbortSignal; readonly afterRecord?: () => void; readonly report?: CleaningReport } = {},
+): Promise<{ readonly records: number; readonly cleaning: CleaningReport }> {
   const { view } = cleaning;
-  const id = fieldSpec(view.resource, view.resource.idField);
-  const main = table(view.fields, tableName(entries.records));
-  const lines = table([id, ...view.lineFields], tableName(entries.lines));
-  const overhead = zipOverhead([entries.records, entries.lines]);
-  const checkTotal = () => {
-    if (main.bytesWritten + lines.bytesWritten + overhead > options.maxBytes) throw new OutputLimitExceeded('zip would pass the limit');
-  };
+  const { resource } = view;
+  const lineMember = resource.lines?.member;
+  const idName = resource.idField;
+  // Every value checked against its field on the way out, as for JSON (record-cleaner.ts): one
+  // malformed stored value never fails the export.
+  const report = options.report ?? newCleaningReport();
   let count = 0;
   // A line's row starts with its record's id (one array, refilled per record).
   const leading: unknown[] = [undefined];
@@ -99,31 +133,28 @@ async function exportZip(
       const record = cleanRecord(cleaning, stored, report);
       if (record === undefined) continue;
       count++;
-      const appending = main.add(record);
+      const appending = tables.records.add(record);
       if (appending) await appending;
-      // From the stored record: the id leads its lines whether or not the view shows it.
-      leading[0] = stored[id.name];
-      // Cleaned: an array of objects whose required values are all there.
-      for (const line of record[lineTable.member] as readonly StoredRecord[]) {
-        const appendingLines = lines.add(line, leading);
-        if (appendingLines) await appendingLines;
+      if (tables.lines && lineMember !== undefined) {
+        // From the stored record: the id leads its lines whether or not the view shows it.
+        leading[0] = stored[idName];
+        // Cleaned: an array of objects whose required values are all there.
+        for (const line of record[lineMember] as readonly StoredRecord[]) {
+          const appendingLine = tables.lines.add(line, leading);
+          if (appendingLine) await appendingLine;
+        }
       }
-      checkTotal();
+      options.afterRecord?.();
     }
   }
-  const footer = cleaningMetadata(report);
-  const files = { [entries.records]: await main.finish(footer), [entries.lines]: await lines.finish(footer) };
-  checkTotal();
-  const body = zipStored(files, options.generatedAt);
-  if (body.byteLength > options.maxBytes) throw new OutputLimitExceeded('zip passed the limit');
-  return { body, records: count, cleaning: report };
+  return { records: count, cleaning: report };
 }
 
 /**
  * The footer entry that tells a reader the stored data did not all fit its fields:
  * `summary.malformedData`, the counts as JSON (none when all fit, so the footer is as before).
  */
-function cleaningMetadata(report: CleaningReport): KeyValue[] {
+export function cleaningMetadata(report: CleaningReport): KeyValue[] {
   if (cleaningWarning(report) === undefined) return [];
   const { nulled, recordsLeftOut, linesLeftOut } = report;
   return [{ key: 'summary.malformedData', value: JSON.stringify({ recordsLeftOut, linesLeftOut, nulled }) }];

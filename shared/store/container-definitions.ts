@@ -22,7 +22,7 @@ export interface ContainerDefinition {
     /** Version 2 hashes the full key value; version 1 only its first 100 bytes (MultiHash needs 2). */
     readonly version: 2;
   };
-  /** Seconds a document lives when it sets no `ttl` of its own (absent: documents never expire). */
+  /** Seconds a document lives when it sets no `ttl` of its own (-1: only those that set one expire; absent: none expires). */
   readonly defaultTtl?: number;
   readonly indexingPolicy: {
     readonly indexingMode: 'consistent';
@@ -77,6 +77,25 @@ export const PAGE_CURSORS_CONTAINER: ContainerDefinition = deepFreeze({
     automatic: true,
     // Cursors are only point-read by id: index nothing.
     includedPaths: [],
+    excludedPaths: [{ path: '/*' }],
+    compositeIndexes: [],
+  },
+});
+
+/**
+ * The container of export jobs (docs/decisions.md, "Where export jobs are kept"): a job, each of
+ * its windows' outcomes and its done marker, partitioned by data tenant. Every document sets its
+ * own `ttl`, to the job's expiry: job state deletes itself.
+ */
+export const EXPORT_JOBS_CONTAINER: ContainerDefinition = deepFreeze({
+  id: 'exportJobs',
+  partitionKey: { paths: [`/${TENANT_FIELD}`], kind: 'Hash', version: 2 },
+  defaultTtl: -1,
+  indexingPolicy: {
+    indexingMode: 'consistent',
+    automatic: true,
+    // Read by id, or queried within a tenant by these: the rest (windows, files, problems) is never filtered on.
+    includedPaths: [{ path: '/kind/?' }, { path: '/jobId/?' }, { path: '/clientId/?' }],
     excludedPaths: [{ path: '/*' }],
     compositeIndexes: [],
   },

@@ -2,7 +2,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../dev/project-root.js';
-import { PYTHON_LOADER, walkthrough } from '../../dev/walkthrough.js';
+import { EXPORT_JOB_INTRO, PYTHON_LOADER, walkthrough } from '../../dev/walkthrough.js';
+import { readParquet } from '../support/parquet.js';
 import { identities, stack } from '../support/stack.js';
 import { runChild } from '../support/run-child.js';
 import { storeRecords } from '../support/store-records.js';
@@ -33,6 +34,19 @@ describe('the walkthrough', () => {
     // The Python loader's three lines, beside the CLI (test/system/python-client.test.ts runs them).
     expect(printed).toContain(PYTHON_LOADER.join('\n'));
     expect(readme).toContain(['```python', ...PYTHON_LOADER, '```'].join('\n'));
+    expect(readme).toContain(EXPORT_JOB_INTRO);
+  });
+
+  it('runs an export job with its curl lines: December\'s file, fetched by its URL alone, holds December\'s contracts', async () => {
+    const printed = walkthrough({ ...stack, identities });
+    const curl = printed.slice(printed.indexOf('TOKEN=$('), printed.indexOf('\nCtrl-C'));
+    expect(curl).toContain(EXPORT_JOB_INTRO);
+    const result = await runChild('bash', ['-euo', 'pipefail', '-c', `cd ${out}\n${curl}`], { HOME: process.env.HOME ?? '' }, 120_000);
+    expect([result.code, result.stderr.includes('curl:')]).toEqual([0, false]);
+    const file = await readParquet(readFileSync(join(out, 'pulls', 'contracts-2025-12-job.parquet')));
+    const stored = (await storeRecords('contracts', 'contoso')).filter((record) => String(record.createdDate).startsWith('2025-12'));
+    expect(file.numRows).toBe(stored.length);
+    expect(file.rows.map((row) => row.contractId).sort()).toEqual(stored.map((record) => record.contractId).sort());
   });
 
   it('pulls a year of contracts and of invoices and queries them when its client lines run in a shell', async () => {

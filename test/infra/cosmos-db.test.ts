@@ -46,10 +46,12 @@ describe('the committed Cosmos container document', () => {
   it('holds database summary with the contracts and invoices containers, partitioned by tenant then id, and the page cursors by tenant', () => {
     expect(document.databaseId).toBe(DATABASE_ID);
     expect(document.databaseId).toBe('summary');
-    expect(document.containers.map((container) => container.id)).toEqual(['contracts', 'invoices', 'pageCursors']);
+    expect(document.containers.map((container) => container.id)).toEqual(['contracts', 'invoices', 'pageCursors', 'exportJobs']);
     for (const container of document.containers.slice(0, 2)) expect(container.partitionKey).toEqual({ paths: [...PARTITION_KEY_PATHS], kind: 'MultiHash', version: 2 });
     expect(PARTITION_KEY_PATHS).toEqual(['/tenantId', '/id']);
     expect(document.containers[2]).toMatchObject({ partitionKey: { paths: ['/tenantId'], kind: 'Hash' }, defaultTtl: expect.any(Number) });
+    // Export jobs: every document sets its own ttl (-1: on, no default).
+    expect(document.containers[3]).toMatchObject({ partitionKey: { paths: ['/tenantId'], kind: 'Hash' }, defaultTtl: -1 });
   });
 
   it('has a (field, id) composite index in both directions for every sortable field', () => {
@@ -88,8 +90,12 @@ describe('the Cosmos DB Bicep module', () => {
     expect(at(account?.body, 'properties', 'disableKeyBasedMetadataWriteAccess')?.text).toBe('true');
   });
 
-  it('grants the built-in Data Reader role (data plane) on the database, Data Contributor on the page cursors only, and no other role', () => {
-    const [readers, writers, seeders, ...others] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+  it('grants the built-in Data Reader role (data plane) on the database, Data Contributor on the page cursors and export jobs only, and no other role', () => {
+    const [readers, writers, jobWriters, seeders, ...others] = resourcesOfType(cosmos, 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments');
+    expect(jobWriters?.loop?.text).toMatch(/^\[for principalId in readerPrincipalIds:/);
+    expect(at(jobWriters?.body, 'properties', 'roleDefinitionId')?.text).toBe("'${account.id}/sqlRoleDefinitions/${dataContributorRoleDefinitionId}'");
+    expect(at(jobWriters?.body, 'properties', 'scope')?.text).toBe("'${account.id}/dbs/${definition.databaseId}/colls/${definition.exportJobsContainerId}'");
+    expect((JSON.parse(committed) as { exportJobsContainerId: string }).exportJobsContainerId).toBe('exportJobs');
     expect(others.length).toBe(0);
     // The sandbox's deployer (and nobody by default): Data Contributor on the database, to seed it.
     expect(seeders?.loop?.text).toMatch(/^\[for principalId in writerPrincipalIds:/);

@@ -26,9 +26,10 @@ import {
 /**
  * Local-only settings, absent in Azure on purpose (also said in function-app-settings.bicep):
  * COSMOS_KEY — Cosmos key auth is disabled there, the managed identity reads;
- * COSMOS_ALLOW_SELF_SIGNED_TLS — only for the embedded server's self-signed certificate on loopback.
+ * COSMOS_ALLOW_SELF_SIGNED_TLS — only for the embedded server's self-signed certificate on loopback;
+ * EXPORTS_STORAGE__tenantId/__clientId/__clientSecret — the local identity provider's client; in Azure the managed identity.
  */
-const LOCAL_ONLY = ['COSMOS_KEY', 'COSMOS_ALLOW_SELF_SIGNED_TLS', 'NODE_EXTRA_CA_CERTS'];
+const LOCAL_ONLY = ['COSMOS_KEY', 'COSMOS_ALLOW_SELF_SIGNED_TLS', 'NODE_EXTRA_CA_CERTS', 'EXPORTS_STORAGE__tenantId', 'EXPORTS_STORAGE__clientId', 'EXPORTS_STORAGE__clientSecret'];
 /** Not set in Azure because the service's default is what Azure wants (said in function-app-settings.bicep). */
 const DEFAULT_IN_AZURE = ['LOG_REQUESTS'];
 /** Locally a connection string; in Azure the identity-based form, which names no key. */
@@ -151,7 +152,7 @@ describe('the app settings', () => {
     const [sticky] = resourcesOfType(settings, 'Microsoft.Web/sites/config').filter((resource) => literalString(at(resource.body, 'name')) === 'slotConfigNames');
     const names = at(sticky?.body, 'properties', 'appSettingNames')?.namedChildren.map((node) => literalString(node));
     expect(names?.sort()).toEqual(keysOf('productionSlotSettings'));
-    expect(names?.sort()).toEqual(['API_KEYS', 'AzureWebJobsStorage__accountName', 'CLIENT_REGISTRY', 'COSMOS_ENDPOINT', 'PUBLIC_BASE_URL']);
+    expect(names?.sort()).toEqual(['API_KEYS', 'AzureWebJobsStorage__accountName', 'CLIENT_REGISTRY', 'COSMOS_ENDPOINT', 'EXPORTS_STORAGE__blobServiceUri', 'EXPORTS_STORAGE__queueServiceUri', 'PUBLIC_BASE_URL']);
   });
 
   it('give both slots PUBLIC_BASE_URL, the gateway base URL as the API module outputs it', async () => {
@@ -204,7 +205,7 @@ function limitSettings(file: BicepFile): { setting: string; limit: string; fallb
 describe('the service defaults in the templates', () => {
   it('are the ones loadConfig applies wherever Bicep falls back to one', () => {
     const limits = limitSettings(settings);
-    expect(limits.map((limit) => limit.setting).sort()).toEqual(['AUTH_CLOCK_TOLERANCE_SECONDS', 'MAX_PAGE_SIZE', 'MAX_RESULT_WINDOW', 'PARQUET_MAX_BYTES', 'STORE_TIMEOUT_MS']);
+    expect(limits.map((limit) => limit.setting).sort()).toEqual(['AUTH_CLOCK_TOLERANCE_SECONDS', 'EXPORT_JOBS_PER_CLIENT', 'EXPORT_JOB_TTL_SECONDS', 'EXPORT_MAX_MONTHS', 'MAX_PAGE_SIZE', 'MAX_RESULT_WINDOW', 'PARQUET_MAX_BYTES', 'STORE_TIMEOUT_MS']);
     for (const { setting, fallback } of limits) expect([setting, fallback]).toEqual([setting, String(settingDefaults()[setting])]);
   });
 

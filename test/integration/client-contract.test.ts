@@ -42,7 +42,8 @@ describe('the pull client against the API document', () => {
 
   it('names every operation, export media type and date pair the document has, and no other', () => {
     const document = committedDocument() as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> }; responses: { 200: { content: Record<string, unknown> } } } }>; components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
-    expect(Object.values(DATASETS).map((dataset) => dataset.path).sort()).toEqual(Object.keys(document.paths).sort());
+    // Every summary operation (the export jobs' paths are no datasets of their own).
+    expect(Object.values(DATASETS).map((dataset) => dataset.path).sort()).toEqual(Object.keys(document.paths).filter((path) => path.endsWith('/summary')).sort());
     for (const [name, dataset] of Object.entries(DATASETS)) {
       const operation = document.paths[dataset.path]!.post;
       expect(Object.keys(operation.responses[200].content)).toContain(dataset.exportType);

@@ -48,7 +48,7 @@ const probe = `
 `;
 
 interface Registration {
-  metadata: { name: string; bindings: Record<string, { type: string; direction: string; route?: string; methods?: string[]; authLevel?: string }> };
+  metadata: { name: string; bindings: Record<string, { type: string; direction: string; route?: string; methods?: string[]; authLevel?: string; queueName?: string; connection?: string; schedule?: string }> };
   callback: string;
 }
 
@@ -61,21 +61,37 @@ async function loadLikeTheHost(extraEnv: Record<string, string> = {}, cwd: URL =
 }
 
 describe('the compiled function files', () => {
-  it('load from package.json main the way the host does, registering both operations: route, POST only, function auth level', async () => {
+  it('load from package.json main the way the host does, registering every operation (route, methods, function auth level) and the export jobs\' triggers', async () => {
     const { files, registered } = await loadLikeTheHost();
-    expect(files).toEqual(['summary-operations.js']);
+    expect(files).toEqual(['export-jobs.js', 'summary-operations.js']);
     const triggers = registered.map(({ metadata, callback }) => {
       const [trigger, ...others] = Object.values(metadata.bindings).filter((binding) => binding.direction === 'in');
       expect(others).toEqual([]);
-      return { name: metadata.name, type: trigger!.type, route: trigger!.route, methods: trigger!.methods, authLevel: trigger!.authLevel, callback };
+      const { type, route, methods, authLevel, queueName, connection, schedule } = trigger!;
+      return { name: metadata.name, type, route, methods, authLevel, queueName, connection, schedule, callback };
     });
+    const http = (name: string, route: string, method: string) => ({ name, type: 'httpTrigger', route, methods: [method], authLevel: 'function', callback: 'function' });
     expect(triggers).toEqual([
-      { name: 'contractsSummary', type: 'httpTrigger', route: 'v1/contracts/summary', methods: ['POST'], authLevel: 'function', callback: 'function' },
-      { name: 'invoicesSummary', type: 'httpTrigger', route: 'v1/invoices/summary', methods: ['POST'], authLevel: 'function', callback: 'function' },
-    ]);
+      http('contractsExport', 'v1/contracts/exports', 'POST'),
+      http('invoicesExport', 'v1/invoices/exports', 'POST'),
+      http('exportStatus', 'v1/exports/{id}', 'GET'),
+      http('cancelExport', 'v1/exports/{id}', 'DELETE'),
+      // Identity-based: the connection's settings are EXPORTS_STORAGE__queueServiceUri (and the managed identity).
+      { name: 'exportWindow', type: 'queueTrigger', queueName: 'export-windows', connection: 'EXPORTS_STORAGE', callback: 'function' },
+      { name: 'exportWindowFailed', type: 'queueTrigger', queueName: 'export-windows-poison', connection: 'EXPORTS_STORAGE', callback: 'function' },
+      { name: 'exportSweep', type: 'timerTrigger', schedule: '0 */15 * * * *', callback: 'function' },
+      http('contractsSummary', 'v1/contracts/summary', 'POST'),
+      http('invoicesSummary', 'v1/invoices/summary', 'POST'),
+    ].map((expected) => ({ route: undefined, methods: undefined, authLevel: undefined, queueName: undefined, connection: undefined, schedule: undefined, ...expected })));
     for (const { metadata } of registered) {
-      expect(Object.values(metadata.bindings).filter((binding) => binding.direction === 'out').map((binding) => binding.type)).toEqual(['http']);
+      const outputs = Object.values(metadata.bindings).filter((binding) => binding.direction === 'out').map((binding) => binding.type);
+      expect([metadata.name, outputs]).toEqual([metadata.name, Object.values(metadata.bindings).some((binding) => binding.type === 'httpTrigger') ? ['http'] : []]);
     }
+  });
+
+  it('register no export job where no export storage is configured', async () => {
+    const { registered } = await loadLikeTheHost({ EXPORTS_STORAGE__blobServiceUri: '', EXPORTS_STORAGE__queueServiceUri: '', EXPORTS_STORAGE__tenantId: '', EXPORTS_STORAGE__clientId: '', EXPORTS_STORAGE__clientSecret: '' });
+    expect(registered.map(({ metadata }) => metadata.name)).toEqual(['contractsSummary', 'invoicesSummary']);
   });
 
   it('stop start-up with a message naming a bad setting', async () => {
@@ -91,7 +107,7 @@ describe('the compiled function files', () => {
   it('are in the deploy artifact (npm run package) too, registering the same operations from one bundle', async () => {
     const fromDist = await loadLikeTheHost();
     const fromArtifact = await loadLikeTheHost({}, new URL('package/', root));
-    expect(fromArtifact.files).toEqual(['summary-operations.js']);
+    expect(fromArtifact.files).toEqual(['export-jobs.js', 'summary-operations.js']);
     expect(fromArtifact.registered).toEqual(fromDist.registered);
     expect(JSON.parse(readFileSync(new URL('package/package.json', root), 'utf8'))).toMatchObject({ type: 'module', main: 'dist/functions/*.js' });
   });

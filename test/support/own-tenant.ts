@@ -31,6 +31,8 @@ export interface OwnTenantOptions {
   readonly clients?: readonly string[];
   /** More options of its service (its clock, a store wrapper). */
   readonly service?: Omit<TestServiceOptions, 'settings'>;
+  /** Settings of its service besides the client registry. */
+  readonly settings?: Record<string, string>;
 }
 
 /**
@@ -43,7 +45,7 @@ export async function startOwnTenant(recordsPerTenant = 40, options: OwnTenantOp
   const store: CosmosClient = directStore();
   await seedStore(store, { tenants: [tenant], recordsPerTenant });
   const clients = options.clients ?? ['contoso-full'];
-  const service = await startTestService({ ...options.service, settings: { CLIENT_REGISTRY: JSON.stringify(Object.fromEntries(clients.map((name) => [client(name).clientId, tenant]))) } });
+  const service = await startTestService({ ...options.service, settings: { ...options.settings, CLIENT_REGISTRY: JSON.stringify(Object.fromEntries(clients.map((name) => [client(name).clientId, tenant]))) } });
   const container = (resource: string) => store.database(DATABASE_ID).container(resourceNamed(resource).containerId);
   return {
     tenant,

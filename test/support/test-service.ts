@@ -1,5 +1,6 @@
 import { loadConfig } from '../../shared/config/load-config.js';
 import { createAuthenticator, createSummaryDeps } from '../../shared/app/create-summary-deps.js';
+import { createExportDeps } from '../../shared/app/create-export-deps.js';
 import { summaryFunctions } from '../../shared/app/summary-function.js';
 import { buildAllowlist } from '../../shared/access/allowlist.js';
 import type { RoleDatapoints } from '../../shared/access/datapoints.js';
@@ -17,6 +18,11 @@ import { issueServerCertificate, loadOrCreateLocalCa, trustInThisProcess } from 
 import { startService } from '../../dev/start-service.js';
 import { loadDevIdentities, type DevIdentities } from '../../dev/identities.js';
 import type { Clock } from '../../shared/util/clock.js';
+import { exportFunctions, type ExportFunctions } from '../../shared/app/export-functions.js';
+import type { ExportDeps } from '../../shared/exports/export-deps.js';
+import { startAzurite, type RunningAzurite } from '../../dev/azurite.js';
+import { ensureExportStorage, localExportSettings } from '../../dev/ensure-storage.js';
+import { startTriggerHost, type QueueSettings, type TriggerHost } from '../../dev/trigger-host.js';
 
 /** Options of a test's own service instance. */
 export interface TestServiceOptions {
@@ -38,6 +44,24 @@ export interface TestServiceOptions {
   readonly port?: number;
   /** The app roles its identity provider gives dev clients, by client name, over dev/identities.json (a role granted or taken away). */
   readonly roles?: Readonly<Record<string, readonly string[]>>;
+  /** Export jobs, on an Azurite of the service's own (files, queues), with the trigger host running the workers unless `triggers` is false. */
+  readonly exports?: {
+    readonly triggers?: boolean;
+    readonly queueSettings?: Partial<QueueSettings>;
+    /** Collaborators of the export jobs replaced (fault injection at a seam). */
+    readonly overrides?: (real: ExportDeps) => Partial<ExportDeps>;
+  };
+}
+
+/** The export jobs of a test service: its Azurite, its functions, its trigger host. */
+export interface TestExports {
+  readonly azurite: RunningAzurite;
+  readonly functions: ExportFunctions;
+  /** The settings the service's export storage is reached with (EXPORTS_STORAGE__* and AUTH_AUTHORITY_HOST). */
+  readonly settings: Readonly<Record<string, string>>;
+  /** Starts the trigger host (when the service was started without it). */
+  startTriggers(queueSettings?: Partial<QueueSettings>): void;
+  stopTriggers(): Promise<void>;
 }
 
 /** A running service of a test's own, with its own identity provider and captured logs. */
@@ -48,6 +72,8 @@ export interface TestService {
   readonly deps: SummaryDeps;
   /** Every log line the service and its gateway wrote. */
   readonly logs: string[];
+  /** Present when started with `exports`. */
+  readonly exports: TestExports | undefined;
   stop(): Promise<void>;
 }
 
@@ -65,8 +91,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   trustInThisProcess(ca);
   const idp = options.authority ? undefined : await startIdentityProvider({ identities, certificate: await issueServerCertificate(ca) });
   const logs: string[] = [];
+  const azurite = options.exports ? await startAzurite({ certificate: await issueServerCertificate(ca), blobPort: 0, queuePort: 0, tablePort: 0 }) : undefined;
+  if (azurite) await ensureExportStorage(identities, idp!.url, azurite);
   // No links unless a test asks for them: the shared stack's PUBLIC_BASE_URL is in process.env.
-  const config = loadConfig({ ...process.env, PUBLIC_BASE_URL: '', AUTH_AUTHORITY_HOST: options.authority ?? idp!.url, ...options.settings });
+  // No export jobs unless asked for: the shared stack's export storage is in process.env too.
+  const exportSettings: Record<string, string> = azurite ? localExportSettings(identities, azurite) : { EXPORTS_STORAGE__blobServiceUri: '', EXPORTS_STORAGE__queueServiceUri: '', EXPORTS_STORAGE__tenantId: '', EXPORTS_STORAGE__clientId: '', EXPORTS_STORAGE__clientSecret: '' };
+  const config = loadConfig({ ...process.env, PUBLIC_BASE_URL: '', AUTH_AUTHORITY_HOST: options.authority ?? idp!.url, ...exportSettings, ...options.settings });
   const base = createSummaryDeps(config, {
     authenticate: createAuthenticator(config, { ...(options.clock ? { clock: options.clock } : {}), verifyToken: createTokenVerifier(config.auth, { ...(options.clock ? { now: options.clock } : {}), ...options.verifier }) }),
     log: createJsonLogger((line) => logs.push(line), (line) => logs.push(line)),
@@ -81,8 +111,21 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     const cursors = options.cursors(base.cursors);
     Object.assign(deps, { cursors, pageCursors: guardCursors(cursors, { ...CURSOR_GUARD, ...(options.clock ? { now: options.clock } : {}), onFailure: recordCursorFailure }) });
   }
+  const resources = options.resources ?? RESOURCES;
+  let functions = exportFunctions(resources, deps);
+  if (options.exports?.overrides && deps.config.exports) {
+    const real = createExportDeps(deps.config.exports, deps, new Map());
+    functions = exportFunctions(resources, deps, options.exports.overrides(real));
+  }
+  let triggers: TriggerHost | undefined;
+  const triggerSettings = { ...exportSettings, AUTH_AUTHORITY_HOST: config.exports?.identity?.authorityHost ?? '' };
+  const startTriggers = (queueSettings?: Partial<QueueSettings>) => {
+    const settings = queueSettings ?? options.exports?.queueSettings;
+    triggers = startTriggerHost({ queues: functions.queues, timers: functions.timers, settings: triggerSettings, ...(settings ? { queueSettings: settings } : {}), log: (line) => logs.push(line) });
+  };
+  if (azurite && options.exports?.triggers !== false) startTriggers();
   const service = await startService({
-    registrations: summaryFunctions(options.resources ?? RESOURCES, deps),
+    registrations: [...summaryFunctions(resources, deps), ...functions.http],
     subscriptionKeys: identities.subscriptionKeys,
     port: options.port ?? 0,
     logRequest: (entry) => logs.push(JSON.stringify(entry)),
@@ -93,8 +136,20 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     identities,
     deps,
     logs,
+    exports: azurite ? {
+      azurite,
+      functions,
+      settings: triggerSettings,
+      startTriggers,
+      stopTriggers: async () => {
+        await triggers?.stop();
+        triggers = undefined;
+      },
+    } : undefined,
     stop: async () => {
+      await triggers?.stop();
       await service.stop();
+      await azurite?.stop();
       await idp?.stop();
     },
   };

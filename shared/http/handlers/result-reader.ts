@@ -44,9 +44,11 @@ export interface ResultReader {
   /**
    * The whole result, handed to `render` page by page as the store streams it, within the
    * export's slot and deadline (`render`'s signal fires when the caller has gone or the deadline
-   * passed). 412 before a slot is taken when If-None-Match holds.
+   * passed). 412 before a slot is taken when If-None-Match holds. The deadline is the platform's
+   * (EXPORT_DEADLINE_MS) and a slot is waited for as a request waits, unless a consumer that answers
+   * no HTTP caller (an export job's window) gives its own.
    */
-  whole<T>(render: (records: AsyncIterable<readonly StoredRecord[]>, signal: AbortSignal) => Promise<T>): Promise<{ readonly validators: ResultValidators; readonly rendered: T }>;
+  whole<T>(render: (records: AsyncIterable<readonly StoredRecord[]>, signal: AbortSignal) => Promise<T>, options?: { readonly deadlineMs?: number; readonly slotWaitMs?: number }): Promise<{ readonly validators: ResultValidators; readonly rendered: T }>;
 }
 
 /** The result of a query that matches nothing the caller may see: no store is asked. */
@@ -110,25 +112,26 @@ export function resultReader(input: OutputStageInput): ResultReader {
       return { validators, totalRecords, records: read?.records ?? [], nextReachable };
     },
 
-    async whole(render) {
+    async whole(render, options = {}) {
+      const deadlineMs = options.deadlineMs ?? EXPORT_DEADLINE_MS;
       // Before an export slot is taken: a check that holds costs one aggregate and no slot.
       const validated = await validate('parquet');
       if (validated.unchanged) throw unchangedError(validated, input.schemaTags.parquet);
       // Gone while the version was taken: no slot, no store read for nobody.
       if (callerGone?.aborted) throw new CallerGone('the caller went away before the export started');
-      const release = await deps.exportSlots.acquire({ clientId, tenant: scope.tenant });
+      const release = await deps.exportSlots.acquire({ clientId, tenant: scope.tenant }, options.slotWaitMs === undefined ? {} : { waitMs: options.slotWaitMs });
       if (!release) {
         throw new ApiError('EXPORTS_BUSY', 'Too many exports are running: one at a time per client application and per data tenant, and a few per instance. Wait for your running export to finish, then retry.', { headers: { 'Retry-After': '10' } });
       }
       // The export stops reading the store when its caller has gone, or at its deadline (every host).
-      const deadline = AbortSignal.timeout(EXPORT_DEADLINE_MS);
+      const deadline = AbortSignal.timeout(deadlineMs);
       const stop = callerGone ? AbortSignal.any([callerGone, deadline]) : deadline;
       try {
         return { validators: validated, rendered: await render(source.stream(scope, query, meter), stop) };
       } catch (error) {
         if (stop.aborted && callerGone?.aborted) throw new CallerGone('the caller went away during the export');
         if (stop.aborted) {
-          throw new ApiError('STORE_UNAVAILABLE', `The export did not finish within ${EXPORT_DEADLINE_MS / 1000} s: the store is too slow for this range now. Retry later, or export a shorter range.`, { headers: { 'Retry-After': '60' } });
+          throw new ApiError('STORE_UNAVAILABLE', `The export did not finish within ${deadlineMs / 1000} s: the store is too slow for this range now. Retry later, or export a shorter range.`, { headers: { 'Retry-After': '60' } });
         }
         throw error;
       } finally {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { DATAPOINTS } from '../../../shared/access/datapoints.js';
-import { ERROR_CODES } from '../../../shared/errors/error-codes.js';
+import { ERROR_CODES, EXPORT_JOB_CODES, type ErrorCode } from '../../../shared/errors/error-codes.js';
+import { EXPORT_OPERATION_CODES } from '../../../openapi/export-operations.js';
 import { filterMembers } from '../../../shared/filters/filter-members.js';
 import type { FieldKind } from '../../../shared/model/fields.js';
 import { CONTRACTS } from '../../../shared/model/contracts.js';
@@ -40,8 +41,9 @@ const EXPECTED_TYPE: Record<FieldKind, Schema> = {
 };
 
 describe('the OpenAPI document built from the code', () => {
-  it('describes exactly the two POST operations under {base_url}', () => {
-    expect(Object.keys(at(document, '/paths') as object)).toEqual(['/v1/contracts/summary', '/v1/invoices/summary']);
+  it('describes exactly the two summary operations and the export jobs\' under {base_url}', () => {
+    expect(Object.keys(at(document, '/paths') as object)).toEqual(['/v1/contracts/summary', '/v1/invoices/summary', '/v1/contracts/exports', '/v1/invoices/exports', '/v1/exports/{id}']);
+    expect(Object.keys(at(document, `/paths/${pointerSegment('/v1/exports/{id}')}`) as object)).toEqual(['parameters', 'get', 'delete']);
     for (const resource of RESOURCES) expect(Object.keys(at(document, `/paths/${pointerSegment(`/v1/${resource.name}/summary`)}`) as object)).toEqual(['post']);
     expect(at(document, '/servers/0/url')).toBe('{base_url}');
     expect(at(document, '/servers/0/variables/base_url/default')).toEqual(expect.any(String));
@@ -112,13 +114,39 @@ describe('the OpenAPI document built from the code', () => {
       const responses = at(document, `${operation(resource)}/responses`) as Record<string, unknown>;
       for (const [code, { status }] of Object.entries(ERROR_CODES)) {
         const response = responses[String(status)];
-        if (code in NOT_OPERATION_CODES) continue;
+        if (code in NOT_OPERATION_CODES || EXPORT_JOB_CODES.has(code as ErrorCode)) continue;
         const schema = resolve<{ content: Record<string, { schema: { allOf: Schema[] } }> }>(response).content['application/problem+json']!.schema;
         expect(schema.allOf[1]!.properties!.code!.enum).toContain(code);
       }
     }
     expect(at(document, '/components/schemas/Problem/properties/code/enum')).toEqual(Object.keys(ERROR_CODES));
     for (const code of Object.keys(NOT_OPERATION_CODES)) expect(Object.keys(ERROR_CODES)).toContain(code);
+  });
+
+  it('answers the export jobs\' own codes only in the export operations, each under its own status', () => {
+    const exportOperations = {
+      kickOff: RESOURCES.map((resource) => `/paths/${pointerSegment(`/v1/${resource.name}/exports`)}/post`),
+      status: [`/paths/${pointerSegment('/v1/exports/{id}')}/get`],
+      cancel: [`/paths/${pointerSegment('/v1/exports/{id}')}/delete`],
+    };
+    for (const [name, pointers] of Object.entries(exportOperations)) {
+      for (const pointer of pointers) {
+        const responses = at(document, `${pointer}/responses`) as Record<string, unknown>;
+        for (const code of EXPORT_OPERATION_CODES[name as keyof typeof EXPORT_OPERATION_CODES]) {
+          const schema = resolve<{ content: Record<string, { schema: { allOf: Schema[] } }> }>(responses[String(ERROR_CODES[code].status)]).content['application/problem+json']!.schema;
+          expect([pointer, code, schema.allOf[1]!.properties!.code!.enum]).toEqual([pointer, code, expect.arrayContaining([code])]);
+        }
+      }
+    }
+    for (const resource of RESOURCES) {
+      const responses = at(document, `${operation(resource)}/responses`) as Record<string, unknown>;
+      for (const code of EXPORT_JOB_CODES) {
+        const response = responses[String(ERROR_CODES[code].status)];
+        const codes = response === undefined ? [] : resolve<{ content: Record<string, { schema: { allOf: Schema[] } }> }>(response).content['application/problem+json']!.schema.allOf[1]!.properties!.code!.enum;
+        expect(codes).not.toContain(code);
+      }
+    }
+    expect(EXPORT_OPERATION_CODES.status).toContain('EXPORT_VIEW_CHANGED');
   });
 
   it('offers JSON and the Parquet export in every 200, and X-Request-ID on every response', () => {

@@ -3,7 +3,10 @@ import type { z } from 'zod';
 import { buildAllowlist } from '../../../shared/access/allowlist.js';
 import { DATAPOINTS } from '../../../shared/access/datapoints.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
-import { ERROR_CODES, type ErrorCode } from '../../../shared/errors/error-codes.js';
+import { ERROR_CODES, EXPORT_JOB_CODES, type ErrorCode } from '../../../shared/errors/error-codes.js';
+import { exportProblemName } from '../../../openapi/export-operations.js';
+import { jobStatus } from '../../../shared/exports/export-manifest.js';
+import type { ExportJob } from '../../../shared/exports/export-job.js';
 import { toProblem, type ProblemDocument } from '../../../shared/errors/problem-response.js';
 import { buildJsonEnvelope, type JsonEnvelope } from '../../../shared/output/json-envelope.js';
 import { CONTRACTS } from '../../../shared/model/contracts.js';
@@ -64,9 +67,30 @@ describe('the document and the code agree on', () => {
     for (const code of Object.keys(ERROR_CODES) as ErrorCode[]) {
       if (code in NOT_OPERATION_CODES) continue;
       const problem = toProblem(new ApiError(code, 'detail', { errors: [{ member: 'createdFrom', code, message: 'm' }] }), 'req-1');
-      const pointer = `/components/responses/Problem${ERROR_CODES[code].status}/content/application~1problem+json/schema`;
+      const status = ERROR_CODES[code].status;
+      // The export jobs' own codes are answered by their operations; EXPORT_WINDOW_FAILED only inside a manifest.
+      const response = code === 'EXPORT_WINDOW_FAILED' ? undefined : EXPORT_JOB_CODES.has(code) ? exportProblemName(status) : `Problem${status}`;
+      const pointer = response ? `/components/responses/${response}/content/application~1problem+json/schema` : '/components/schemas/Problem';
       expect([code, validator.errorsAt(pointer, problem)]).toEqual([code, []]);
     }
+  });
+
+  it('an export job\'s status document, running and completed (files, an unchanged and a failed window)', () => {
+    const job: ExportJob = {
+      id: 'a'.repeat(32), tenant: 'contoso', clientId: 'c', resource: 'contracts', roles: ['Data.Read'], schema: 'b'.repeat(32),
+      given: { createdFrom: '2025-01-01', createdTo: '2025-03-31' }, request: { createdFrom: '2025-01-01', createdTo: '2025-03-31', orderBy: 'createdDate', order: 'asc' },
+      range: { from: 'createdFrom', to: 'createdTo' },
+      windows: [{ label: '2025-01', from: '2025-01-01', to: '2025-01-31' }, { label: '2025-02', from: '2025-02-01', to: '2025-02-28' }, { label: '2025-03', from: '2025-03-01', to: '2025-03-31' }],
+      ifNoneMatch: {}, createdAt: '2025-04-01T00:00:00Z', transactionTime: '2025-03-31T23:59:55Z', expires: '2025-04-02T00:00:00Z', accepted: true, cancelled: false,
+    };
+    const exported = { label: '2025-01', status: 'exported' as const, etag: 'W/"1"', records: 2, files: [{ table: 'contracts', blob: 'x/2025-01/contracts-000.parquet', records: 2, bytes: 10, sha256: 'c'.repeat(64) }] };
+    const failed = { label: '2025-03', status: 'failed' as const, records: 0, files: [], problem: toProblem(new ApiError('EXPORT_WINDOW_FAILED', 'failed'), 'export-1') };
+    const running = jobStatus(job, [exported]);
+    expect(validator.errorsAt('/components/schemas/ExportJobStatus', JSON.parse(JSON.stringify(running)))).toEqual([]);
+    const completed = jobStatus(job, [exported, { label: '2025-02', status: 'unchanged', etag: 'W/"2"', records: 0, files: [] }, failed], new Map([['x/2025-01/contracts-000.parquet', 'https://storage.example/exports/x?sig=1']]));
+    expect(completed.status).toBe('completed');
+    expect(validator.errorsAt('/components/schemas/ExportJobStatus', JSON.parse(JSON.stringify(completed)))).toEqual([]);
+    expect(validator.errorsAt('/components/schemas/ExportJobStatus', { ...completed, extra: 1 }).join()).toMatch(/additional/);
   });
 
   it('nothing more: a record carrying a field outside the model fails the envelope schema', () => {

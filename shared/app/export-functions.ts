@@ -1,0 +1,78 @@
+import type { HttpRequest, HttpResponseInit, StorageQueueFunctionOptions, TimerFunctionOptions } from '@azure/functions';
+import type { ResourceDefinition } from '../model/resource-definition.js';
+import type { SummaryDeps } from '../http/summary-deps.js';
+import { summaryEndpoint } from '../http/summary-endpoint.js';
+import type { HttpResult } from '../http/handlers/output-stage.js';
+import type { ExportDeps } from '../exports/export-deps.js';
+import { EXPORT_STORAGE } from '../exports/export-storage.js';
+import { CANCEL_NAMES, kickOffNames, STATUS_NAMES } from '../exports/export-operations.js';
+import { handleCancel, handleKickOff, handleStatus } from '../exports/handle-exports.js';
+import { failWindow, runWindow } from '../exports/run-window.js';
+import { createExportDeps } from './create-export-deps.js';
+import type { FunctionRegistration } from './summary-function.js';
+
+/** The name of the Functions connection to the export storage account: its settings are `EXPORTS_STORAGE__*`. */
+export const EXPORTS_CONNECTION = 'EXPORTS_STORAGE';
+
+/** A queue-triggered function as a host registers it. */
+export interface QueueRegistration {
+  readonly name: string;
+  readonly options: StorageQueueFunctionOptions;
+}
+
+/** A timer-triggered function as a host registers it. */
+export interface TimerRegistration {
+  readonly name: string;
+  readonly options: TimerFunctionOptions;
+}
+
+/** The export jobs' functions: three HTTP operations, the window worker, the poison handler and the sweep. */
+export interface ExportFunctions {
+  readonly http: readonly FunctionRegistration[];
+  readonly queues: readonly QueueRegistration[];
+  readonly timers: readonly TimerRegistration[];
+}
+
+/** When the sweep of expired files runs: every fifteen minutes (NCRONTAB, seconds first). */
+export const SWEEP_SCHEDULE = '0 */15 * * * *';
+
+/**
+ * The export jobs' functions over the summary operations' collaborators, or none when the
+ * settings configure no export storage (a deployment without exports answers 404 for them).
+ */
+export function exportFunctions(resources: readonly ResourceDefinition[], deps: SummaryDeps, overrides: Partial<ExportDeps> = {}): ExportFunctions {
+  const settings = deps.config.exports;
+  if (!settings) return { http: [], queues: [], timers: [] };
+  const endpoints = new Map(resources.map((resource) => [resource.name, summaryEndpoint(resource, deps)]));
+  const exportDeps = createExportDeps(settings, deps, endpoints, overrides);
+  const http = (handle: (request: HttpRequest) => Promise<HttpResult>) => async (request: HttpRequest): Promise<HttpResponseInit> => {
+    const { status, headers, body } = await handle(request);
+    return { status, headers, body };
+  };
+  return {
+    http: [
+      ...[...endpoints.values()].map((endpoint): FunctionRegistration => {
+        const names = kickOffNames(endpoint.resource);
+        return { name: names.id, options: { route: names.route, methods: [names.method], authLevel: 'function', handler: http((request) => handleKickOff(endpoint, exportDeps, request)) } };
+      }),
+      { name: STATUS_NAMES.id, options: { route: STATUS_NAMES.route, methods: [STATUS_NAMES.method], authLevel: 'function', handler: http((request) => handleStatus(exportDeps, request)) } },
+      { name: CANCEL_NAMES.id, options: { route: CANCEL_NAMES.route, methods: [CANCEL_NAMES.method], authLevel: 'function', handler: http((request) => handleCancel(exportDeps, request)) } },
+    ],
+    queues: [
+      { name: 'exportWindow', options: { queueName: EXPORT_STORAGE.queue, connection: EXPORTS_CONNECTION, handler: (message) => runWindow(message, exportDeps) } },
+      { name: 'exportWindowFailed', options: { queueName: EXPORT_STORAGE.poisonQueue, connection: EXPORTS_CONNECTION, handler: (message) => failWindow(message, exportDeps) } },
+    ],
+    timers: [
+      {
+        name: 'exportSweep',
+        options: {
+          schedule: SWEEP_SCHEDULE,
+          handler: async () => {
+            const deleted = await exportDeps.files.sweep(new Date(deps.clock()));
+            if (deleted > 0) deps.log.warning('', `the sweep deleted ${deleted} files of expired export jobs`);
+          },
+        },
+      },
+    ],
+  };
+}

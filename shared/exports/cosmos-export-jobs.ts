@@ -1,0 +1,109 @@
+import type { Container, CosmosClient } from '@azure/cosmos';
+import * as z from 'zod';
+import { DATABASE_ID } from '../model/resources.js';
+import { EXPORT_JOBS_CONTAINER } from '../store/container-definitions.js';
+import type { ExportJob, ExportJobs, WindowOutcome } from './export-job.js';
+
+/** How long job state outlives the job: a worker still finishing, a late status call answered 404 from the record. */
+const KEPT_AFTER_EXPIRY_SECONDS = 3600;
+
+const window = z.object({ label: z.string(), from: z.string(), to: z.string() });
+const jobDocument = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  kind: z.literal('job'),
+  clientId: z.string(),
+  resource: z.string(),
+  roles: z.array(z.string()),
+  schema: z.string(),
+  given: z.record(z.string(), z.string()),
+  request: z.record(z.string(), z.string()),
+  range: z.object({ from: z.string(), to: z.string() }),
+  windows: z.array(window),
+  ifNoneMatch: z.record(z.string(), z.string()),
+  createdAt: z.string(),
+  transactionTime: z.string(),
+  expires: z.string(),
+  accepted: z.boolean(),
+  cancelled: z.boolean(),
+});
+const fileEntry = z.object({ table: z.string(), blob: z.string(), records: z.number(), bytes: z.number(), sha256: z.string() });
+const outcomeDocument = z.object({
+  kind: z.literal('window'),
+  jobId: z.string(),
+  label: z.string(),
+  status: z.enum(['exported', 'unchanged', 'failed']),
+  etag: z.string().optional(),
+  records: z.number(),
+  files: z.array(fileEntry),
+  problem: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * Export jobs in their Cosmos container (EXPORT_JOBS_CONTAINER), one data tenant per partition:
+ * a job document, one document per window outcome (`<job>.<label>`) and a done marker
+ * (`<job>.done`). Each carries a `ttl` that ends an hour after the job's expiry. A document that
+ * does not read as what it should be is no job (and no outcome): a caller gets 404, never another's job.
+ */
+export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
+  const container: Container = client.database(DATABASE_ID).container(EXPORT_JOBS_CONTAINER.id);
+  const ttl = (job: ExportJob) => Math.max(1, Math.ceil((Date.parse(job.expires) - Date.now()) / 1000) + KEPT_AFTER_EXPIRY_SECONDS);
+  const toDocument = (job: ExportJob) => {
+    const { tenant, ...rest } = job;
+    return { ...rest, tenantId: tenant, kind: 'job', ttl: ttl(job) };
+  };
+  const toJob = (document: unknown, tenant: string): ExportJob | undefined => {
+    const parsed = jobDocument.safeParse(document);
+    if (!parsed.success || parsed.data.tenantId !== tenant) return undefined;
+    const { tenantId, kind: _kind, ...rest } = parsed.data;
+    return { ...rest, tenant: tenantId };
+  };
+  const query = async <T>(tenant: string, text: string, parameters: { name: string; value: string }[]): Promise<T[]> => {
+    const { resources } = await container.items.query<T>({ query: text, parameters }, { partitionKey: tenant }).fetchAll();
+    return resources;
+  };
+  return {
+    async create(job) {
+      await container.items.create(toDocument(job));
+    },
+    async replace(job) {
+      await container.item(job.id, job.tenant).replace(toDocument(job));
+    },
+    async get(tenant, id) {
+      const { resource } = await container.item(id, tenant).read();
+      return resource ? toJob(resource, tenant) : undefined;
+    },
+    async remove(tenant, id) {
+      await container.item(id, tenant).delete().catch((error: { code?: number }) => {
+        if (error.code !== 404) throw error;
+      });
+    },
+    async outcomes(tenant, id) {
+      const documents = await query<unknown>(tenant, 'SELECT * FROM c WHERE c.kind = "window" AND c.jobId = @id', [{ name: '@id', value: id }]);
+      return documents.flatMap((document) => {
+        const parsed = outcomeDocument.safeParse(document);
+        if (!parsed.success || parsed.data.jobId !== id) return [];
+        const { kind: _kind, jobId: _jobId, ...outcome } = parsed.data;
+        return [outcome as WindowOutcome];
+      });
+    },
+    async record(job, outcome) {
+      await container.items.upsert({ ...outcome, id: `${job.id}.${outcome.label}`, tenantId: job.tenant, kind: 'window', jobId: job.id, ttl: ttl(job) });
+    },
+    async markDone(job) {
+      await container.items.upsert({ id: `${job.id}.done`, tenantId: job.tenant, kind: 'done', jobId: job.id, clientId: job.clientId, ttl: ttl(job) });
+    },
+    async unfinished(tenant, clientId, now) {
+      const parameters = [{ name: '@client', value: clientId }];
+      const [jobs, done] = await Promise.all([
+        query<unknown>(tenant, 'SELECT * FROM c WHERE c.kind = "job" AND c.clientId = @client', parameters),
+        query<{ jobId: string }>(tenant, 'SELECT c.jobId FROM c WHERE c.kind = "done" AND c.clientId = @client', parameters),
+      ]);
+      const finished = new Set(done.map((marker) => marker.jobId));
+      return jobs
+        .map((document) => toJob(document, tenant))
+        .filter((job): job is ExportJob => job !== undefined && job.accepted && !job.cancelled && Date.parse(job.expires) > now.getTime() && !finished.has(job.id))
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    },
+  };
+}

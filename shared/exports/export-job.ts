@@ -1,0 +1,80 @@
+/**
+ * An export job as it is kept: what was asked, by whom, through which view, and what each window
+ * came to. Plain data, written by the kick-off (the job), the window workers (each window's
+ * outcome) and a cancel (the job again); read by the status operation and the workers.
+ */
+import type { ExportWindow } from './export-windows.js';
+import type { ProblemDocument } from '../errors/problem-response.js';
+
+/** A job, as the kick-off recorded it. */
+export interface ExportJob {
+  /** 128 random bits, hex: unguessable, and the only name of the job's files. */
+  readonly id: string;
+  /** The data tenant it reads: its partition, and the wall around it. */
+  readonly tenant: string;
+  /** The client application that started it: only it sees the job. */
+  readonly clientId: string;
+  readonly resource: string;
+  /** The caller's roles at kick-off: the view every window is exported through. */
+  readonly roles: readonly string[];
+  /** X-Summary-Schema of that view's Parquet: a view that changes since fails the job's windows and its status. */
+  readonly schema: string;
+  /** The filters and order as given, the whole range included. */
+  readonly given: Readonly<Record<string, string>>;
+  /** The request as understood: what was given, with the order every window is written in. */
+  readonly request: Readonly<Record<string, string>>;
+  readonly range: { readonly from: string; readonly to: string };
+  readonly windows: readonly ExportWindow[];
+  readonly ifNoneMatch: Readonly<Record<string, string>>;
+  readonly createdAt: string;
+  /** Every write before it is in the files (resultAsOf of the kick-off). */
+  readonly transactionTime: string;
+  /** When the job, its files and their URLs go. */
+  readonly expires: string;
+  /** Its windows were all enqueued: only then does the job exist for its caller. */
+  readonly accepted: boolean;
+  /** Cancelled by its caller: gone for the caller, its files deleted. */
+  readonly cancelled: boolean;
+}
+
+/** One file of a window, as written. */
+export interface ExportFileEntry {
+  /** `contracts`; for invoices `invoices` or `invoice_tables`. */
+  readonly table: string;
+  /** The blob's name in the exports container. */
+  readonly blob: string;
+  readonly records: number;
+  readonly bytes: number;
+  /** SHA-256 of the file, hex. */
+  readonly sha256: string;
+}
+
+/** What one window came to. */
+export interface WindowOutcome {
+  readonly label: string;
+  /** exported: its files are written; unchanged: its ETag was the caller's; failed: see `problem`. */
+  readonly status: 'exported' | 'unchanged' | 'failed';
+  readonly etag?: string;
+  readonly records: number;
+  readonly files: readonly ExportFileEntry[];
+  readonly problem?: ProblemDocument;
+}
+
+/** Where jobs are kept. Every call is scoped to a data tenant (the partition). */
+export interface ExportJobs {
+  /** Records a new job (not accepted yet). */
+  create(job: ExportJob): Promise<void>;
+  /** Replaces a job's record (accepted, cancelled). */
+  replace(job: ExportJob): Promise<void>;
+  get(tenant: string, id: string): Promise<ExportJob | undefined>;
+  /** Removes a job that was never accepted (its kick-off failed). */
+  remove(tenant: string, id: string): Promise<void>;
+  /** The outcomes recorded so far of a job's windows. */
+  outcomes(tenant: string, id: string): Promise<WindowOutcome[]>;
+  /** Records a window's outcome (again, when a redelivered message redid it). */
+  record(job: ExportJob, outcome: WindowOutcome): Promise<void>;
+  /** Marks a job whose windows all have their outcome: it no longer counts against its client. */
+  markDone(job: ExportJob): Promise<void>;
+  /** The client's accepted jobs that are neither cancelled, expired nor marked done, newest first. */
+  unfinished(tenant: string, clientId: string, now: Date): Promise<ExportJob[]>;
+}

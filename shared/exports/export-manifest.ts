@@ -1,0 +1,68 @@
+import type { ExportJob, WindowOutcome } from './export-job.js';
+
+/** A job's status document: progress while it runs, the manifest once every window has its outcome. */
+export interface JobStatusDocument {
+  readonly id: string;
+  readonly resource: string;
+  readonly status: 'running' | 'completed';
+  /** The request as understood: the filters and order, the whole range. */
+  readonly request: Readonly<Record<string, string>>;
+  readonly transactionTime: string;
+  readonly expires: string;
+  /** X-Summary-Schema of the files' columns. */
+  readonly schema: string;
+  readonly progress: { readonly windows: number; readonly done: number };
+  readonly windows: readonly ManifestWindow[];
+}
+
+/** One window in a status document. */
+export interface ManifestWindow {
+  readonly label: string;
+  readonly from: string;
+  readonly to: string;
+  readonly status: 'pending' | WindowOutcome['status'];
+  readonly etag?: string;
+  readonly records?: number;
+  readonly files?: readonly { readonly table: string; readonly url: string; readonly records: number; readonly bytes: number; readonly sha256: string }[];
+  readonly problem?: WindowOutcome['problem'];
+}
+
+/** Whether every window of the job has its outcome. */
+export function isComplete(job: ExportJob, outcomes: readonly WindowOutcome[]): boolean {
+  const labels = new Set(outcomes.map((outcome) => outcome.label));
+  return job.windows.every((window) => labels.has(window.label));
+}
+
+/**
+ * The status document of a job: every window in order with its outcome so far; once complete,
+ * each exported window's files with their URLs (`urls`: blob name → read-only URL).
+ *
+ * @example
+ * jobStatus(job, outcomes, urls).windows[0]; // { label: '2025-01', from, to, status: 'exported', etag, records, files: [{ table, url, records, bytes, sha256 }] }
+ */
+export function jobStatus(job: ExportJob, outcomes: readonly WindowOutcome[], urls?: ReadonlyMap<string, string>): JobStatusDocument {
+  const byLabel = new Map(outcomes.map((outcome) => [outcome.label, outcome]));
+  const complete = isComplete(job, outcomes);
+  return {
+    id: job.id,
+    resource: job.resource,
+    status: complete ? 'completed' : 'running',
+    request: job.request,
+    transactionTime: job.transactionTime,
+    expires: job.expires,
+    schema: job.schema,
+    progress: { windows: job.windows.length, done: job.windows.filter((window) => byLabel.has(window.label)).length },
+    windows: job.windows.map((window): ManifestWindow => {
+      const outcome = byLabel.get(window.label);
+      if (!outcome) return { ...window, status: 'pending' };
+      return {
+        ...window,
+        status: outcome.status,
+        ...(outcome.etag === undefined ? {} : { etag: outcome.etag }),
+        records: outcome.records,
+        ...(urls ? { files: outcome.files.map(({ blob, ...file }) => ({ table: file.table, url: urls.get(blob)!, records: file.records, bytes: file.bytes, sha256: file.sha256 })) } : {}),
+        ...(outcome.problem ? { problem: outcome.problem } : {}),
+      };
+    }),
+  };
+}

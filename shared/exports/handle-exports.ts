@@ -1,0 +1,193 @@
+/**
+ * The three export operations over HTTP: kick-off (POST /v1/<resource>/exports), status (GET
+ * /v1/exports/{id}) and cancel (DELETE /v1/exports/{id}). Each runs inside the edges every
+ * operation shares (serve-request.ts: request id, the three credentials, problem+json, the log line).
+ */
+import { randomBytes } from 'node:crypto';
+import type { HttpRequest } from '@azure/functions';
+import type { Principal } from '../auth/authenticate.js';
+import { ApiError } from '../errors/api-error.js';
+import type { HttpResult } from '../http/handlers/output-stage.js';
+import { notAcceptable } from '../http/handle-summary.js';
+import { negotiateOffer, type Offer } from '../http/negotiate.js';
+import { readJsonBody } from '../http/read-json-body.js';
+import { baseHeaders } from '../http/response-headers.js';
+import { serveRequest } from '../http/serve-request.js';
+import type { SummaryEndpoint } from '../http/summary-endpoint.js';
+import { mediaTypeOf } from '../model/operation-contract.js';
+import { resultAsOf } from '../output/result-etag.js';
+import { storeFault } from '../store/store-fault.js';
+import type { ExportDeps } from './export-deps.js';
+import type { ExportJob } from './export-job.js';
+import { isComplete, jobStatus } from './export-manifest.js';
+import { CANCEL_NAMES, JOB_ID, kickOffNames, STATUS_NAMES, STATUS_RETRY_SECONDS } from './export-operations.js';
+import { parseExportRequest, windowQuery } from './export-request.js';
+import { viewChanged } from './run-window.js';
+
+const JSON_OFFERS: readonly Offer[] = [{ format: 'json', mediaType: mediaTypeOf('json') }];
+
+/**
+ * POST /v1/<resource>/exports: checks the request as the summary operation would, records the
+ * job, enqueues one message per window and answers 202 with where to ask for its status. A job is
+ * only accepted once every window is enqueued; a kick-off that cannot reach storage answers 503
+ * and leaves no job behind.
+ */
+export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps, request: HttpRequest): Promise<HttpResult> {
+  const summary = endpoint.deps;
+  return serveRequest(kickOffNames(endpoint.resource), summary, request, async ({ principal, header, requestId, told }) => {
+    negotiateOffer(header('accept'), JSON_OFFERS) ?? notAcceptable(JSON_OFFERS);
+    told.format = 'json';
+    const body = await readJsonBody({ headers: request.headers, body: request.body });
+    const { view, schemaTags } = endpoint.prepare(principal.roles);
+    const context = { view, members: endpoint.members, maxPageSize: summary.config.maxPageSize };
+    const asked = parseExportRequest({ body, query: new URL(request.url).searchParams, ...context, maxMonths: deps.settings.maxMonths });
+    const first = windowQuery(asked, asked.windows[0]!, context);
+    await admit(principal, deps);
+    const now = deps.clock();
+    const job: ExportJob = {
+      id: randomBytes(16).toString('hex'),
+      tenant: principal.dataTenant,
+      clientId: principal.clientId,
+      resource: endpoint.resource.name,
+      roles: [...principal.roles],
+      schema: schemaTags.parquet,
+      given: asked.given,
+      request: { ...asked.given, orderBy: first.orderBy, order: first.order },
+      range: asked.range,
+      windows: asked.windows,
+      ifNoneMatch: asked.ifNoneMatch,
+      createdAt: wholeSecond(now),
+      transactionTime: resultAsOf(now),
+      expires: wholeSecond(now + deps.settings.jobTtlSeconds * 1000),
+      accepted: false,
+      cancelled: false,
+    };
+    await fromStore(deps.jobs.create(job));
+    try {
+      await Promise.all(job.windows.map((window) => deps.queue.send({ jobId: job.id, tenant: job.tenant, label: window.label })));
+    } catch (error) {
+      // Never accepted: the caller retries, the messages that went find no job to work on.
+      await deps.jobs.remove(job.tenant, job.id).catch(() => {});
+      throw storageUnavailable(error);
+    }
+    const accepted: ExportJob = { ...job, accepted: true };
+    await fromStore(deps.jobs.replace(accepted));
+    const location = jobLocation(summary.config.publicBaseUrl, job.id);
+    return statusAnswer(202, jobStatus(accepted, []), requestId, { Location: location, 'Content-Location': location, 'Retry-After': String(STATUS_RETRY_SECONDS) });
+  });
+}
+
+/**
+ * GET /v1/exports/{id}: 202 with progress while the job runs, 200 with the manifest (a read-only
+ * URL per file, expiring with the job) once every window has its outcome; 404 for a job that is
+ * not the caller's, was cancelled or has expired.
+ */
+export async function handleStatus(deps: ExportDeps, request: HttpRequest): Promise<HttpResult> {
+  const summary = firstEndpoint(deps).deps;
+  return serveRequest(STATUS_NAMES, summary, request, async ({ principal, header, requestId, told }) => {
+    negotiateOffer(header('accept'), JSON_OFFERS) ?? notAcceptable(JSON_OFFERS);
+    told.format = 'json';
+    const job = await callersJob(request, principal, deps);
+    checkView(job, principal, deps);
+    const outcomes = await fromStore(deps.jobs.outcomes(job.tenant, job.id));
+    if (!isComplete(job, outcomes)) {
+      return statusAnswer(202, jobStatus(job, outcomes), requestId, { 'Retry-After': String(STATUS_RETRY_SECONDS) });
+    }
+    // A worker that finished last may not have seen the others' outcomes: the job no longer runs.
+    await deps.jobs.markDone(job).catch(() => {});
+    const blobs = outcomes.flatMap((outcome) => outcome.files.map((file) => file.blob));
+    const urls = await fromStorage(deps.files.readUrls(blobs, new Date(job.expires)));
+    return statusAnswer(200, jobStatus(job, outcomes, new Map(blobs.map((blob, index) => [blob, urls[index]!]))), requestId, {});
+  });
+}
+
+/** DELETE /v1/exports/{id}: the job stops (its windows not yet begun are skipped), its files are deleted, a later GET is 404. */
+export async function handleCancel(deps: ExportDeps, request: HttpRequest): Promise<HttpResult> {
+  const summary = firstEndpoint(deps).deps;
+  return serveRequest(CANCEL_NAMES, summary, request, async ({ principal, requestId }) => {
+    const job = await callersJob(request, principal, deps);
+    await fromStore(deps.jobs.replace({ ...job, cancelled: true }));
+    await deps.jobs.markDone(job).catch(() => {});
+    // A file left by a failure here is never handed out again (the job is 404) and goes at expiry (the sweep, the lifecycle rule).
+    await deps.files.removeAll(`${job.id}/`).catch((error: unknown) => summary.log.warning(requestId, `the files of a cancelled job were not all deleted (${error instanceof Error ? error.name : 'unknown'}); they go when the job expires`));
+    return statusAnswer(202, { id: job.id, status: 'cancelled' }, requestId, {});
+  });
+}
+
+/** 429 when the client has as many unfinished jobs as it may (a job whose windows all have their outcome is finished, marked or not). */
+async function admit(principal: Principal, deps: ExportDeps): Promise<void> {
+  const unfinished = await fromStore(deps.jobs.unfinished(principal.dataTenant, principal.clientId, new Date(deps.clock())));
+  let running = unfinished.length;
+  for (const job of unfinished) {
+    if (running < deps.settings.jobsPerClient) return;
+    if (isComplete(job, await fromStore(deps.jobs.outcomes(job.tenant, job.id)))) {
+      await fromStore(deps.jobs.markDone(job));
+      running--;
+    }
+  }
+  if (running >= deps.settings.jobsPerClient) {
+    throw new ApiError('TOO_MANY_EXPORT_JOBS', `You have ${running} export jobs running, as many as a client may (${deps.settings.jobsPerClient}). Wait for one to complete, or cancel one (DELETE its status URL), then start this one again.`, { headers: { 'Retry-After': '30' } });
+  }
+}
+
+/** The caller's job named in the path, or 404: another client's or tenant's, cancelled, expired, never accepted and never existing are one answer. */
+async function callersJob(request: HttpRequest, principal: Principal, deps: ExportDeps): Promise<ExportJob> {
+  const id = request.params.id ?? '';
+  const job = JOB_ID.test(id) ? await fromStore(deps.jobs.get(principal.dataTenant, id)) : undefined;
+  if (!job || job.clientId !== principal.clientId || !job.accepted || job.cancelled || Date.parse(job.expires) <= deps.clock()) {
+    throw new ApiError('NOT_FOUND', 'No export job of yours has this id: it was never started by your client application, was cancelled, or has expired. Start a new job.');
+  }
+  return job;
+}
+
+/** The caller sees the job only through the view it was started with: its files hold that view's columns and records. */
+function checkView(job: ExportJob, principal: Principal, deps: ExportDeps): void {
+  const endpoint = deps.endpoints.get(job.resource);
+  if (!endpoint) throw viewChanged();
+  const now = endpoint.prepare(principal.roles);
+  const then = endpoint.prepare(job.roles);
+  if (now.schemaTags.parquet !== job.schema || then.schemaTags.parquet !== job.schema || now.view.drafts !== then.view.drafts) throw viewChanged();
+}
+
+/** An instant as the contract writes times: ISO 8601 UTC, whole seconds (rounded down). */
+function wholeSecond(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function statusAnswer(status: number, document: unknown, requestId: string, headers: Record<string, string>): HttpResult {
+  return { status, headers: { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, requestId), ...headers }, body: Buffer.from(JSON.stringify(document)), records: 0 };
+}
+
+/**
+ * Where a job's status is: absolute on the public base URL; without one, relative to the kick-off's
+ * own URL (`…/v1/<resource>/exports` → `…/v1/exports/<id>`), never built from the request's Host.
+ */
+function jobLocation(publicBaseUrl: string | undefined, id: string): string {
+  return publicBaseUrl === undefined ? `../exports/${id}` : `${publicBaseUrl}/v1/exports/${id}`;
+}
+
+function firstEndpoint(deps: ExportDeps): SummaryEndpoint {
+  return deps.endpoints.values().next().value!;
+}
+
+/** A job store call: its faults are the data store's (503 STORE_UNAVAILABLE with Retry-After). */
+async function fromStore<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw error instanceof ApiError ? error : storeFault(error, false);
+  }
+}
+
+/** An export storage call: its faults are 503 STORAGE_UNAVAILABLE with Retry-After. */
+async function fromStorage<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw storageUnavailable(error);
+  }
+}
+
+function storageUnavailable(error: unknown): ApiError {
+  return new ApiError('STORAGE_UNAVAILABLE', 'The export storage is unavailable; nothing was started or changed. Retry shortly.', { headers: { 'Retry-After': '10' }, cause: error });
+}

@@ -1,0 +1,162 @@
+/**
+ * The window worker: one queue message, one window of one job, exported into its files. It reads
+ * through the result reader as the synchronous export does (the version and ETag first, the
+ * caller's ETag answered as unchanged, an export slot shared with the client's synchronous
+ * exports, the store streamed), and renders into files instead of a body.
+ */
+import * as z from 'zod';
+import { ApiError } from '../errors/api-error.js';
+import { toProblem } from '../errors/problem-response.js';
+import { parseIfNoneMatch } from '../http/if-none-match.js';
+import { resultReader } from '../http/handlers/result-reader.js';
+import type { StoreMeter } from '../store/record-store.js';
+import type { ExportDeps } from './export-deps.js';
+import type { ExportJob, WindowOutcome } from './export-job.js';
+import type { WindowMessage } from './export-storage.js';
+import { windowQuery } from './export-request.js';
+import { writeWindowFiles } from './window-files.js';
+
+/** How long one window may take: inside the host's functionTimeout (host.json, 3 min 50 s), as a synchronous export. */
+export const WINDOW_DEADLINE_MS = 200_000;
+
+/**
+ * How long a window waits for an export slot of its client and tenant (shared with their
+ * synchronous exports: export-slots.ts): longer than a request waits, since nobody waits on it.
+ */
+export const WINDOW_SLOT_WAIT_MS = 60_000;
+
+/** A window that found no slot in that time comes back after this long, without counting as a failure. */
+export const BUSY_DELAY_SECONDS = 10;
+
+const windowMessage = z.object({ jobId: z.string().min(1).max(64), tenant: z.string().min(1).max(63), label: z.string().regex(/^\d{4}-\d{2}$/) });
+
+/** The message, or undefined for one that is not a window message (dropped: it can never succeed). */
+export function readWindowMessage(message: unknown): WindowMessage | undefined {
+  const parsed = windowMessage.safeParse(typeof message === 'string' ? parseJson(message) : message);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * Exports one window. Idempotent: a window with an outcome is not redone, and files are named by
+ * job, window and part, so a redelivered message that redoes a window overwrites what a worker
+ * that died left. A job that is gone, cancelled or expired is not worked on. Throws for a fault
+ * worth retrying (the store, storage): the host delivers the message again, and after its last
+ * attempt the poison handler records the window as failed.
+ */
+export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
+  const message = readWindowMessage(raw);
+  if (!message) return;
+  const job = await liveJob(message, deps);
+  const window = job?.windows.find((candidate) => candidate.label === message.label);
+  if (!job || !window) return;
+  const done = await deps.jobs.outcomes(job.tenant, job.id);
+  if (done.some((outcome) => outcome.label === window.label)) return void (await completeIfLast(job, done, deps));
+  const endpoint = deps.endpoints.get(job.resource);
+  if (!endpoint) return;
+  const requestId = `export-${job.id}-${window.label}`;
+  const summary = endpoint.deps;
+  const started = performance.now();
+  const meter: StoreMeter = { documents: 0, requestCharge: 0 };
+  // One log line per window worked on, as per request: what it read, wrote and came to.
+  const logWindow = (status: number, code: string | null, records: number, bytes: number) => summary.log.request({
+    requestId, clientRequestId: null, operation: `${job.resource}.exports.window`, clientId: job.clientId, dataTenant: job.tenant, status, code, reason: null,
+    durationMs: Math.round((performance.now() - started) * 10) / 10, records, bytes,
+    storeDocuments: meter.documents, requestCharge: Math.round(meter.requestCharge * 100) / 100,
+  });
+  let outcome: WindowOutcome;
+  try {
+    const { view, cleaning, schemaTags } = endpoint.prepare(job.roles);
+    if (schemaTags.parquet !== job.schema) throw viewChanged();
+    const query = windowQuery(job, window, { view, members: endpoint.members, maxPageSize: summary.config.maxPageSize });
+    const precondition = job.ifNoneMatch[window.label] === undefined ? undefined : parseIfNoneMatch(job.ifNoneMatch[window.label]!);
+    const reader = resultReader({
+      scope: { tenant: job.tenant, view }, cleaning, schemaTags, query, requestId, clientId: job.clientId, meter, deps: summary,
+      request: { path: endpoint.names.path, params: new URLSearchParams(), body: undefined },
+      ...(precondition ? { precondition } : {}),
+    });
+    const expires = new Date(job.expires);
+    const prefix = `${job.id}/${window.label}/`;
+    const read = await reader.whole((records, signal) => writeWindowFiles(records, cleaning, {
+      prefix,
+      partBytes: summary.config.parquetMaxBytes,
+      signal,
+      metadata: [
+        { key: 'summary.requestId', value: requestId },
+        { key: 'summary.generatedAt', value: new Date(summary.clock()).toISOString() },
+        { key: 'summary.resource', value: query.resource.name },
+        { key: 'summary.filters', value: JSON.stringify(query.given) },
+      ],
+      write: (blob, chunks) => deps.files.write(blob, chunks, expires),
+    }), { deadlineMs: WINDOW_DEADLINE_MS, slotWaitMs: WINDOW_SLOT_WAIT_MS });
+    // Cancelled while it ran: its files go, as the cancel deleted the others'.
+    if ((await deps.jobs.get(job.tenant, job.id))?.cancelled !== false) return void (await deps.files.removeAll(prefix));
+    outcome = { label: window.label, status: 'exported', etag: read.validators.etag, records: read.rendered.records, files: read.rendered.files };
+    logWindow(200, null, outcome.records, outcome.files.reduce((total, file) => total + file.bytes, 0));
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'RESULT_UNCHANGED') {
+      outcome = { label: window.label, status: 'unchanged', etag: error.headers.ETag!, records: 0, files: [] };
+      logWindow(412, error.code, 0, 0);
+    } else if (error instanceof ApiError && error.code === 'EXPORTS_BUSY') {
+      // The client's (or the tenant's) export slots stayed taken: this window waits its turn, not a failure.
+      logWindow(503, error.code, 0, 0);
+      return void (await deps.queue.send(message, BUSY_DELAY_SECONDS));
+    } else if (error instanceof ApiError && (error.status === 400 || error.status === 409)) {
+      // The job's request no longer holds for its view (the configuration changed): redoing it cannot help.
+      outcome = failed(window.label, error, requestId);
+      logWindow(error.status, error.code, 0, 0);
+    } else {
+      // Retried: the host delivers the message again, and after its last delivery it is poison.
+      logWindow(error instanceof ApiError ? error.status : 500, error instanceof ApiError ? error.code : 'INTERNAL', 0, 0);
+      if (!(error instanceof ApiError)) summary.log.fault(requestId, error);
+      throw error;
+    }
+  }
+  await deps.jobs.record(job, outcome);
+  await completeIfLast(job, await deps.jobs.outcomes(job.tenant, job.id), deps);
+}
+
+/**
+ * The poison handler: a window whose message failed every delivery is recorded as failed (unless
+ * a late delivery recorded it meanwhile), so that no job runs for ever.
+ */
+export async function failWindow(raw: unknown, deps: ExportDeps): Promise<void> {
+  const message = readWindowMessage(raw);
+  if (!message) return;
+  const job = await liveJob(message, deps);
+  if (!job || !job.windows.some((window) => window.label === message.label)) return;
+  const done = await deps.jobs.outcomes(job.tenant, job.id);
+  if (!done.some((outcome) => outcome.label === message.label)) {
+    const error = new ApiError('EXPORT_WINDOW_FAILED', `The window ${message.label} could not be exported after every retry (the store or the export storage kept failing). Start a new job for this window, or pull it with the summary operation.`);
+    await deps.jobs.record(job, failed(message.label, error, `export-${job.id}-${message.label}`));
+  }
+  await completeIfLast(job, await deps.jobs.outcomes(job.tenant, job.id), deps);
+}
+
+/** The job of a message, unless it is gone, cancelled or expired. */
+async function liveJob(message: WindowMessage, deps: ExportDeps): Promise<ExportJob | undefined> {
+  const job = await deps.jobs.get(message.tenant, message.jobId);
+  return job && !job.cancelled && Date.parse(job.expires) > deps.clock() ? job : undefined;
+}
+
+/** Once every window has its outcome, the job no longer counts against its client's running jobs. */
+async function completeIfLast(job: ExportJob, outcomes: readonly WindowOutcome[], deps: ExportDeps): Promise<void> {
+  const labels = new Set(outcomes.map((outcome) => outcome.label));
+  if (job.windows.every((window) => labels.has(window.label))) await deps.jobs.markDone(job);
+}
+
+function failed(label: string, error: ApiError, requestId: string): WindowOutcome {
+  return { label, status: 'failed', records: 0, files: [], problem: toProblem(error, requestId) };
+}
+
+/** The caller's view is no longer the one the job was started with. */
+export function viewChanged(): ApiError {
+  return new ApiError('EXPORT_VIEW_CHANGED', 'The columns your roles show have changed since this job was started (a role was granted or taken away, or the datapoints configuration changed). Start a new job.');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
