@@ -34,10 +34,11 @@ param packageRetentionDays int = 30
 @description('Required. Resource id of the Log Analytics workspace that receives this resource\'s logs.')
 param logAnalyticsWorkspaceId string
 
-// The host's own use of AzureWebJobsStorage for an app with only HTTP triggers: host keys and
-// leases live in blobs of these two containers, created here so the host needs no right on the
-// account's blobs; diagnostic events go to tables it creates per day (so the table role is on the
-// account). No queue or file access is granted.
+// The host's own use of AzureWebJobsStorage: host keys and leases (the export sweep's timer
+// takes its singleton lease here too) live in blobs of these two containers, created here so the
+// host needs no right on the account's blobs; diagnostic events go to tables it creates per day
+// (so the table role is on the account). No queue or file access is granted: the export jobs'
+// queue trigger reads its own account (export-storage.bicep, connection EXPORTS_STORAGE).
 var hostContainerNames = [
   'azure-webjobs-hosts'
   'azure-webjobs-secrets'

@@ -58,8 +58,9 @@ export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
     const { tenantId, kind: _kind, ...rest } = parsed.data;
     return { ...rest, tenant: tenantId };
   };
+  // Every query names the tenant in its WHERE clause as well as its partition: the embedded server ignores the partition key.
   const query = async <T>(tenant: string, text: string, parameters: { name: string; value: string }[]): Promise<T[]> => {
-    const { resources } = await container.items.query<T>({ query: text, parameters }, { partitionKey: tenant }).fetchAll();
+    const { resources } = await container.items.query<T>({ query: `${text} AND c.tenantId = @tenant`, parameters: [...parameters, { name: '@tenant', value: tenant }] }, { partitionKey: tenant }).fetchAll();
     return resources;
   };
   return {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ClientSecretCredential } from '@azure/identity';
+import azureFunctions from '@azure/functions';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueClient } from '@azure/storage-queue';
 import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
@@ -106,6 +107,19 @@ describe('export jobs when things go wrong', () => {
     const [expired] = await files.readUrls([blob], new Date(Date.now() - 2000));
     const [valid] = await files.readUrls([blob], new Date(Date.now() + 60_000));
     expect([(await fetch(expired!)).status, (await fetch(valid!)).status]).toEqual([403, 200]);
+  });
+
+  it('sweeps the files of expired jobs on its timer, and leaves the others', async () => {
+    const files = createBlobExportFiles({ blobServiceUri: own.service.exports!.azurite.blobUrl, queueServiceUri: own.service.exports!.azurite.queueUrl, credential: serviceCredential() });
+    await files.write('sweep-expired/2025-01/contracts-000.parquet', [Buffer.from('PAR1')], new Date(Date.now() - 1000));
+    await files.write('sweep-live/2025-01/contracts-000.parquet', [Buffer.from('PAR1')], new Date(Date.now() + 3_600_000));
+    const [sweep] = own.service.exports!.functions.timers;
+    expect(sweep!.options.schedule).toBe('0 */15 * * * *');
+    await sweep!.options.handler({ isPastDue: false } as never, new azureFunctions.InvocationContext({ functionName: sweep!.name }));
+    const container = new BlobServiceClient(own.service.exports!.azurite.blobUrl, serviceCredential()).getContainerClient(EXPORT_STORAGE.container);
+    const left: string[] = [];
+    for await (const blob of container.listBlobsFlat({ prefix: 'sweep-' })) left.push(blob.name);
+    expect(left).toEqual(['sweep-live/2025-01/contracts-000.parquet']);
   });
 
   it('answers a kick-off 503 with Retry-After while the export storage is down, and leaves no job behind', async () => {

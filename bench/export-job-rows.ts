@@ -1,0 +1,31 @@
+import type { ExportJobFigures, PathFigures } from './export-job.js';
+import { count, duration, size, times, type TableRow } from './table.js';
+
+function spread(path: PathFigures): string {
+  return `${duration(path.ms)} [${duration(path.range[0])}–${duration(path.range[1])}]`;
+}
+
+/** A job of the whole range against the window-by-window pull of it, measured in the same run. */
+export function exportJobRows(figures: ExportJobFigures): TableRow[] {
+  const base = figures.windowsPath;
+  const measurement = (what: string) => `${what}: ${count(figures.records)} contracts, ${figures.windows} months`;
+  const memory = `${size(figures.peakRss)} (${size(figures.rssBefore)})`;
+  const blank = { throughput: '', p99: '' } as const;
+  return [
+    {
+      measurement: measurement('pull client, month by month (baseline)'), subject: `${base.files} synchronous Parquet exports into a folder`,
+      time: spread(base), ...blank, memory: '—', output: `${count(base.requests)} requests, ${count(base.documents)} documents`, ratio: 'baseline', target: 'baseline', standing: 'info',
+    },
+    {
+      measurement: measurement('export job, kick-off to manifest'), subject: `${figures.job.files} files in Azurite, ${size(figures.job.bytes)}, largest ${size(figures.largestFile)}`,
+      time: spread(figures.job), ...blank, memory, output: `${count(figures.job.requests)} requests (kick-off and status), ${count(figures.job.documents)} documents`,
+      ratio: times(figures.job.ms / base.ms), target: 'informational', standing: 'info',
+      verdict: `export job of ${figures.windows} windows (${count(figures.records)} contracts): kick-off to manifest ${times(figures.job.ms / base.ms)} the wall time of the month-by-month pull, ${times(figures.jobWithDownloads.ms / base.ms)} with every file downloaded; peak RSS ${size(figures.peakRss)} (${size(figures.rssBefore)} before the jobs, stack and service in the same process)`,
+    },
+    {
+      measurement: measurement('export job, kick-off to every file downloaded (4 at a time)'), subject: `${figures.jobWithDownloads.files} files`,
+      time: spread(figures.jobWithDownloads), ...blank, memory, output: `${count(figures.jobWithDownloads.requests)} requests`,
+      ratio: times(figures.jobWithDownloads.ms / base.ms), target: 'informational', standing: 'info',
+    },
+  ];
+}
