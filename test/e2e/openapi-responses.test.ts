@@ -91,3 +91,32 @@ describe('live responses conform to openapi/openapi.json', () => {
     },
   );
 });
+
+describe('the export jobs\' live responses conform to openapi/openapi.json', () => {
+  /** A call of an export operation through the local stack, checked against the document. */
+  async function observeJob(path: string, documentPath: string, method: string, options: CallOptions = {}) {
+    const response = await call('contracts', { ...options, path, method });
+    const body = (await response.json()) as { status?: string; code?: string; id?: string };
+    const problems = checkResponse(document, validator, { path: documentPath, method, status: response.status, headers: response.headers, body });
+    return { status: response.status, body, problems, location: response.headers.get('location') };
+  }
+
+  it('kick-off 202, status 202 then 200 with the manifest, cancel 202, then 404; and its 400', async () => {
+    const started = await observeJob('/v1/contracts/exports', '/v1/contracts/exports', 'POST', { body: { createdFrom: '2025-01-01', createdTo: '2025-02-28' } });
+    expect([started.status, started.problems]).toEqual([202, []]);
+    const path = new URL(started.location!).pathname.replace(/^\/api/, '');
+    let status = await observeJob(path, '/v1/exports/{id}', 'GET');
+    for (let tries = 0; status.status === 202 && tries < 100; tries++) {
+      expect(status.problems).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = await observeJob(path, '/v1/exports/{id}', 'GET');
+    }
+    expect([status.status, status.body.status, status.problems]).toEqual([200, 'completed', []]);
+    const cancelled = await observeJob(path, '/v1/exports/{id}', 'DELETE');
+    expect([cancelled.status, cancelled.problems]).toEqual([202, []]);
+    const gone = await observeJob(path, '/v1/exports/{id}', 'GET');
+    expect([gone.status, gone.body.code, gone.problems]).toEqual([404, 'NOT_FOUND', []]);
+    const bad = await observeJob('/v1/contracts/exports', '/v1/contracts/exports', 'POST', { body: { createdFrom: '2025-01-01' } });
+    expect([bad.status, bad.body.code, bad.problems]).toEqual([400, 'DATE_RANGE_INCOMPLETE', []]);
+  }, 60_000);
+});
