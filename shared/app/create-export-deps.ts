@@ -16,7 +16,7 @@ import { lazyManagedIdentity } from './managed-identity.js';
  * @example
  * const exports = createExportDeps(deps.config.exports!, deps, endpoints);
  */
-export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, endpoints: ReadonlyMap<string, SummaryEndpoint>, overrides: Partial<ExportDeps> = {}): ExportDeps {
+export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, endpoints: ReadonlyMap<string, SummaryEndpoint>): ExportDeps {
   const storage = { blobServiceUri: settings.blobServiceUri, queueServiceUri: settings.queueServiceUri, credential: storageCredential(settings) };
   const sdk = () => import('../exports/azure-export-storage.js');
   let files: Promise<ExportFiles> | undefined;
@@ -24,14 +24,14 @@ export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, en
   const fileStore = () => (files ??= sdk().then((module) => module.createBlobExportFiles(storage)));
   return {
     settings,
-    jobs: overrides.jobs ?? cosmosStoresOf(deps.config, deps.log).jobs,
-    files: overrides.files ?? {
+    jobs: cosmosStoresOf(deps.config, deps.log).jobs,
+    files: {
       write: async (...args) => (await fileStore()).write(...args),
       removeAll: async (...args) => (await fileStore()).removeAll(...args),
       readUrls: async (...args) => (await fileStore()).readUrls(...args),
       sweep: async (...args) => (await fileStore()).sweep(...args),
     },
-    queue: overrides.queue ?? {
+    queue: {
       send: async (...args) => (await (queue ??= sdk().then((module) => module.createWindowQueue(storage)))).send(...args),
     },
     endpoints,

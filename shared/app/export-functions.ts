@@ -3,7 +3,6 @@ import type { ResourceDefinition } from '../model/resource-definition.js';
 import type { SummaryDeps } from '../http/summary-deps.js';
 import { summaryEndpoint } from '../http/summary-endpoint.js';
 import type { HttpResult } from '../http/handlers/output-stage.js';
-import type { ExportDeps } from '../exports/export-deps.js';
 import { EXPORT_STORAGE } from '../exports/export-storage.js';
 import { CANCEL_NAMES, kickOffNames, STATUS_NAMES } from '../exports/export-operations.js';
 import { handleCancel, handleKickOff, handleStatus } from '../exports/handle-exports.js';
@@ -40,11 +39,11 @@ export const SWEEP_SCHEDULE = '0 */15 * * * *';
  * The export jobs' functions over the summary operations' collaborators, or none when the
  * settings configure no export storage (a deployment without exports answers 404 for them).
  */
-export function exportFunctions(resources: readonly ResourceDefinition[], deps: SummaryDeps, overrides: Partial<ExportDeps> = {}): ExportFunctions {
+export function exportFunctions(resources: readonly ResourceDefinition[], deps: SummaryDeps): ExportFunctions {
   const settings = deps.config.exports;
   if (!settings) return { http: [], queues: [], timers: [] };
   const endpoints = new Map(resources.map((resource) => [resource.name, summaryEndpoint(resource, deps)]));
-  const exportDeps = createExportDeps(settings, deps, endpoints, overrides);
+  const exportDeps = createExportDeps(settings, deps, endpoints);
   const http = (handle: (request: HttpRequest) => Promise<HttpResult>) => async (request: HttpRequest): Promise<HttpResponseInit> => {
     const { status, headers, body } = await handle(request);
     return { status, headers, body };

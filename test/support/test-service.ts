@@ -1,6 +1,5 @@
 import { loadConfig } from '../../shared/config/load-config.js';
 import { createAuthenticator, createSummaryDeps } from '../../shared/app/create-summary-deps.js';
-import { createExportDeps } from '../../shared/app/create-export-deps.js';
 import { summaryFunctions } from '../../shared/app/summary-function.js';
 import { buildAllowlist } from '../../shared/access/allowlist.js';
 import type { RoleDatapoints } from '../../shared/access/datapoints.js';
@@ -19,7 +18,6 @@ import { startService } from '../../dev/start-service.js';
 import { loadDevIdentities, type DevIdentities } from '../../dev/identities.js';
 import type { Clock } from '../../shared/util/clock.js';
 import { exportFunctions, type ExportFunctions } from '../../shared/app/export-functions.js';
-import type { ExportDeps } from '../../shared/exports/export-deps.js';
 import { startAzurite, type RunningAzurite } from '../../dev/azurite.js';
 import { ensureExportStorage, localExportSettings } from '../../dev/ensure-storage.js';
 import { startTriggerHost, type QueueSettings, type TriggerHost } from '../../dev/trigger-host.js';
@@ -48,8 +46,6 @@ export interface TestServiceOptions {
   readonly exports?: {
     readonly triggers?: boolean;
     readonly queueSettings?: Partial<QueueSettings>;
-    /** Collaborators of the export jobs replaced (fault injection at a seam). */
-    readonly overrides?: (real: ExportDeps) => Partial<ExportDeps>;
   };
 }
 
@@ -112,11 +108,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     Object.assign(deps, { cursors, pageCursors: guardCursors(cursors, { ...CURSOR_GUARD, ...(options.clock ? { now: options.clock } : {}), onFailure: recordCursorFailure }) });
   }
   const resources = options.resources ?? RESOURCES;
-  let functions = exportFunctions(resources, deps);
-  if (options.exports?.overrides && deps.config.exports) {
-    const real = createExportDeps(deps.config.exports, deps, new Map());
-    functions = exportFunctions(resources, deps, options.exports.overrides(real));
-  }
+  const functions = exportFunctions(resources, deps);
   let triggers: TriggerHost | undefined;
   const triggerSettings = { ...exportSettings, AUTH_AUTHORITY_HOST: config.exports?.identity?.authorityHost ?? '' };
   const startTriggers = (queueSettings?: Partial<QueueSettings>) => {
