@@ -19,6 +19,8 @@ const EXPORT_JOB = /^\/v1\/(?:[a-z][a-z0-9]*\/exports|exports\/\{id\})$/;
 
 interface Dataset {
   readonly path: string;
+  /** Its export jobs' kick-off (`/v1/<name>/exports`), or null where the document has none. */
+  readonly jobsPath: string | null;
   readonly exportType: string;
   readonly zipEntries: readonly string[] | null;
   readonly dateBy: readonly string[];
@@ -41,8 +43,10 @@ export function datasetsOf(document: OpenAPIV3_1.Document): { datasets: Record<s
     const body = (operation.requestBody as OpenAPIV3_1.RequestBodyObject).content['application/json']!.schema as OpenAPIV3_1.ReferenceObject;
     const schema = document.components!.schemas![body.$ref.split('/').at(-1)!] as OpenAPIV3_1.SchemaObject;
     const members = Object.keys(schema.properties ?? {});
+    const jobsPath = `/v1/${name}/exports`;
     datasets[name] = {
       path,
+      jobsPath: document.paths?.[jobsPath]?.post ? jobsPath : null,
       exportType,
       zipEntries: zip ? ((zip[1] as { 'x-zip-entries': string[] })['x-zip-entries']) : null,
       dateBy: members.filter((member) => member.endsWith('From')).map((member) => member.slice(0, -'From'.length)),
@@ -61,6 +65,8 @@ export function clientDatasetsSource(document: OpenAPIV3_1.Document): string {
   const list = (values: readonly string[]) => `[${values.map((value) => `'${value}'`).join(', ')}]`;
   const entries = Object.entries(datasets).map(([name, dataset]) => `  ${name}: {
     path: '${dataset.path}',
+    /** Its export jobs' kick-off, or null where the service has none. */
+    jobsPath: ${dataset.jobsPath ? `'${dataset.jobsPath}'` : 'null'},
     exportType: '${dataset.exportType}',
     /** The export is one Parquet file (null) or a zip of these Parquet entries. */
     zipEntries: ${dataset.zipEntries ? list(dataset.zipEntries) : 'null'},
@@ -104,6 +110,7 @@ export function pythonDatasetsSource(document: OpenAPIV3_1.Document): string {
   const list = (values: readonly string[]) => `(${values.map((value) => `"${value}"`).join(', ')}${values.length === 1 ? ',' : ''})`;
   const entries = Object.entries(datasets).map(([name, dataset]) => `    "${name}": Dataset(
         path="${dataset.path}",
+        jobs_path=${dataset.jobsPath ? `"${dataset.jobsPath}"` : 'None'},
         export_type="${dataset.exportType}",
         zip_entries=${dataset.zipEntries ? list(dataset.zipEntries) : 'None'},
         date_by=${list(dataset.dateBy)},
@@ -121,6 +128,8 @@ from typing import Optional, Tuple
 @dataclass(frozen=True)
 class Dataset:
     path: str
+    #: Its export jobs' kick-off, or None where the service has none.
+    jobs_path: Optional[str]
     export_type: str
     #: The export is one Parquet file (None) or a zip of these Parquet entries.
     zip_entries: Optional[Tuple[str, ...]]

@@ -16,7 +16,7 @@ import { checkableEntries, openManifest } from './manifest.js';
 import { printable } from './printable.js';
 import { reporter } from './progress.js';
 import { pull } from './pull.js';
-import { isComplete, toRunAgain, type PullSummary } from './pull-summary.js';
+import { isComplete, toRunAgain, type PullSummary, type Via } from './pull-summary.js';
 import { DEFAULT_RETRY } from './retry.js';
 import { pullSource, readSettings, trustCaFile } from './settings.js';
 import { summaryApi, TokenError } from './summary-api.js';
@@ -29,7 +29,7 @@ const DATE_BY = [...new Set(Object.values(DATASETS).flatMap((dataset) => dataset
 
 export const USAGE = `usage: summary-client pull <${DATASET_NAMES}> --from YYYY-MM[-DD] --to YYYY-MM[-DD] --out DIR
          [--by ${DATE_BY}] [--format parquet|jsonl] [--filter name=value ...]
-         [--page-size N (jsonl)] [--max-retry-wait SECONDS] [--json] [--until-quiet SECONDS] [--dry-run]
+         [--via job|windows] [--page-size N (jsonl)] [--max-retry-wait SECONDS] [--json] [--until-quiet SECONDS] [--dry-run]
        summary-client --help | --version
 
 Pulls a date range of a dataset into DIR, one file per calendar month: contracts-2025-03.parquet;
@@ -42,7 +42,10 @@ write made before its watermark (printed, and kept in DIR/_manifest.json with ea
 and the time its files reflect). A window still being written while pulled is kept as pulled and
 checked again by the next run; --until-quiet SECONDS waits up to SECONDS for every window to be
 quiet instead (exit 1 if one is not). A nightly '--from 2025-01 --to <this month>' costs one
-check per month when nothing changed. The run names the windows it pulled, still being written
+check per month when nothing changed. --via job (the default where the service offers export jobs,
+for Parquet) asks for the whole range in one export job instead, sending the folder's ETags, and
+downloads the changed months' files from storage in parallel, each checked against the job's
+manifest; --via windows asks window by window (--format jsonl and --until-quiet always do). The run names the windows it pulled, still being written
 and unchanged; --json prints them as one JSON document on stdout. --dry-run lists the windows and
 what a run would do.
 
@@ -72,6 +75,8 @@ interface Parsed {
   readonly untilQuietMs?: number;
   /** --settle was given: no longer needed (every window is checked every run); accepted and ignored. */
   readonly settleIgnored: boolean;
+  /** --via: absent, a job where the service offers one. */
+  readonly via?: Via;
 }
 
 export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'version' {
@@ -94,6 +99,7 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'versio
         'dry-run': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         'until-quiet': { type: 'string' },
+        via: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'V', default: false },
       },
@@ -137,12 +143,16 @@ export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'versio
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new UsageError(`--page-size must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   const untilQuiet = values['until-quiet'];
   if (untilQuiet !== undefined && (!/^\d+$/.test(untilQuiet.trim()) || Number(untilQuiet) < 1)) throw new UsageError('--until-quiet takes the most seconds to wait for every window to be quiet (a whole number, 1 or more; 600 is ten minutes)');
+  const via = values.via;
+  if (via !== undefined && via !== 'job' && via !== 'windows') throw new UsageError(`--via ${via}: job (one export job for the range) or windows (a request per window)`);
+  if (via === 'job' && values.format !== 'parquet') throw new UsageError('--via job is for --format parquet: an export job writes Parquet files');
+  if (via === 'job' && untilQuiet !== undefined) throw new UsageError('--until-quiet goes window by window (it confirms each window after the service\'s quiet period): leave out --via job');
   const maxRetryWait = Number(values['max-retry-wait']);
   if (!/^\d+(\.\d+)?$/.test(values['max-retry-wait']!.trim()) || !Number.isFinite(maxRetryWait)) throw new UsageError('--max-retry-wait must be seconds, 0 or more');
   return {
     dataset, from: days.from, to: days.to, by: values.by as DateBy, format: values.format, filters,
     out: values.out ?? '', pageSize, maxRetryWaitMs: maxRetryWait * 1000, dryRun: values['dry-run']!, settleIgnored: values.settle !== undefined,
-    json: values.json!, ...(untilQuiet === undefined ? {} : { untilQuietMs: Number(untilQuiet) * 1000 }),
+    json: values.json!, ...(untilQuiet === undefined ? {} : { untilQuietMs: Number(untilQuiet) * 1000 }), ...(via === undefined ? {} : { via }),
   };
 }
 
@@ -220,6 +230,8 @@ export function summaryDocument(summary: PullSummary, command: Pick<Parsed, 'dat
     dataset: command.dataset,
     out: command.out,
     watermark: summary.watermark ?? null,
+    via: summary.via,
+    ...(summary.job ? { job: summary.job } : {}),
     ...(summary.rewritten ? { rewritten: summary.rewritten } : {}),
     ...(summary.stopped ? { stopped: summary.stopped } : {}),
     windows: summary.outcomes.map((outcome) => ({

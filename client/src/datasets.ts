@@ -7,6 +7,8 @@
 export const DATASETS = {
   contracts: {
     path: '/v1/contracts/summary',
+    /** Its export jobs' kick-off, or null where the service has none. */
+    jobsPath: '/v1/contracts/exports',
     exportType: 'application/vnd.apache.parquet',
     /** The export is one Parquet file (null) or a zip of these Parquet entries. */
     zipEntries: null,
@@ -17,6 +19,8 @@ export const DATASETS = {
   },
   invoices: {
     path: '/v1/invoices/summary',
+    /** Its export jobs' kick-off, or null where the service has none. */
+    jobsPath: '/v1/invoices/exports',
     exportType: 'application/zip',
     /** The export is one Parquet file (null) or a zip of these Parquet entries. */
     zipEntries: ['invoices.parquet', 'invoice_tables.parquet'],

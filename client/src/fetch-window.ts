@@ -157,7 +157,7 @@ function windowFilters(context: FetchContext, window: Window): Filters {
 }
 
 /** Calls with retries; a network failure that outlasts them, or the call's deadline, stops the pull. */
-async function call<T extends { response: Response }>(context: FetchContext, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function call<T extends { response: Response }>(context: FetchContext, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
   try {
     return await withRetry(send, context.retry, context.onRetry);
   } catch (error) {
@@ -187,7 +187,7 @@ async function exportWindow(context: FetchContext, window: Window, label: string
  * An answer that is not the data: a window too large for one answer is halved; what no window
  * could change stops the pull; the rest (retries spent) fails the window.
  */
-function refusal(response: Response, error: unknown, requestId: string): { kind: 'too-large' } {
+export function refusal(response: Response, error: unknown, requestId: string): { kind: 'too-large' } {
   const code = problemCode(error);
   if ((response.status === 413 && code === 'RESULT_TOO_LARGE') || (response.status === 400 && code === 'RESULT_WINDOW_EXCEEDED')) return { kind: 'too-large' };
   const problem = error as Partial<Problem> | undefined;

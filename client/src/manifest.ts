@@ -73,6 +73,11 @@ export interface Manifest {
    * Absent while a window has no asOf or failed without files to stand for it.
    */
   watermark?: string;
+  /**
+   * The export job of the last run that went through one: its id (support can trace it) and its
+   * transactionTime, the watermark of the windows it answered. Absent after a run window by window.
+   */
+  job?: { readonly id: string; readonly transactionTime: string };
   windows: ManifestWindow[];
 }
 
@@ -130,6 +135,8 @@ function manifestProblem(value: unknown, versions: readonly number[], asked: Pul
   if (typeof version !== 'number' || !versions.includes(version) || !Array.isArray(manifest!.windows)) return `not a version ${versions.join(' or ')} manifest of summary-client`;
   if (manifest!.schema !== undefined && typeof manifest!.schema !== 'string') return 'its schema is not a fingerprint';
   if (manifest!.watermark !== undefined && typeof manifest!.watermark !== 'string') return 'its watermark is not a time';
+  const job = (manifest as { job?: { id?: unknown; transactionTime?: unknown } }).job;
+  if (job !== undefined && (typeof job?.id !== 'string' || typeof job.transactionTime !== 'string')) return 'its job is not an id and a time';
   const request = manifest!.request;
   if (!['service', 'client', 'dataset', 'format', 'by'].every((key) => typeof request?.[key as keyof PullRequestKey] === 'string') || typeof request?.filters !== 'object' || request.filters === null) {
     return 'its request is not complete';

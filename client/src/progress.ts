@@ -49,7 +49,8 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
           show();
           break;
         case 'retry':
-          say(`${current}: ${event.why}, retrying in ${(event.waitMs / 1000).toFixed(1)} s`);
+          // Before any window, the call is the export job's (its kick-off).
+          say(`${current || 'export job'}: ${event.why}, retrying in ${(event.waitMs / 1000).toFixed(1)} s`);
           break;
         case 'split':
           say(`${event.window.from}..${event.window.to} is too large for one export: pulling ${event.into[0].from}..${event.into[0].to} and ${event.into[1].from}..${event.into[1].to}`);
@@ -69,6 +70,18 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
         case 'waiting-quiet':
           say(`still being written: ${labelRanges(event.windows)}; pulling ${event.windows.length === 1 ? 'it' : 'them'} again in ${(event.waitMs / 1000).toFixed(0)} s (--until-quiet)`);
           break;
+        case 'job-started':
+          say(`export job ${event.id}: ${count(event.windows, 'window')}, ${event.unchangedAsked} sent with the ETag of the folder's files`);
+          position = '[job]';
+          current = `${event.windows} windows`;
+          break;
+        case 'job-progress':
+          current = `${event.done}/${event.windows} windows exported`;
+          show();
+          break;
+        case 'job-not-offered':
+          say(`window by window: ${event.why}`);
+          break;
         case 'rewrite':
           say(event.why === 'schema'
             ? 'the columns your roles see changed: pulling every window again, into one schema (the folder changes only once all are in)'
@@ -83,6 +96,7 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
           `${count(summary.rows, 'row')}, ${formatBytes(summary.bytes)} in ${count(summary.files.length, 'file')} in ${seconds.toFixed(1)} s → ${out}`,
       );
       const named = (status: WindowStatus) => summary.outcomes.filter((outcome) => outcome.status === status).map((outcome) => outcome.label);
+      if (summary.job) say(`through export job ${summary.job.id}: every write before ${summary.job.transactionTime} is in the windows it answered`);
       if (summary.watermark) say(`watermark: ${summary.watermark} (every write before it is in the folder)`);
       if (named('pulled').length > 0) say(`pulled: ${labelRanges(named('pulled'))}`);
       if (summary.moving.length > 0) {

@@ -2,9 +2,11 @@
  * The passes of a pull run over its windows (pull.ts runs them): the update (every window checked
  * by its ETag, what changed pulled again and committed window by window) and the rewrite (every
  * window pulled hidden, committed at once, when the columns changed). A pass that meets another
- * schema returns SCHEMA_CHANGED.
+ * schema returns SCHEMA_CHANGED. Given a job (job-pass.ts), a pass takes the answers of the job's
+ * windows from it, in date order, and asks the service itself for the rest.
  */
 import { fetchWindow, Unreachable, WindowFailure } from './fetch-window.js';
+import type { JobPass } from './job-pass.js';
 import { type ManifestWindow } from './manifest.js';
 import { overlaps, type Unit } from './plan.js';
 import { failedEntry, type Rewrite } from './pull-summary.js';
@@ -13,13 +15,14 @@ import { commit, discardStaged, expectSchema, failWindow, record, SCHEMA_CHANGED
 
 
 /** Checks every window of `units`, pulls again what changed and commits it window by window. */
-export async function updateFolder(run: Run, units: readonly Unit[]): Promise<SchemaChanged | undefined> {
+export async function updateFolder(run: Run, units: readonly Unit[], job?: JobPass): Promise<SchemaChanged | undefined> {
   run.phase = 'updating';
   for (const [index, unit] of units.entries()) {
     run.observe({ kind: 'window-start', window: unit.window, index, count: units.length });
     let answer: Pulled | Unchanged | SchemaChanged;
     try {
-      answer = await updateUnit(run, unit);
+      const prefetched = job?.answer(unit);
+      answer = prefetched ? await prefetched() : await updateUnit(run, unit);
     } catch (error) {
       discardStaged(run);
       if (!(error instanceof WindowFailure)) throw error;
@@ -113,7 +116,7 @@ async function pullWhole(run: Run, window: Window, held: ManifestWindow | undefi
  * Pulls every window again, hidden, and commits them all at once with the new schema: the folder
  * has one schema before and after, never two. A window that fails leaves the folder as it was.
  */
-export async function rewriteFolder(run: Run, units: readonly Unit[], why: Rewrite): Promise<SchemaChanged | undefined> {
+export async function rewriteFolder(run: Run, units: readonly Unit[], why: Rewrite, job?: JobPass): Promise<SchemaChanged | undefined> {
   run.phase = 'rewriting';
   run.schema = undefined;
   run.observe({ kind: 'rewrite', why });
@@ -122,7 +125,8 @@ export async function rewriteFolder(run: Run, units: readonly Unit[], why: Rewri
     run.observe({ kind: 'window-start', window: unit.window, index, count: units.length });
     let answer: Pulled | Unchanged | SchemaChanged;
     try {
-      answer = await pullWhole(run, unit.window, undefined);
+      const prefetched = job?.answer(unit);
+      answer = prefetched ? await prefetched() : await pullWhole(run, unit.window, undefined);
     } catch (error) {
       discardStaged(run);
       if (!(error instanceof WindowFailure)) throw error;

@@ -17,7 +17,13 @@ export type PullEvent =
   | { readonly kind: 'rewrite'; readonly why: Rewrite }
   | { readonly kind: 'waiting-quiet'; readonly windows: readonly string[]; readonly waitMs: number }
   | { readonly kind: 'orphans-removed'; readonly files: readonly string[] }
-  | { readonly kind: 'files-recovered'; readonly files: readonly string[] };
+  | { readonly kind: 'files-recovered'; readonly files: readonly string[] }
+  | { readonly kind: 'job-started'; readonly id: string; readonly windows: number; readonly unchangedAsked: number }
+  | { readonly kind: 'job-progress'; readonly done: number; readonly windows: number }
+  | { readonly kind: 'job-not-offered'; readonly why: string };
+
+/** How a run asked for its range: one export job (its files from storage), or window by window. */
+export type Via = 'job' | 'windows';
 
 /** Why a run rewrote the whole folder: the columns changed, or an older client's folder had no validators. */
 export type Rewrite = 'schema' | 'older-client';
@@ -45,6 +51,10 @@ export interface WindowOutcome {
 }
 
 export interface PullSummary {
+  /** How the run asked for its range. */
+  readonly via: Via;
+  /** The run's export job (through a job): its id, and the time every write before which is in its files. */
+  readonly job?: { readonly id: string; readonly transactionTime: string };
   /** Windows checked or pulled: the range's months and the windows the folder holds besides. */
   readonly windows: number;
   /** Of those, the windows pulled (new, changed, or all of a rewrite). */

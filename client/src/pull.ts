@@ -19,13 +19,15 @@ import { join } from 'node:path';
 import { lockFolder } from './folder-lock.js';
 import { MANIFEST_FILE } from './layout.js';
 import { DATASETS, MAX_PAGE_SIZE, type DatasetName, type DateBy, type Format } from './datasets.js';
-import { WindowFailure, type FetchContext } from './fetch-window.js';
+import { PullStopped, Unreachable, WindowFailure, type FetchContext } from './fetch-window.js';
 import { foreignFiles, tidyFolder } from './folder.js';
 import { checkableEntries, listedFiles, ManifestError, openManifest, saveManifest, watermarkOf } from './manifest.js';
-import { plan } from './plan.js';
+import { plan, type Unit } from './plan.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { SummaryApi } from './summary-api.js';
-import type { PullEvent, PullSummary, Rewrite } from './pull-summary.js';
+import type { PullEvent, PullSummary, Rewrite, Via } from './pull-summary.js';
+import { JobNotOffered } from './export-job.js';
+import { openJob, type JobPass } from './job-pass.js';
 import { monthWindows, windowLabel } from './windows.js';
 import { discardStaged, movingWindows, outcomesOf, SCHEMA_CHANGED, type Run } from './run-state.js';
 import { rewriteFolder, updateFolder } from './pull-passes.js';
@@ -54,8 +56,14 @@ export interface PullOptions {
    * (then the run is not complete: exit 1).
    */
   readonly untilQuietMs?: number;
-  /** Waits (default setTimeout): a strict run's pauses. */
+  /** Waits (default setTimeout): a strict run's pauses, a job's polls. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * `job`: the range through one export job, its files from storage (refused where the service
+   * offers none); `windows`: a conditional request per window. Default: a job where the service
+   * offers one and the pull can take it (Parquet, no --until-quiet), else windows.
+   */
+  readonly via?: Via;
 }
 
 /**
@@ -88,6 +96,9 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
   const { dataset, by, out } = options;
   if (!(DATASETS[dataset].dateBy as readonly string[]).includes(by)) {
     throw new RangeError(`${dataset} cannot be split by ${by}: use ${DATASETS[dataset].dateBy.join(' or ')}`);
+  }
+  if (options.via === 'job' && (options.format !== 'parquet' || options.untilQuietMs !== undefined)) {
+    throw new RangeError('a pull through an export job is of Parquet files, without --until-quiet: use via windows');
   }
   if (existsSync(out) && !statSync(out).isDirectory()) throw new ManifestError(`--out ${out} is a file, not a folder`);
   // The folder is made and locked before anything is written into it or read from it: a second
@@ -143,12 +154,47 @@ async function pullLocked(run: Run): Promise<PullSummary> {
   if (recovered.length > 0) run.observe({ kind: 'files-recovered', files: recovered });
   if (removed.length > 0) run.observe({ kind: 'orphans-removed', files: removed });
   const units = plan(manifest, out, monthWindows(options.from, options.to));
-  const quietBy = options.untilQuietMs === undefined ? undefined : run.now() + options.untilQuietMs;
   // An older client's folder has no validators and no schema: it is pulled again whole, at once.
   let rewrite: Rewrite | undefined = manifest.schema === undefined && listedFiles(manifest).size > 0 ? 'older-client' : undefined;
+  let job: JobPass | undefined;
+  if (jobWanted(options)) {
+    try {
+      job = await openJob(run, units);
+      rewrite = job.rewrite;
+      run.job = { id: job.manifest.id, transactionTime: job.manifest.transactionTime };
+    } catch (error) {
+      if (error instanceof JobNotOffered && options.via === undefined) run.observe({ kind: 'job-not-offered', why: error.message });
+      else if (error instanceof JobNotOffered) throw new PullStopped(`--via job: ${error.message}; pull with --via windows`);
+      else if (!(error instanceof WindowFailure)) throw error;
+      else {
+        run.stopped = `${error instanceof Unreachable ? 'the service could not be reached' : 'the export job could not be had'} (${error.message}); no window was tried`;
+        return settleFolder(run, units.length, false);
+      }
+    }
+  }
+  try {
+    return await passes(run, units, rewrite, job);
+  } finally {
+    await job?.close();
+  }
+}
+
+/** Whether a run asks for a job: asked for, or by default where a job can answer the pull. */
+function jobWanted(options: PullOptions): boolean {
+  return options.via === 'job' || (options.via === undefined && options.format === 'parquet' && options.untilQuietMs === undefined && DATASETS[options.dataset].jobsPath !== null);
+}
+
+/** The run's passes over its windows (the job's answers taken by the first), then the folder settled. */
+async function passes(run: Run, units: readonly Unit[], first: Rewrite | undefined, job: JobPass | undefined): Promise<PullSummary> {
+  const { manifest, options, out } = run;
+  const quietBy = options.untilQuietMs === undefined ? undefined : run.now() + options.untilQuietMs;
+  let rewrite = first;
   let pass = units;
   for (let changes = 0; ;) {
-    const ended = rewrite ? await rewriteFolder(run, units, rewrite) : await updateFolder(run, pass);
+    const ended = rewrite ? await rewriteFolder(run, units, rewrite, job) : await updateFolder(run, pass, job);
+    // Later passes (another schema met, windows still moving) ask the service window by window.
+    await job?.close();
+    job = undefined;
     if (ended === SCHEMA_CHANGED) {
       discardStaged(run);
       if (++changes > 2) throw new WindowFailure('the columns your roles see changed again and again during the run; run it again once the service\'s roles settle');
@@ -191,6 +237,8 @@ function settleFolder(run: Run, windows: number, strict: boolean): PullSummary {
     const watermark = watermarkOf(manifest);
     if (watermark === undefined) delete manifest.watermark;
     else manifest.watermark = watermark;
+    if (run.job === undefined) delete manifest.job;
+    else manifest.job = run.job;
     saveManifest(out, manifest);
   }
   run.phase = 'done';
@@ -199,6 +247,8 @@ function settleFolder(run: Run, windows: number, strict: boolean): PullSummary {
   const moving = outcomes.filter((outcome) => outcome.status === 'moving').map((outcome) => outcome.label);
   const visited = [...run.visited.values()].map(({ status }) => status);
   return {
+    via: run.job ? 'job' : 'windows',
+    ...(run.job ? { job: run.job } : {}),
     windows,
     pulled: visited.filter((status) => status === 'pulled').length,
     unchanged: visited.filter((status) => status === 'unchanged').length,

@@ -44,6 +44,8 @@ export interface Run {
   readonly failed: ManifestWindow[];
   rewritten?: Rewrite;
   stopped?: string;
+  /** The export job the run's range came through (job-pass.ts). */
+  job?: { readonly id: string; readonly transactionTime: string };
 }
 
 /** A pass ends early: the columns the caller sees changed, and the folder is rewritten whole. */

@@ -14,6 +14,8 @@ export { Stalled } from './retry.js';
 
 export type Problem = components['schemas']['Problem'];
 export type Filters = Record<string, string | number>;
+/** An export job's status document: progress while it runs, its manifest once completed. */
+export type JobStatus = components['schemas']['ExportJobStatus'];
 /** One JSON page as the service answers it. */
 export type Page = components['schemas']['ContractsEnvelope'] | components['schemas']['InvoicesEnvelope'];
 
@@ -204,6 +206,18 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
      */
     page: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string, signal?: AbortSignal) =>
       api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers('application/json', ifNoneMatch), fetch: through(signal) }) as Promise<{ data?: Page; error?: Problem; response: Response }>,
+    /**
+     * Starts an export job of `dataset` (the service's `/v1/<dataset>/exports`): `body` holds the
+     * filters, the whole range and `ifNoneMatch` (window label → ETag). 202 with the job's URL.
+     */
+    kickOff: (dataset: DatasetName, body: Record<string, unknown>, signal?: AbortSignal) =>
+      api.POST(DATASETS[dataset].jobsPath as '/v1/contracts/exports', { body: body as never, headers: headers('application/json', undefined), fetch: through(signal) }) as Promise<{ data?: unknown; error?: Problem; response: Response }>,
+    /**
+     * A job's status (202, running) or its manifest (200), by the id its kick-off answered: asked of
+     * this service's base URL, never of wherever a Location points (the keys go nowhere else).
+     */
+    job: (id: string, signal?: AbortSignal) =>
+      api.GET('/v1/exports/{id}', { params: { path: { id } }, headers: headers('application/json', undefined), fetch: through(signal) }) as Promise<{ data?: JobStatus; error?: Problem; response: Response }>,
     /** The whole export of `dataset` for `filters`: a Parquet file or a zip of them; `ifNoneMatch` as for a page. */
     export: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string, signal?: AbortSignal) =>
       api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers(DATASETS[dataset].exportType, ifNoneMatch), parseAs: 'arrayBuffer', fetch: through(signal) }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,

@@ -18,7 +18,8 @@ import { tempDirs } from '../support/temp-dirs.js';
 
 // The pull client against a service that is broken or hostile: a loopback server of this file's
 // own, which may ask the real stack for what it would answer and then answer something else. The
-// token still comes from the stack's identity provider.
+// token still comes from the stack's identity provider. Window by window (--via windows): the job
+// path's downloads meet a hostile storage in hostile-storage.test.ts.
 const CLI = join(projectRoot(), 'client', 'bin', 'summary-client.js');
 const outDir = tempDirs('hostile');
 const MiB = 1024 * 1024;
@@ -35,7 +36,7 @@ async function serve(handler: FakeHandler): Promise<Record<string, string>> {
 }
 
 function runPull(args: readonly string[], settings: Record<string, string>): Promise<ChildResult> {
-  return runChild(process.execPath, [CLI, 'pull', ...args, '--max-retry-wait', '0'], settings, 120_000);
+  return runChild(process.execPath, [CLI, 'pull', ...args, '--max-retry-wait', '0', '--via', 'windows'], settings, 120_000);
 }
 
 const JANUARY = ['--from', '2025-01-01', '--to', '2025-01-31'];
@@ -341,7 +342,7 @@ describe('summary-client pull is safe against the server', () => {
     const dir = join(outDir(), 'pull');
     const started = Date.now();
     // GC every 20 ms in the CLI's own process: a deadline that only a weakly held signal carried was lost.
-    const result = await runChild(process.execPath, ['--expose-gc', `--import=data:text/javascript,${encodeURIComponent('setInterval(() => globalThis.gc(), 20).unref()')}`, CLI, 'pull', 'contracts', ...JANUARY, '--out', dir, '--max-retry-wait', '0'], { ...settings, SUMMARY_DEADLINE_SECONDS: '3' }, 60_000);
+    const result = await runChild(process.execPath, ['--expose-gc', `--import=data:text/javascript,${encodeURIComponent('setInterval(() => globalThis.gc(), 20).unref()')}`, CLI, 'pull', 'contracts', ...JANUARY, '--out', dir, '--max-retry-wait', '0', '--via', 'windows'], { ...settings, SUMMARY_DEADLINE_SECONDS: '3' }, 60_000);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(result.stderr).toMatch(/^2025-01 failed: the service gave no full answer within 3 s \(SUMMARY_DEADLINE_SECONDS\)/m);
     expect(result.code).toBe(1);
@@ -360,7 +361,7 @@ describe('summary-client pull is safe against the server', () => {
       const settings = readSettings(process.env);
       if (settings.caFile) trustCaFile(settings.caFile);
       const started = Date.now();
-      const summary = await pull(summaryApi(settings, fetch, 1000), { dataset: 'contracts', from: '2025-01-01', to: '2025-01-31', by: 'created', format: 'parquet', filters: {}, out: process.env.OUT, source: { service: settings.baseUrl, client: settings.client }, retry: { attempts: 2, maxWaitMs: 0, deadlineMs: 600000 } });
+      const summary = await pull(summaryApi(settings, fetch, 1000), { dataset: 'contracts', from: '2025-01-01', to: '2025-01-31', by: 'created', format: 'parquet', filters: {}, out: process.env.OUT, source: { service: settings.baseUrl, client: settings.client }, retry: { attempts: 2, maxWaitMs: 0, deadlineMs: 600000 }, via: 'windows' });
       console.log(JSON.stringify({ ms: Date.now() - started, failed: summary.failed.map((entry) => entry.error) }));
     `;
     const result = await runChild(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { ...settings, OUT: join(outDir(), 'pull') }, 60_000);

@@ -230,6 +230,7 @@ describe('summary-client pull', () => {
 
   it('keeps the parts of months that ranges sliding along pull into one folder, once each, and refuses a range that would overlap one in part', async () => {
     const dir = outDir();
+    const runPull = (args: readonly string[]) => runChild(process.execPath, [CLI, 'pull', ...args, '--via', 'windows'], settingsFor(), 120_000);
     expect((await runPull(['contracts', '--from', '2025-03-15', '--to', '2025-04-15', '--out', dir])).code).toBe(0);
     expect((await runPull(['contracts', '--from', '2025-04-16', '--to', '2025-05-31', '--out', dir])).code).toBe(0);
     expect(readdirSync(dir).filter((name) => name.endsWith('.parquet')).sort()).toEqual(['contracts-2025-03-15_2025-03-31.parquet', 'contracts-2025-04-01_2025-04-15.parquet', 'contracts-2025-04-16_2025-04-30.parquet', 'contracts-2025-05.parquet']);
@@ -250,6 +251,22 @@ describe('summary-client pull', () => {
     expect(listing(readFileSync(join(dir, '_manifest.json'), 'utf8'))).toEqual(listing(before));
     expect(Date.parse(JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')).watermark)).toBeGreaterThanOrEqual(Date.parse(JSON.parse(before).watermark));
     expect(await parquetIds(dir, 'contractId')).toEqual(expected);
+  });
+
+  it('through a job, exports whole a month the folder holds in parts, and replaces the parts with it', async () => {
+    const dir = outDir();
+    expect((await runPull(['contracts', '--from', '2025-03-15', '--to', '2025-04-15', '--out', dir, '--via', 'job'])).code).toBe(0);
+    expect((await runPull(['contracts', '--from', '2025-04-16', '--to', '2025-05-31', '--out', dir, '--via', 'job'])).code).toBe(0);
+    const month = await runPull(['contracts', '--from', '2025-04-01', '--to', '2025-04-30', '--out', dir, '--via', 'job', '--json']);
+    expect(month.code).toBe(0);
+    // The job's April is the whole month (its parts sent no ETag for it); March's part and May, outside the range, are checked window by window.
+    expect(month.stderr).toMatch(/^complete: 3 windows \(1 pulled, 2 unchanged\)/m);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.parquet')).sort()).toEqual(['contracts-2025-03-15_2025-03-31.parquet', 'contracts-2025-04.parquet', 'contracts-2025-05.parquet']);
+    const document = JSON.parse(month.stdout) as { via: string; job: { id: string; transactionTime: string }; watermark: string };
+    expect(document.via).toBe('job');
+    expect(manifest(dir)).toMatchObject({ job: document.job });
+    const records = await storeRecords('contracts', 'contoso');
+    expect(await parquetIds(dir, 'contractId')).toEqual(records.filter((record) => String(record.createdDate) >= '2025-03-15' && String(record.createdDate) < '2025-06').map((record) => String(record.contractId)).sort());
   });
 
   it('removes a data file the manifest does not list (a run stopped before recording it), so that nothing loads twice', async () => {
@@ -327,14 +344,19 @@ describe('summary-client pull', () => {
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet']);
   });
 
-  it('stops when the service cannot be reached, rather than trying every window', async () => {
+  it.each(['windows', 'job'])('stops when the service cannot be reached, rather than trying every window (via %s)', async (via) => {
     const dir = outDir();
     const port = closedPort;
-    const result = await runPull(['contracts', ...YEAR, '--out', dir, '--max-retry-wait', '0'], { ...settingsFor(), SUMMARY_BASE_URL: `http://127.0.0.1:${port}/api` });
+    const result = await runPull(['contracts', ...YEAR, '--out', dir, '--max-retry-wait', '0', '--via', via], { ...settingsFor(), SUMMARY_BASE_URL: `http://127.0.0.1:${port}/api` });
     expect(result.code).toBe(1);
-    expect(result.stderr.match(/^2025-01: network: fetch failed: ECONNREFUSED, retrying/gm)).toHaveLength(5);
-    expect(result.stderr).toMatch(/^2025-01 failed: fetch failed: ECONNREFUSED/m);
-    expect(result.stderr).toMatch(/^stopped: the service could not be reached .*; the windows after it were not tried/m);
+    if (via === 'windows') {
+      expect(result.stderr.match(/^2025-01: network: fetch failed: ECONNREFUSED, retrying/gm)).toHaveLength(5);
+      expect(result.stderr).toMatch(/^2025-01 failed: fetch failed: ECONNREFUSED/m);
+      expect(result.stderr).toMatch(/^stopped: the service could not be reached .*; the windows after it were not tried/m);
+    } else {
+      expect(result.stderr.match(/^export job: network: fetch failed: ECONNREFUSED, retrying/gm)).toHaveLength(5);
+      expect(result.stderr).toMatch(/^stopped: the service could not be reached \(fetch failed: ECONNREFUSED\); no window was tried/m);
+    }
     // Nothing answered, so nothing was written: the folder is as it was.
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -351,7 +373,9 @@ describe('summary-client pull', () => {
   it('stops with exit 2 at a base URL without the operations (404), naming the setting', async () => {
     const result = await runPull(['contracts', ...YEAR, '--out', outDir()], { ...settingsFor(), SUMMARY_BASE_URL: `${stack.baseUrl}/wrong` });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^summary-client: the service refuses this pull \(404 NOT_FOUND.*check SUMMARY_BASE_URL/);
+    // The job's kick-off (404: no export jobs there) and then the summary operation (404).
+    expect(result.stderr).toMatch(/^window by window: the service offers no export jobs/);
+    expect(result.stderr).toMatch(/^summary-client: the service refuses this pull \(404 NOT_FOUND.*check SUMMARY_BASE_URL/m);
   });
 });
 

@@ -10,6 +10,8 @@ from typing import Optional, Tuple
 @dataclass(frozen=True)
 class Dataset:
     path: str
+    #: Its export jobs' kick-off, or None where the service has none.
+    jobs_path: Optional[str]
     export_type: str
     #: The export is one Parquet file (None) or a zip of these Parquet entries.
     zip_entries: Optional[Tuple[str, ...]]
@@ -22,6 +24,7 @@ class Dataset:
 DATASETS = {
     "contracts": Dataset(
         path="/v1/contracts/summary",
+        jobs_path="/v1/contracts/exports",
         export_type="application/vnd.apache.parquet",
         zip_entries=None,
         date_by=("created", "updated"),
@@ -29,6 +32,7 @@ DATASETS = {
     ),
     "invoices": Dataset(
         path="/v1/invoices/summary",
+        jobs_path="/v1/invoices/exports",
         export_type="application/zip",
         zip_entries=("invoices.parquet", "invoice_tables.parquet"),
         date_by=("created", "updated", "invoiceDate"),

@@ -16,7 +16,7 @@ const events: PullEvent[] = [
 const failedEntry = { window: '2025-04', from: '2025-04-01', to: '2025-04-30', status: 'failed' as const, rows: 0, bytes: 0, files: [], requestIds: [], error: '400 X', finishedAt: '' };
 const outcome = (label: string, status: WindowOutcome['status']): WindowOutcome => ({ label, from: `${label}-01`, to: `${label}-28`, status, rows: 1, bytes: 1, files: [] });
 const summary: PullSummary = {
-  windows: 12, pulled: 11, unchanged: 0, moving: [], failed: [failedEntry], rows: 1500, bytes: 3 * 1024 * 1024, files: ['a'],
+  via: 'windows', windows: 12, pulled: 11, unchanged: 0, moving: [], failed: [failedEntry], rows: 1500, bytes: 3 * 1024 * 1024, files: ['a'],
   outcomes: [outcome('2025-03', 'pulled'), { ...outcome('2025-04', 'failed'), error: '400 X' }],
 };
 

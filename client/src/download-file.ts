@@ -1,0 +1,168 @@
+/**
+ * One file of an export job, fetched from storage by its read-only URL: with none of the service's
+ * credentials, over https, following no redirect, its body bounded by the size the manifest
+ * declares, given up when the server is silent (READ_TIMEOUT_MS) or the call's deadline passes,
+ * resumed where it broke off (a Range request, pinned to the blob's ETag), and checked whole
+ * against the manifest's bytes and sha256 and as every reader of the folder would open it
+ * (decoded-size.ts) before it is written, hidden, beside where it goes.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { checkParquet, UnsafeParquet } from './decoded-size.js';
+import { partialFile } from './layout.js';
+import { sha256, type ManifestFile } from './manifest.js';
+import { printable } from './printable.js';
+import { DeadlinePassed, networkCause, Stalled, withRetry, type RetryPolicy } from './retry.js';
+import { BodyTooLarge, READ_TIMEOUT_MS, sendRequest, UnaskedCoding } from './summary-api.js';
+
+/** What the job's manifest says of a file, and where it goes in the folder. */
+export interface JobFile {
+  /** The file relative to --out (layout.ts: named by the client, never by the URL). */
+  readonly file: string;
+  readonly url: string;
+  readonly records: number;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** Storage refused the file's URL (403): its signature expired or was revoked. Asking the job again gives new URLs. */
+export class UrlRefused extends Error {
+  override readonly name = 'UrlRefused';
+}
+
+/** The file could not be had as the manifest describes it: the window fails, nothing of it is written. */
+export class FileRefused extends Error {
+  override readonly name = 'FileRefused';
+}
+
+export interface DownloadOptions {
+  readonly out: string;
+  readonly retry: RetryPolicy;
+  /** The largest file taken (SUMMARY_MAX_EXPORT_BYTES). */
+  readonly maxBytes: number;
+  readonly signal: AbortSignal;
+  readonly fetchImpl?: typeof fetch;
+  readonly readTimeoutMs?: number;
+  readonly onRetry?: (why: string, waitMs: number) => void;
+}
+
+/**
+ * Downloads `file` and writes it hidden (partialFile) once it is whole and checked; resolves with
+ * its manifest entry. Rejects with UrlRefused (403), FileRefused (anything else that no retry
+ * changed), or the abort's reason.
+ */
+export async function downloadFile(file: JobFile, options: DownloadOptions): Promise<ManifestFile> {
+  const url = safeUrl(file.url);
+  if (!Number.isSafeInteger(file.bytes) || file.bytes < 0 || file.bytes > options.maxBytes) {
+    throw new FileRefused(`${file.file}: the manifest declares ${file.bytes} bytes, more than SUMMARY_MAX_EXPORT_BYTES (${options.maxBytes}) or no size`);
+  }
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  let etag: string | null = null;
+  const send = async (deadline: AbortSignal): Promise<{ response: Response }> => {
+    const controller = new AbortController();
+    const abort = () => controller.abort(options.signal.reason);
+    const expire = () => controller.abort(deadline.reason);
+    deadline.addEventListener('abort', expire, { once: true });
+    options.signal.addEventListener('abort', abort, { once: true });
+    try {
+      if (options.signal.aborted) throw options.signal.reason;
+      // Resumed: the rest of the same blob, or (a changed blob) a 412 and the whole file again.
+      const resume: Record<string, string> = received > 0 && etag !== null ? { range: `bytes=${received}-`, 'if-match': etag } : {};
+      if (received > 0 && etag === null) {
+        chunks.length = 0;
+        received = 0;
+      }
+      const request = new Request(url, { headers: { accept: 'application/vnd.apache.parquet, application/octet-stream', 'accept-encoding': 'identity', ...resume } });
+      const response = await sendRequest(options.fetchImpl ?? fetch, request, controller.signal, { maxExportBytes: file.bytes - (resume.range ? received : 0), readTimeoutMs: options.readTimeoutMs ?? READ_TIMEOUT_MS });
+      if (response.status === 200 || response.status === 206) {
+        if (response.status === 200 || !resume.range) {
+          chunks.length = 0;
+          received = 0;
+        } else if (!response.headers.get('content-range')?.startsWith(`bytes ${received}-`)) {
+          throw new FileRefused(`${file.file}: storage answered a part that is not the rest asked for (${printable(response.headers.get('content-range') ?? 'no Content-Range', 80)})`);
+        }
+        etag = response.headers.get('etag');
+        const declared = response.headers.get('content-length');
+        if (declared !== null && Number(declared) !== file.bytes - received) {
+          void response.body?.cancel().catch(() => {});
+          throw new FileRefused(`${file.file}: storage declares ${printable(declared, 20)} bytes, the manifest ${file.bytes - received}`);
+        }
+        // The body as it comes, kept when it breaks off: the next attempt asks for the rest.
+        const reader = response.body!.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          chunks.push(value);
+          received += value.byteLength;
+        }
+      } else if (response.status === 412 && resume.range) {
+        // The blob changed since the first part (a window redone): the whole file again.
+        etag = null;
+        chunks.length = 0;
+        received = 0;
+        return await send(deadline);
+      }
+      return { response };
+    } finally {
+      deadline.removeEventListener('abort', expire);
+      options.signal.removeEventListener('abort', abort);
+    }
+  };
+  let response: Response;
+  try {
+    ({ response } = await withRetry(send, options.retry, options.onRetry));
+  } catch (error) {
+    if (options.signal.aborted) throw options.signal.reason;
+    if (error instanceof FileRefused) throw error;
+    if (error instanceof DeadlinePassed) throw new FileRefused(`${file.file}: storage gave ${error.message}`);
+    if (error instanceof BodyTooLarge) throw new FileRefused(`${file.file}: storage sent more than the ${file.bytes} bytes the manifest declares`);
+    if (error instanceof UnaskedCoding) throw new FileRefused(`${file.file}: storage answered in the ${printable(error.coding)} coding, which this client did not ask for`);
+    if (error instanceof Stalled) throw new FileRefused(`${file.file}: storage was silent: ${error.message}`);
+    if (error instanceof TypeError) throw new FileRefused(`${file.file}: storage could not be reached (${networkCause(error)})`);
+    throw error;
+  }
+  if (response.status === 403) throw new UrlRefused(`${file.file}: storage refused its URL (403): it expired or was revoked`);
+  if (response.status !== 200 && response.status !== 206) {
+    throw new FileRefused(`${file.file}: storage answered ${response.status}${response.status === 404 ? ' (the job was cancelled or has expired, and its files are gone)' : ''}`);
+  }
+  const bytes = concat(chunks);
+  if (bytes.byteLength !== file.bytes) throw new FileRefused(`${file.file}: ${bytes.byteLength} bytes came, the manifest declares ${file.bytes}`);
+  const sum = sha256(bytes);
+  if (sum !== file.sha256) throw new FileRefused(`${file.file}: its sha256 is not the manifest's (the file was changed in storage or on the way)`);
+  let rows: number;
+  try {
+    rows = checkParquet(bytes).rows;
+  } catch (error) {
+    if (!(error instanceof UnsafeParquet)) throw error;
+    throw new FileRefused(`${file.file}: a file that no reader of the folder should open: ${printable(error.message)}`);
+  }
+  if (rows !== file.records) throw new FileRefused(`${file.file}: it holds ${rows} rows, the manifest says ${file.records}`);
+  const hidden = join(options.out, partialFile(file.file));
+  mkdirSync(dirname(hidden), { recursive: true });
+  writeFileSync(hidden, bytes);
+  return { file: file.file, rows, bytes: bytes.byteLength, sha256: sum };
+}
+
+/** The URL if it is one to fetch a file from: https, without a user or password in it. */
+function safeUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new FileRefused('the manifest lists a file URL that is not a URL');
+  }
+  if (url.protocol !== 'https:' || url.username || url.password) throw new FileRefused(`the manifest lists a file URL that is not plain https (${printable(url.protocol, 10)}): refused`);
+  return url.href;
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const total = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}

@@ -1,0 +1,212 @@
+/**
+ * A pull's range through one export job (pull.ts, --via job): the job is started with the ETags
+ * of the folder's months, polled to its manifest, and the changed windows' files are downloaded
+ * from storage in parallel (DOWNLOADS at a time, in date order) while the passes of
+ * pull-passes.ts take each window's answer in order and commit it as they do the windows path's:
+ * a window's files hidden first, the manifest, then the files into place. A window the job split
+ * into several files per table is pulled the windows way (its months halved as the folder names
+ * them); a window the job failed fails. Each window's asOf is the job's transactionTime: every
+ * write before it is in the window's files, downloaded or unchanged.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { downloadFile, FileRefused, UrlRefused, type JobFile } from './download-file.js';
+import { askJob, JobGone, startJob, type JobManifest, type JobWindow } from './export-job.js';
+import { WindowFailure } from './fetch-window.js';
+import { dataFile, partialFile } from './layout.js';
+import { listedFiles, type ManifestFile, type ManifestWindow } from './manifest.js';
+import type { Unit } from './plan.js';
+import type { Rewrite } from './pull-summary.js';
+import { expectSchema, SCHEMA_CHANGED, type Pulled, type Run, type SchemaChanged, type Unchanged } from './run-state.js';
+import { fileLabel, isGrowing, monthWindows, windowLabel, type Window } from './windows.js';
+
+/** Files downloaded at once: storage serves each at its own pace; four keep a link busy without crowding memory. */
+export const DOWNLOADS = 4;
+
+/** The longest wait between two polls, whatever Retry-After says; and the wait when it says nothing. */
+const MAX_POLL_WAIT_MS = 30_000;
+const DEFAULT_POLL_WAIT_MS = 2_000;
+
+/** A window's answer through the job, taken by a pass in date order. */
+export type JobAnswer = () => Promise<Pulled | Unchanged | SchemaChanged>;
+
+/** The job of a run: its manifest, whether the folder is rewritten, and each range window's answer. */
+export interface JobPass {
+  readonly manifest: JobManifest;
+  readonly rewrite: Rewrite | undefined;
+  /** The answer of a window of the range, or undefined: pulled the windows way. */
+  answer(unit: Unit): JobAnswer | undefined;
+  /** Stops what is still downloading and removes the files no pass took. */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs the job of the run's range to its manifest and starts its downloads. Throws JobNotOffered
+ * (the run goes the windows way), PullStopped, or WindowFailure (Unreachable: the run stops).
+ */
+export async function openJob(run: Run, units: readonly Unit[]): Promise<JobPass> {
+  const { options, manifest } = run;
+  const months = monthWindows(options.from, options.to);
+  const older = manifest.schema === undefined && listedFiles(manifest).size > 0;
+  const etags: Record<string, string> = {};
+  for (const unit of units) {
+    const only = unit.parts?.length === 1 ? unit.parts[0]! : undefined;
+    if (only?.etag && only.from === unit.window.from && only.to === unit.window.to && months.some((month) => month.from === unit.window.from)) etags[unit.window.month] = only.etag;
+  }
+  let job = await runJob(run, months, etags);
+  const rewrite: Rewrite | undefined = older ? 'older-client' : run.schema !== undefined && job.schema !== run.schema ? 'schema' : undefined;
+  // A folder rewritten whole needs every window's files in the new columns: none may be unchanged.
+  if (rewrite && job.windows.some((window) => window.status === 'unchanged')) job = await runJob(run, months, {});
+  return passOf(run, job, months, rewrite);
+}
+
+/** Starts a job and polls it to its manifest; a job gone meanwhile (expired, cancelled, another view) is started again, once. */
+async function runJob(run: Run, months: readonly Window[], etags: Readonly<Record<string, string>>): Promise<JobManifest> {
+  const { context } = run;
+  for (let attempt = 1; ; attempt++) {
+    const id = await startJob(context, { from: run.options.from, to: run.options.to }, etags);
+    run.observe({ kind: 'job-started', id, windows: months.length, unchangedAsked: Object.keys(etags).length });
+    const giveUpAt = run.now() + context.retry.deadlineMs;
+    try {
+      for (;;) {
+        const answer = await askJob(context, id, months);
+        if ('transactionTime' in answer) return answer;
+        run.observe({ kind: 'job-progress', done: answer.done, windows: answer.windows });
+        const wait = Math.min(MAX_POLL_WAIT_MS, Math.max(1000, answer.waitMs ?? DEFAULT_POLL_WAIT_MS));
+        if (run.now() + wait > giveUpAt) {
+          throw new WindowFailure(`the export job ${id} had ${answer.done} of ${answer.windows} windows done after ${context.retry.deadlineMs / 1000} s (SUMMARY_DEADLINE_SECONDS): run again later`);
+        }
+        await run.sleep(wait);
+      }
+    } catch (error) {
+      if (!(error instanceof JobGone) || attempt >= 2) throw error;
+    }
+  }
+}
+
+/** The job's answers: downloads started in date order, DOWNLOADS at a time. */
+function passOf(run: Run, job: JobManifest, months: readonly Window[], rewrite: Rewrite | undefined): JobPass {
+  const controller = new AbortController();
+  const limit = pool(DOWNLOADS);
+  const answers = new Map<string, { window: JobWindow; files?: Promise<ManifestFile[]>; written: ManifestFile[]; taken: boolean }>();
+  let current = job;
+  let refreshed: Promise<JobManifest> | undefined;
+  /** New URLs for the job's files (a URL storage refused), asked for once per run. */
+  const refresh = () => (refreshed ??= (async () => {
+    const answer = await askJob(run.context, job.id, months);
+    if (!('transactionTime' in answer)) throw new FileRefused('the job is running again');
+    current = answer;
+    return answer;
+  })());
+  for (const [index, window] of job.windows.entries()) {
+    const month = months[index]!;
+    const entry: { window: JobWindow; files?: Promise<ManifestFile[]>; written: ManifestFile[]; taken: boolean } = { window, written: [], taken: false };
+    answers.set(month.from, entry);
+    if (window.status !== 'exported' || !isSingle(window)) continue;
+    const label = fileLabel(month, isGrowing(month, run.now()));
+    const tasks = window.files.map((file) => limit(async () => {
+      const target: JobFile = { ...file, file: dataFile(run.options.dataset, file.table, label, 'parquet') };
+      const options = { out: run.out, retry: run.context.retry, maxBytes: run.context.api.maxExportBytes, signal: controller.signal, onRetry: run.context.onRetry };
+      let written: ManifestFile;
+      try {
+        written = await downloadFile(target, options);
+      } catch (error) {
+        if (!(error instanceof UrlRefused)) throw error;
+        // Its URL expired or was revoked mid-run: the job is asked again for a new one.
+        let again: JobManifest;
+        try {
+          again = await refresh();
+        } catch (cause) {
+          throw new FileRefused(`${target.file}: storage refused its URL, and the job could not give a new one (${(cause as Error).message}): run again`);
+        }
+        const url = again.windows[index]?.files.find((candidate) => candidate.table === file.table)?.url ?? '';
+        written = await downloadFile({ ...target, url }, options);
+      }
+      entry.written.push(written);
+      // A row of the dataset is a row of its first table (invoices: not their lines).
+      run.context.onProgress(file.table === window.files[0]!.table ? written.rows : 0, written.bytes);
+      return written;
+    }));
+    entry.files = Promise.allSettled(tasks).then((settled) => {
+      const failure = settled.find((result) => result.status === 'rejected');
+      if (!failure) return settled.map((result) => (result as PromiseFulfilledResult<ManifestFile>).value);
+      removeHidden(run, entry.written);
+      entry.written = [];
+      const reason = failure.reason as unknown;
+      if (reason instanceof FileRefused || reason instanceof UrlRefused) throw new WindowFailure(reason.message);
+      throw reason;
+    });
+    // Taken by a pass, or by close(): never a rejection nobody hears.
+    entry.files.catch(() => {});
+  }
+  return {
+    manifest: job,
+    rewrite,
+    answer(unit) {
+      const entry = answers.get(unit.window.from);
+      if (!entry || entry.window.to !== unit.window.to) return undefined;
+      const { window } = entry;
+      if (window.status === 'exported' && !entry.files) return undefined;
+      // Unchanged is the answer to the ETag this run sent for the window, and to nothing else.
+      const held = unit.parts?.length === 1 ? unit.parts[0]! : undefined;
+      if (window.status === 'unchanged' && (held?.etag !== window.etag || held.from !== unit.window.from || held.to !== unit.window.to)) return undefined;
+      return async () => {
+        if (window.status === 'failed') throw new WindowFailure(`the export job failed this window: ${window.problem}`, `export-${job.id}`);
+        if (!expectSchema(run, job.schema)) return SCHEMA_CHANGED;
+        if (window.status === 'unchanged') {
+          return { kind: 'unchanged', kept: [{ ...withoutMoving(held!), asOf: job.transactionTime }] };
+        }
+        const files = await entry.files!;
+        for (const file of files) run.staged.add(file.file);
+        entry.taken = true;
+        const entryOf: ManifestWindow = {
+          window: windowLabel(unit.window), from: unit.window.from, to: unit.window.to, status: 'done', etag: window.etag, asOf: job.transactionTime,
+          // A row of the dataset is a row of its first table (invoices: not their lines).
+          rows: files[0]!.rows, bytes: files.reduce((total, file) => total + file.bytes, 0), files,
+          requestIds: [`export-${current.id}-${window.label}`], finishedAt: new Date(run.now()).toISOString(),
+        };
+        return { kind: 'pulled', fresh: [entryOf], kept: [], staged: files.map((file) => file.file) };
+      };
+    },
+    async close() {
+      controller.abort(new FileRefused('the run ended'));
+      await Promise.allSettled([...answers.values()].map((entry) => entry.files));
+      for (const entry of answers.values()) if (!entry.taken) removeHidden(run, entry.written);
+    },
+  };
+}
+
+/** Whether a window's files are one per table: the folder names one file per table and window. */
+function isSingle(window: JobWindow): boolean {
+  return new Set(window.files.map((file) => file.table)).size === window.files.length;
+}
+
+function withoutMoving(entry: ManifestWindow): ManifestWindow {
+  const { moving: _moving, ...rest } = entry;
+  return rest;
+}
+
+function removeHidden(run: Run, files: readonly ManifestFile[]): void {
+  for (const file of files) rmSync(join(run.out, partialFile(file.file)), { force: true });
+}
+
+/** Runs tasks `limit` at a time, in the order they were given. */
+function pool(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  const next = () => {
+    while (active < limit && queue.length > 0) {
+      active++;
+      queue.shift()!();
+    }
+  };
+  return (task) => new Promise((resolve, reject) => {
+    queue.push(() => {
+      task().then(resolve, reject).finally(() => {
+        active--;
+        next();
+      });
+    });
+    next();
+  });
+}
