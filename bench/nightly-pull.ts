@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BulkOperationType } from '@azure/cosmos';
 import { pull, readSettings, summaryApi, trustCaFile, type PullOptions } from '../client/src/index.js';
+import type { Via } from '../client/src/pull-summary.js';
+import { startTriggerHost } from '../dev/trigger-host.js';
+import { exportFunctions } from '../shared/app/export-functions.js';
 import { clientSettings } from '../dev/client-settings.js';
 import { startLocalStack } from '../dev/local-stack.js';
 import { generateContracts } from '../dev/seed-data.js';
@@ -43,6 +46,10 @@ export interface RunFigures {
   readonly range?: readonly [number, number];
   /** Windows still being written while pulled (kept as pulled). */
   readonly moving: number;
+  /** Requests to the service (summary operations; a job's kick-off and status calls), not the workers' windows. */
+  readonly requests: number;
+  /** Bytes of the files the run wrote into the folder (downloaded, or exported to it). */
+  readonly bytes: number;
 }
 
 export interface NightlyFigures {
@@ -58,6 +65,8 @@ export interface NightlyFigures {
   readonly settled: RunFigures;
   /** The nightly run of a busy tenant: a record a second written to the open month, from 3 s before the run to its end. */
   readonly busy: RunFigures;
+  /** The same folder kept through export jobs (--via job): its nightly runs in the same states. */
+  readonly job: { readonly unchanged: RunFigures; readonly nightly: RunFigures };
 }
 
 const DAY_MS = 86_400_000;
@@ -71,14 +80,18 @@ const TENANT = 'nightly';
  * changes in settled months, and the baseline in the same run: a full re-pull into an empty folder.
  */
 async function measure(input: NightlyInput): Promise<NightlyFigures> {
-  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, azuritePorts: { blob: 0, queue: 0, table: 0 }, seedRecords: 1, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {} });
+  // The stack's own functions are not loaded: the service below (and its workers) is the only one on the queue.
+  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, azuritePorts: { blob: 0, queue: 0, table: 0 }, seedRecords: 1, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {}, loadFunctions: async () => ({ http: [], queues: [], timers: [] }) });
   const store = createCosmosClient({ endpoint: stack.cosmos.endpoint, key: stack.cosmos.key, allowSelfSignedTls: true });
   const folders = mkdtempSync(join(tmpdir(), 'bench-nightly-'));
   const lines: RequestLogEntry[] = [];
   const client = stack.identities.clients.find((candidate) => candidate.name === BENCH_CLIENT)!;
-  const config = loadConfig({ ...stack.settings, LOG_REQUESTS: 'true', CLIENT_REGISTRY: JSON.stringify({ [client.clientId]: TENANT }) });
+  // No public base URL: a job's Location is then relative to its kick-off, on this service.
+  const config = loadConfig({ ...stack.settings, LOG_REQUESTS: 'true', PUBLIC_BASE_URL: '', CLIENT_REGISTRY: JSON.stringify({ [client.clientId]: TENANT }) });
   const deps = createSummaryDeps(config, { log: { request: (entry) => lines.push(entry), fault: () => {}, warning: () => {} } });
-  const service = await startService({ registrations: summaryFunctions(RESOURCES, deps), subscriptionKeys: stack.identities.subscriptionKeys, port: 0 });
+  const jobs = exportFunctions(RESOURCES, deps);
+  const service = await startService({ registrations: [...summaryFunctions(RESOURCES, deps), ...jobs.http], subscriptionKeys: stack.identities.subscriptionKeys, port: 0 });
+  const triggers = startTriggerHost({ queues: jobs.queues, timers: [], settings: { ...process.env, ...stack.settings } });
   try {
     const container = store.database(DATABASE_ID).container('contracts');
     const write = async (documents: readonly Record<string, unknown>[]) => {
@@ -101,19 +114,23 @@ async function measure(input: NightlyInput): Promise<NightlyFigures> {
     const settings = readSettings(clientSettings({ baseUrl: service.baseUrl, authUrl: stack.authUrl, identities: stack.identities, caFile: stack.caFile }, BENCH_CLIENT));
     if (settings.caFile) trustCaFile(settings.caFile);
     const api = summaryApi(settings);
-    const run = async (out: string, busy = false): Promise<RunFigures> => {
-      const options: PullOptions = { dataset: 'contracts', from: `${first}-01`, to: `${thisMonth}-${new Date(Date.UTC(Number(thisMonth.slice(0, 4)), Number(thisMonth.slice(5)), 0)).getUTCDate()}`, by: 'created', format: 'parquet', filters: {}, out, source: { service: settings.baseUrl, client: settings.client } };
+    const run = async (out: string, busy = false, via: Via = 'windows'): Promise<RunFigures> => {
+      const options: PullOptions = { dataset: 'contracts', from: `${first}-01`, to: `${thisMonth}-${new Date(Date.UTC(Number(thisMonth.slice(0, 4)), Number(thisMonth.slice(5)), 0)).getUTCDate()}`, by: 'created', format: 'parquet', filters: {}, out, source: { service: settings.baseUrl, client: settings.client }, via };
       const before = lines.length;
       const started = performance.now();
       const summary = await pull(api, options);
       const ms = performance.now() - started;
       if (summary.failed.length > 0 || (!busy && summary.moving.length > 0)) throw new Error(`the pull was not complete and quiet: ${JSON.stringify(summary.failed)} ${summary.moving.join()}`);
+      if (summary.via !== via) throw new Error(`the pull went ${summary.via}, not ${via}`);
       const mine = lines.slice(before);
       const checks = mine.filter((line) => line.status === 412);
       return {
         ms, windows: summary.windows, moving: summary.moving.length,
-        exports: mine.filter((line) => line.status === 200).length,
-        checks: checks.length,
+        requests: mine.filter((line) => !line.operation?.endsWith('.exports.window')).length,
+        bytes: summary.outcomes.filter((outcome) => outcome.status === 'pulled' || outcome.status === 'moving').reduce((total, outcome) => total + outcome.bytes, 0),
+        exports: mine.filter((line) => line.status === 200 && (line.operation === 'contracts.summary' || line.operation?.endsWith('.exports.window'))).length,
+        // A job checks the windows sent with an ETag at its kick-off (its one log line): they are the run's unchanged windows.
+        checks: via === 'job' ? summary.unchanged : checks.length,
         documents: mine.reduce((total, line) => total + (line.storeDocuments ?? 0), 0),
         requestCharge: mine.reduce((total, line) => total + (line.requestCharge ?? 0), 0),
         checkMs: checks.length > 0 ? median(checks.map((line) => line.durationMs)) : 0,
@@ -125,10 +142,16 @@ async function measure(input: NightlyInput): Promise<NightlyFigures> {
     // The first pull makes the folder; it is not the baseline (cold, and before the writes).
     await run(folder);
     const unchanged = await run(folder);
+    // The same mirror kept through export jobs.
+    const jobFolder = join(folders, 'mirror-job');
+    await run(jobFolder, false, 'job');
+    const jobUnchanged = await run(jobFolder, false, 'job');
     // The same folder three times over, so that the nightly run is measured three times on the same
     // change, as the baseline is.
     const copies = [folder, join(folders, 'twin'), join(folders, 'triplet')];
     for (const copy of copies.slice(1)) cpSync(folder, copy, { recursive: true });
+    const jobCopies = [jobFolder, join(folders, 'twin-job'), join(folders, 'triplet-job')];
+    for (const copy of jobCopies.slice(1)) cpSync(jobFolder, copy, { recursive: true });
 
     // Nightly traffic: records created today and records of this month updated, half of them by a
     // writer that leaves updatedDate alone.
@@ -142,8 +165,13 @@ async function measure(input: NightlyInput): Promise<NightlyFigures> {
       ...current.slice(0, changed - created).map((document, index) => ({ ...document, title: `${document.title} (amended)`, ...(index % 2 === 0 ? { updatedDate: today } : {}) })),
     ]);
     await quiet();
+    // Alternating: a copy window by window, a copy through a job.
     const nightlies: RunFigures[] = [];
-    for (const copy of copies) nightlies.push(await run(copy));
+    const jobNightlies: RunFigures[] = [];
+    for (const [index, copy] of copies.entries()) {
+      nightlies.push(await run(copy));
+      jobNightlies.push(await run(jobCopies[index]!, false, 'job'));
+    }
     const nightly = middle(nightlies);
 
     // Two settled months change: a record back-dated into one, a record of another deleted.
@@ -172,8 +200,9 @@ async function measure(input: NightlyInput): Promise<NightlyFigures> {
     // The baseline: three full pulls into empty folders, in the state the nightly runs found (after the writes).
     const fulls: RunFigures[] = [];
     for (const name of ['full-1', 'full-2', 'full-3']) fulls.push(await run(join(folders, name)));
-    return { records: input.records, changed, full: middle(fulls), nightly, unchanged, settled, busy };
+    return { records: input.records, changed, full: middle(fulls), nightly, unchanged, settled, busy, job: { unchanged: jobUnchanged, nightly: middle(jobNightlies) } };
   } finally {
+    await triggers.stop();
     await service.stop();
     store.dispose();
     await stack.stop();

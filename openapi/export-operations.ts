@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
 import { PROBLEM_MEDIA_TYPE } from '../shared/errors/problem-response.js';
-import { CANCEL_NAMES, JOB_ID, kickOffNames, STATUS_NAMES, STATUS_RETRY_SECONDS } from '../shared/exports/export-operations.js';
+import { CANCEL_NAMES, JOB_ID, kickOffNames, STATUS_NAMES, STATUS_RETRY_SECONDS, MAX_STATUS_WAIT_SECONDS } from '../shared/exports/export-operations.js';
 import { IF_NONE_MATCH_MEMBER } from '../shared/exports/export-request.js';
 import { mediaTypeOf } from '../shared/model/operation-contract.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
@@ -140,8 +140,8 @@ export function exportPaths(resources: readonly ResourceDefinition[]): JsonObjec
         tags: ['exports'],
         summary: `Start an export job of ${resource.name}: a whole range as Parquet files in storage`,
         description: `Checks the request as the summary operation checks one (its 400s), cuts the range into calendar months and exports each month into Parquet files, the same rows and schema as a synchronous export of that month answers, in the background. `
-          + `Answers 202 at once with the job's status URL in Location (and Content-Location) and Retry-After (${STATUS_RETRY_SECONDS} s); poll it until 200. A client may have EXPORT_JOBS_PER_CLIENT (default ${settingDefaults().exportJobsPerClient}) jobs running. `
-          + 'Send the ETags of your last manifest in `ifNoneMatch`: only the months that changed are exported again.',
+          + `Answers 202 at once with the job's status URL in Location (and Content-Location) and Retry-After (${STATUS_RETRY_SECONDS} s; 0 when the job is complete already); poll it until 200. A client may have EXPORT_JOBS_PER_CLIENT (default ${settingDefaults().exportJobsPerClient}) jobs running. `
+          + 'Send the ETags of your last manifest in `ifNoneMatch`: the months that still have theirs are checked before the kick-off answers (one aggregate each, no record read) and are `unchanged`; only the others are exported again. A job of which nothing changed is complete at once.',
         requestBody: {
           required: true,
           content: { [mediaTypeOf('json')]: { schema: schemaRef(exportRequestSchema(resource)), examples: { twoYears: { summary: 'Two years, one window per month', value: { createdFrom: '2024-01-01', createdTo: '2025-12-31' } } } } },
@@ -158,10 +158,16 @@ export function exportPaths(resources: readonly ResourceDefinition[]): JsonObjec
     };
   }
   const id = { name: 'id', in: 'path', required: true, description: 'The job\'s id (from Location).', schema: { type: 'string', pattern: JOB_ID.source } };
+  const prefer = {
+    name: 'Prefer', in: 'header', required: false,
+    description: `\`wait=N\` (RFC 7240): answer once the job is complete, or after N seconds (at most ${MAX_STATUS_WAIT_SECONDS}), whichever comes first; fewer polls, and the manifest as soon as it is there.`,
+    schema: { type: 'string', examples: ['wait=20'] },
+  };
   paths[STATUS_NAMES.path] = {
     parameters: [id],
     get: {
       operationId: STATUS_NAMES.id,
+      parameters: [prefer],
       tags: ['exports'],
       summary: 'An export job\'s progress, then its manifest',
       description: '202 with the progress (windows done of all) and Retry-After while the job runs; 200 with the manifest once every window has its outcome. '

@@ -48,8 +48,8 @@ export class JobGone extends Error {
 /** The job's id in a Location (absolute, or relative as `../exports/<id>`): 32 hex digits after `exports/`. */
 const JOB_LOCATION = /(?:^|\/)exports\/([0-9a-f]{32})$/;
 
-/** Starts a job of `range`, sending `ifNoneMatch` (window label → ETag); resolves with its id. */
-export async function startJob(context: FetchContext, range: { readonly from: string; readonly to: string }, ifNoneMatch: Readonly<Record<string, string>>): Promise<string> {
+/** Starts a job of `range`, sending `ifNoneMatch` (window label → ETag); resolves with its id and the wait its Retry-After asks for before the first status call. */
+export async function startJob(context: FetchContext, range: { readonly from: string; readonly to: string }, ifNoneMatch: Readonly<Record<string, string>>): Promise<{ id: string; waitMs: number | undefined }> {
   const members = dateMembers(context.by);
   const body = { ...context.filters, [members.from]: range.from, [members.to]: range.to, ...(Object.keys(ifNoneMatch).length > 0 ? { ifNoneMatch } : {}) };
   const result = await call(context, (signal) => context.api.kickOff(context.dataset, body, signal));
@@ -59,7 +59,7 @@ export async function startJob(context: FetchContext, range: { readonly from: st
     const location = response.headers.get('location') ?? '';
     const id = JOB_LOCATION.exec(location.split(/[?#]/)[0]!)?.[1];
     if (!id) throw new JobNotOffered(`the service answered the job's kick-off without a job's Location (${printable(location, 80) || 'none'})`);
-    return id;
+    return { id, waitMs: retryAfterMs(response.headers.get('retry-after')) };
   }
   const code = problemCode(result.error);
   if (response.status === 404 || response.status === 405) throw new JobNotOffered('the service offers no export jobs (an older service, or one without export storage)');

@@ -23,7 +23,7 @@ import { fileLabel, isGrowing, monthWindows, windowLabel, type Window } from './
 /** Files downloaded at once: storage serves each at its own pace; four keep a link busy without crowding memory. */
 export const DOWNLOADS = 4;
 
-/** The longest wait between two polls, whatever Retry-After says; and the wait when it says nothing. */
+/** The longest wait between two polls, whatever Retry-After says (0 is taken: the job is complete); and the wait when it says nothing. */
 const MAX_POLL_WAIT_MS = 30_000;
 const DEFAULT_POLL_WAIT_MS = 2_000;
 
@@ -64,15 +64,16 @@ export async function openJob(run: Run, units: readonly Unit[]): Promise<JobPass
 async function runJob(run: Run, months: readonly Window[], etags: Readonly<Record<string, string>>): Promise<JobManifest> {
   const { context } = run;
   for (let attempt = 1; ; attempt++) {
-    const id = await startJob(context, { from: run.options.from, to: run.options.to }, etags);
+    const { id, waitMs } = await startJob(context, { from: run.options.from, to: run.options.to }, etags);
     run.observe({ kind: 'job-started', id, windows: months.length, unchangedAsked: Object.keys(etags).length });
     const giveUpAt = run.now() + context.retry.deadlineMs;
     try {
+      await run.sleep(Math.min(MAX_POLL_WAIT_MS, waitMs ?? DEFAULT_POLL_WAIT_MS));
       for (;;) {
         const answer = await askJob(context, id, months);
         if ('transactionTime' in answer) return answer;
         run.observe({ kind: 'job-progress', done: answer.done, windows: answer.windows });
-        const wait = Math.min(MAX_POLL_WAIT_MS, Math.max(1000, answer.waitMs ?? DEFAULT_POLL_WAIT_MS));
+        const wait = Math.min(MAX_POLL_WAIT_MS, answer.waitMs ?? DEFAULT_POLL_WAIT_MS);
         if (run.now() + wait > giveUpAt) {
           throw new WindowFailure(`the export job ${id} had ${answer.done} of ${answer.windows} windows done after ${context.retry.deadlineMs / 1000} s (SUMMARY_DEADLINE_SECONDS): run again later`);
         }

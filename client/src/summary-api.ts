@@ -57,6 +57,9 @@ function askedCodings(request: Request): Set<string> {
   return new Set(['identity', ...asked]);
 }
 
+/** How long a job's status call asks the service to hold its answer until the job completes (`Prefer: wait`): fewer polls, no wait past completion. */
+export const JOB_WAIT_SECONDS = 20;
+
 /** The most a JSON page or a problem document may take: a page of 1000 records is far below it. */
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
@@ -214,10 +217,11 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
       api.POST(DATASETS[dataset].jobsPath as '/v1/contracts/exports', { body: body as never, headers: headers('application/json', undefined), fetch: through(signal) }) as Promise<{ data?: unknown; error?: Problem; response: Response }>,
     /**
      * A job's status (202, running) or its manifest (200), by the id its kick-off answered: asked of
-     * this service's base URL, never of wherever a Location points (the keys go nowhere else).
+     * this service's base URL, never of wherever a Location points (the keys go nowhere else). The
+     * service may hold the answer up to JOB_WAIT_SECONDS, until the job completes.
      */
     job: (id: string, signal?: AbortSignal) =>
-      api.GET('/v1/exports/{id}', { params: { path: { id } }, headers: headers('application/json', undefined), fetch: through(signal) }) as Promise<{ data?: JobStatus; error?: Problem; response: Response }>,
+      api.GET('/v1/exports/{id}', { params: { path: { id } }, headers: { ...headers('application/json', undefined), prefer: `wait=${JOB_WAIT_SECONDS}` }, fetch: through(signal) }) as Promise<{ data?: JobStatus; error?: Problem; response: Response }>,
     /** The whole export of `dataset` for `filters`: a Parquet file or a zip of them; `ifNoneMatch` as for a page. */
     export: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string, signal?: AbortSignal) =>
       api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers(DATASETS[dataset].exportType, ifNoneMatch), parseAs: 'arrayBuffer', fetch: through(signal) }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,

@@ -32,3 +32,9 @@ export const JOB_ID = /^[0-9a-f]{32}$/;
 
 /** Seconds a caller is asked to wait between two status calls of a running job. */
 export const STATUS_RETRY_SECONDS = 2;
+
+/** The longest a status call waits for its job to complete when asked to (`Prefer: wait=N`): well inside a function's timeout. */
+export const MAX_STATUS_WAIT_SECONDS = 20;
+
+/** How often a waiting status call looks at its job's outcomes. */
+export const STATUS_POLL_MS = 250;

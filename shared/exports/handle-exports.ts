@@ -18,11 +18,12 @@ import { mediaTypeOf } from '../model/operation-contract.js';
 import { resultAsOf } from '../output/result-etag.js';
 import { storeFault } from '../store/store-fault.js';
 import type { ExportDeps } from './export-deps.js';
-import type { ExportJob } from './export-job.js';
+import type { ExportJob, WindowOutcome } from './export-job.js';
+import type { StoreMeter } from '../store/record-store.js';
 import { isComplete, jobStatus } from './export-manifest.js';
-import { CANCEL_NAMES, JOB_ID, kickOffNames, STATUS_NAMES, STATUS_RETRY_SECONDS } from './export-operations.js';
+import { CANCEL_NAMES, JOB_ID, kickOffNames, MAX_STATUS_WAIT_SECONDS, STATUS_NAMES, STATUS_POLL_MS, STATUS_RETRY_SECONDS } from './export-operations.js';
 import { parseExportRequest, windowQuery } from './export-request.js';
-import { viewChanged } from './run-window.js';
+import { viewChanged, windowReader } from './run-window.js';
 
 const JSON_OFFERS: readonly Offer[] = [{ format: 'json', mediaType: mediaTypeOf('json') }];
 
@@ -34,7 +35,7 @@ const JSON_OFFERS: readonly Offer[] = [{ format: 'json', mediaType: mediaTypeOf(
  */
 export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps, request: HttpRequest): Promise<HttpResult> {
   const summary = endpoint.deps;
-  return serveRequest(kickOffNames(endpoint.resource), summary, request, async ({ principal, header, requestId, told }) => {
+  return serveRequest(kickOffNames(endpoint.resource), summary, request, async ({ principal, header, requestId, told, meter }) => {
     negotiateOffer(header('accept'), JSON_OFFERS) ?? notAcceptable(JSON_OFFERS);
     told.format = 'json';
     const body = await readJsonBody({ headers: request.headers, body: request.body });
@@ -63,17 +64,27 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
       cancelled: false,
     };
     await fromStore(deps.jobs.create(job));
+    // The windows sent with an ETag are checked here, all at once (one aggregate each, no record
+    // read): those unchanged have their outcome now, and only the others go on the queue. A job of
+    // which nothing changed is complete before its kick-off answers.
+    let unchanged: WindowOutcome[];
+    let pending: ExportJob['windows'];
     try {
-      await Promise.all(job.windows.map((window) => deps.queue.send({ jobId: job.id, tenant: job.tenant, label: window.label })));
+      unchanged = await unchangedWindows(job, endpoint, requestId, meter);
+      await fromStore(Promise.all(unchanged.map((outcome) => deps.jobs.record(job, outcome))));
+      pending = job.windows.filter((window) => !unchanged.some((outcome) => outcome.label === window.label));
+      await fromStorage(Promise.all(pending.map((window) => deps.queue.send({ jobId: job.id, tenant: job.tenant, label: window.label }))));
     } catch (error) {
-      // Never accepted: the caller retries, the messages that went find no job to work on.
+      // Never accepted: the caller retries, and what went (outcomes, messages) finds no job to work on.
       await deps.jobs.remove(job.tenant, job.id).catch(() => {});
-      throw storageUnavailable(error);
+      throw error;
     }
     const accepted: ExportJob = { ...job, accepted: true };
     await fromStore(deps.jobs.replace(accepted));
+    const complete = pending.length === 0;
+    if (complete) await deps.jobs.markDone(accepted).catch(() => {});
     const location = jobLocation(summary.config.publicBaseUrl, job.id);
-    return statusAnswer(202, jobStatus(accepted, []), requestId, { Location: location, 'Content-Location': location, 'Retry-After': String(STATUS_RETRY_SECONDS) });
+    return statusAnswer(202, jobStatus(accepted, unchanged), requestId, { Location: location, 'Content-Location': location, 'Retry-After': complete ? '0' : String(STATUS_RETRY_SECONDS) });
   });
 }
 
@@ -89,7 +100,13 @@ export async function handleStatus(deps: ExportDeps, request: HttpRequest): Prom
     told.format = 'json';
     const job = await callersJob(request, principal, deps);
     checkView(job, principal, deps);
-    const outcomes = await fromStore(deps.jobs.outcomes(job.tenant, job.id));
+    let outcomes = await fromStore(deps.jobs.outcomes(job.tenant, job.id));
+    // Prefer: wait=N (RFC 7240): the answer waits up to N seconds (at most MAX_STATUS_WAIT_SECONDS) for the job to complete.
+    const until = performance.now() + preferredWait(header('prefer')) * 1000;
+    while (!isComplete(job, outcomes) && performance.now() + STATUS_POLL_MS < until) {
+      await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
+      outcomes = await fromStore(deps.jobs.outcomes(job.tenant, job.id));
+    }
     if (!isComplete(job, outcomes)) {
       return statusAnswer(202, jobStatus(job, outcomes), requestId, { 'Retry-After': String(STATUS_RETRY_SECONDS) });
     }
@@ -112,6 +129,22 @@ export async function handleCancel(deps: ExportDeps, request: HttpRequest): Prom
     await deps.files.removeAll(`${job.id}/`).catch((error: unknown) => summary.log.warning(requestId, `the files of a cancelled job were not all deleted (${error instanceof Error ? error.name : 'unknown'}); they go when the job expires`));
     return statusAnswer(202, { id: job.id, status: 'cancelled' }, requestId, {});
   });
+}
+
+/** The windows of a job whose ETag the caller sent and that still have it: unchanged, with no record read. */
+async function unchangedWindows(job: ExportJob, endpoint: SummaryEndpoint, requestId: string, meter: StoreMeter): Promise<WindowOutcome[]> {
+  const asked = job.windows.filter((window) => job.ifNoneMatch[window.label] !== undefined);
+  const checked = await Promise.all(asked.map(async (window): Promise<WindowOutcome | undefined> => {
+    const validated = await windowReader(job, window, endpoint, requestId, meter).reader.check();
+    return validated.unchanged ? { label: window.label, status: 'unchanged', etag: validated.etag, records: 0, files: [] } : undefined;
+  }));
+  return checked.filter((outcome) => outcome !== undefined);
+}
+
+/** The seconds a status call may wait for its job (`Prefer: wait=N`), 0 without the preference. */
+export function preferredWait(prefer: string | null | undefined): number {
+  const asked = /(?:^|[,;\s])wait\s*=\s*"?(\d{1,6})"?/i.exec(prefer ?? '')?.[1];
+  return asked === undefined ? 0 : Math.min(Number(asked), MAX_STATUS_WAIT_SECONDS);
 }
 
 /** 429 when the client has as many unfinished jobs as it may (a job whose windows all have their outcome is finished, marked or not). */

@@ -10,6 +10,7 @@ import { toProblem } from '../errors/problem-response.js';
 import { parseIfNoneMatch } from '../http/if-none-match.js';
 import { resultReader } from '../http/handlers/result-reader.js';
 import type { StoreMeter } from '../store/record-store.js';
+import type { SummaryEndpoint } from '../http/summary-endpoint.js';
 import type { ExportDeps } from './export-deps.js';
 import type { ExportJob, WindowOutcome } from './export-job.js';
 import type { WindowMessage } from './export-storage.js';
@@ -65,15 +66,7 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
   });
   let outcome: WindowOutcome;
   try {
-    const { view, cleaning, schemaTags } = endpoint.prepare(job.roles);
-    if (schemaTags.parquet !== job.schema) throw viewChanged();
-    const query = windowQuery(job, window, { view, members: endpoint.members, maxPageSize: summary.config.maxPageSize });
-    const precondition = job.ifNoneMatch[window.label] === undefined ? undefined : parseIfNoneMatch(job.ifNoneMatch[window.label]!);
-    const reader = resultReader({
-      scope: { tenant: job.tenant, view }, cleaning, schemaTags, query, requestId, clientId: job.clientId, meter, deps: summary,
-      request: { path: endpoint.names.path, params: new URLSearchParams(), body: undefined },
-      ...(precondition ? { precondition } : {}),
-    });
+    const { reader, cleaning, query } = windowReader(job, window, endpoint, requestId, meter);
     const expires = new Date(job.expires);
     const prefix = `${job.id}/${window.label}/`;
     const read = await reader.whole((records, signal) => writeWindowFiles(records, cleaning, {
@@ -136,6 +129,25 @@ export async function failWindow(raw: unknown, deps: ExportDeps): Promise<void> 
 async function liveJob(message: WindowMessage, deps: ExportDeps): Promise<ExportJob | undefined> {
   const job = await deps.jobs.get(message.tenant, message.jobId);
   return job && !job.cancelled && Date.parse(job.expires) > deps.clock() ? job : undefined;
+}
+
+/**
+ * The result reader of one window of a job: the window's query in the view the job was started
+ * with (EXPORT_VIEW_CHANGED when the roles now give another), with the caller's ETag for it as the
+ * precondition. The worker exports through it; the kick-off checks through it.
+ */
+export function windowReader(job: ExportJob, window: ExportJob['windows'][number], endpoint: SummaryEndpoint, requestId: string, meter: StoreMeter) {
+  const summary = endpoint.deps;
+  const { view, cleaning, schemaTags } = endpoint.prepare(job.roles);
+  if (schemaTags.parquet !== job.schema) throw viewChanged();
+  const query = windowQuery(job, window, { view, members: endpoint.members, maxPageSize: summary.config.maxPageSize });
+  const precondition = job.ifNoneMatch[window.label] === undefined ? undefined : parseIfNoneMatch(job.ifNoneMatch[window.label]!);
+  const reader = resultReader({
+    scope: { tenant: job.tenant, view }, cleaning, schemaTags, query, requestId, clientId: job.clientId, meter, deps: summary,
+    request: { path: endpoint.names.path, params: new URLSearchParams(), body: undefined },
+    ...(precondition ? { precondition } : {}),
+  });
+  return { reader, cleaning, query };
 }
 
 /** Once every window has its outcome, the job no longer counts against its client's running jobs. */

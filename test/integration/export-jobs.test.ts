@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { ClientSecretCredential } from '@azure/identity';
 import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
-import { download, jobCall, kickOff, runJob, syncExport, tableContent, type JobStatusDocument } from '../support/export-jobs.js';
+import { credentials, download, jobCall, kickOff, runJob, syncExport, tableContent, type JobStatusDocument } from '../support/export-jobs.js';
 import { readParquet } from '../support/parquet.js';
+import { QUIET_SECONDS } from '../../shared/output/result-etag.js';
 import { EXPORT_STORAGE } from '../../shared/exports/export-storage.js';
 import { serviceIdentity } from '../../dev/ensure-storage.js';
 import { directStore, type Problem } from '../support/stack.js';
@@ -91,6 +92,33 @@ describe('an export job, end to end', () => {
     const rows = (await readParquet(await download(march.files![0]!))).rows;
     expect(rows.map((row) => row.contractId)).toContain(id);
     expect(march.records).toBe(first.manifest.windows.find((window) => window.label === '2025-03')!.records! + 1);
+  }, 60_000);
+
+  it('checks the ETags it is sent at the kick-off: with nothing changed the job is complete before it answers, and no window is queued or read', async () => {
+    // Past the quiet period of the write above: a result written seconds ago has an ETag no check matches.
+    await new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
+    const first = await runJob(own.service, 'contoso-full', 'contracts', RANGE);
+    const ifNoneMatch = Object.fromEntries(first.manifest.windows.map((window) => [window.label, window.etag!]));
+    const before = own.service.logs.length;
+    const started = await kickOff(own.service, 'contoso-full', 'contracts', { ...RANGE, ifNoneMatch });
+    expect([started.status, started.headers.get('retry-after')]).toEqual([202, '0']);
+    expect(((await started.json()) as JobStatusDocument).windows.map((window) => window.status)).toEqual(first.manifest.windows.map(() => 'unchanged'));
+    const status = await jobCall(own.service, 'contoso-full', started.headers.get('location')!);
+    expect(status.status).toBe(200);
+    const lines = own.service.logs.slice(before).map((line) => JSON.parse(line) as { operation?: string; storeDocuments?: number });
+    expect(lines.filter((line) => line.operation === 'contracts.exports.window')).toEqual([]);
+    const kickOffLine = lines.find((line) => line.operation === 'contracts.exports');
+    expect(kickOffLine).toBeDefined();
+    expect(kickOffLine!.storeDocuments ?? 0).toBe(0);
+  }, 30_000);
+
+  it('holds a status call asked to wait (Prefer: wait=N) until the job completes, and answers at once without it', async () => {
+    const started = await kickOff(own.service, 'contoso-full', 'contracts', RANGE);
+    const location = started.headers.get('location')!;
+    expect((await jobCall(own.service, 'contoso-full', location)).status).toBe(202);
+    const waited = await fetch(new URL(location, `${own.service.baseUrl}/v1/contracts/exports`), { headers: { ...(await credentials(own.service, 'contoso-full')), prefer: 'wait=20' } });
+    expect(waited.status).toBe(200);
+    expect(((await waited.json()) as JobStatusDocument).status).toBe('completed');
   }, 60_000);
 
   it('is the starting client\'s only: another client of the tenant gets 404 on GET and DELETE, and the job goes on', async () => {

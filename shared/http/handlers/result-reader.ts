@@ -13,7 +13,7 @@ import { EMPTY_VERSION, type RecordStore, type StorePage } from '../../store/rec
 import { jumpTo } from '../../output/pagination.js';
 import { CallerGone, EXPORT_DEADLINE_MS } from '../caller-gone.js';
 import type { OutputStageInput } from './output-stage.js';
-import { unchangedError, validateResult } from './result-validator.js';
+import { unchangedError, validateResult, type ValidatedResult } from './result-validator.js';
 
 /** The validators an answer carries: the result's ETag and the time it reflects (absent from a cursor of an earlier deploy). */
 export interface ResultValidators {
@@ -41,6 +41,11 @@ export interface ResultReader {
    * request is otherwise valid. Then a cursor for the next page.
    */
   page(): Promise<PageRead>;
+  /**
+   * The export's validators and whether the request's precondition holds (`unchanged`): one
+   * aggregate, no export slot, no record read. What `whole` checks first.
+   */
+  check(): Promise<ValidatedResult>;
   /**
    * The whole result, handed to `render` page by page as the store streams it, within the
    * export's slot and deadline (`render`'s signal fires when the caller has gone or the deadline
@@ -111,6 +116,8 @@ export function resultReader(input: OutputStageInput): ResultReader {
         && await cursors.put(scope.tenant, keyOf(page + 1), { continuation: continuation!, totalRecords, etag: validators.etag, ...(validators.asOf === undefined ? {} : { asOf: validators.asOf }) }, report);
       return { validators, totalRecords, records: read?.records ?? [], nextReachable };
     },
+
+    check: () => validate('parquet'),
 
     async whole(render, options = {}) {
       const deadlineMs = options.deadlineMs ?? EXPORT_DEADLINE_MS;
