@@ -132,6 +132,11 @@ const base = { 'X-Request-ID': componentRef('headers', 'X-Request-ID'), 'Cache-C
 /** The export operations' paths: the kick-off of every resource, and a job's status and cancel. */
 export function exportPaths(resources: readonly ResourceDefinition[]): JsonObject {
   const paths: JsonObject = {};
+  const prefer = {
+    name: 'Prefer', in: 'header', required: false,
+    description: `\`wait=N\` (RFC 7240): answer once the job is complete (then with Retry-After 0), or after N seconds (at most ${MAX_STATUS_WAIT_SECONDS}), whichever comes first; fewer polls, and the manifest as soon as it is there.`,
+    schema: { type: 'string', examples: ['wait=20'] },
+  };
   for (const resource of resources) {
     const names = kickOffNames(resource);
     paths[names.path] = {
@@ -142,6 +147,7 @@ export function exportPaths(resources: readonly ResourceDefinition[]): JsonObjec
         description: `Checks the request as the summary operation checks one (its 400s), cuts the range into calendar months and exports each month into Parquet files, the same rows and schema as a synchronous export of that month answers, in the background. `
           + `Answers 202 at once with the job's status URL in Location (and Content-Location) and Retry-After (${STATUS_RETRY_SECONDS} s; 0 when the job is complete already); poll it until 200. A client may have EXPORT_JOBS_PER_CLIENT (default ${settingDefaults().exportJobsPerClient}) jobs running. `
           + 'Send the ETags of your last manifest in `ifNoneMatch`: the months that still have theirs are checked before the kick-off answers (one aggregate each, no record read) and are `unchanged`; only the others are exported again. A job of which nothing changed is complete at once.',
+        parameters: [prefer],
         requestBody: {
           required: true,
           content: { [mediaTypeOf('json')]: { schema: schemaRef(exportRequestSchema(resource)), examples: { twoYears: { summary: 'Two years, one window per month', value: { createdFrom: '2024-01-01', createdTo: '2025-12-31' } } } } },
@@ -158,11 +164,6 @@ export function exportPaths(resources: readonly ResourceDefinition[]): JsonObjec
     };
   }
   const id = { name: 'id', in: 'path', required: true, description: 'The job\'s id (from Location).', schema: { type: 'string', pattern: JOB_ID.source } };
-  const prefer = {
-    name: 'Prefer', in: 'header', required: false,
-    description: `\`wait=N\` (RFC 7240): answer once the job is complete, or after N seconds (at most ${MAX_STATUS_WAIT_SECONDS}), whichever comes first; fewer polls, and the manifest as soon as it is there.`,
-    schema: { type: 'string', examples: ['wait=20'] },
-  };
   paths[STATUS_NAMES.path] = {
     parameters: [id],
     get: {

@@ -1169,7 +1169,10 @@ export interface operations {
     contractsExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `wait=N` (RFC 7240): answer once the job is complete (then with Retry-After 0), or after N seconds (at most 20), whichever comes first; fewer polls, and the manifest as soon as it is there. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1207,7 +1210,10 @@ export interface operations {
     invoicesExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `wait=N` (RFC 7240): answer once the job is complete (then with Retry-After 0), or after N seconds (at most 20), whichever comes first; fewer polls, and the manifest as soon as it is there. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1246,7 +1252,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `wait=N` (RFC 7240): answer once the job is complete, or after N seconds (at most 20), whichever comes first; fewer polls, and the manifest as soon as it is there. */
+                /** @description `wait=N` (RFC 7240): answer once the job is complete (then with Retry-After 0), or after N seconds (at most 20), whichever comes first; fewer polls, and the manifest as soon as it is there. */
                 Prefer?: string;
             };
             path: {

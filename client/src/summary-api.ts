@@ -211,10 +211,11 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
       api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers('application/json', ifNoneMatch), fetch: through(signal) }) as Promise<{ data?: Page; error?: Problem; response: Response }>,
     /**
      * Starts an export job of `dataset` (the service's `/v1/<dataset>/exports`): `body` holds the
-     * filters, the whole range and `ifNoneMatch` (window label → ETag). 202 with the job's URL.
+     * filters, the whole range and `ifNoneMatch` (window label → ETag). 202 with the job's URL,
+     * held up to JOB_WAIT_SECONDS until the job completes (then with Retry-After 0).
      */
     kickOff: (dataset: DatasetName, body: Record<string, unknown>, signal?: AbortSignal) =>
-      api.POST(DATASETS[dataset].jobsPath as '/v1/contracts/exports', { body: body as never, headers: headers('application/json', undefined), fetch: through(signal) }) as Promise<{ data?: unknown; error?: Problem; response: Response }>,
+      api.POST(DATASETS[dataset].jobsPath as '/v1/contracts/exports', { body: body as never, headers: { ...headers('application/json', undefined), prefer: `wait=${JOB_WAIT_SECONDS}` }, fetch: through(signal) }) as Promise<{ data?: unknown; error?: Problem; response: Response }>,
     /**
      * A job's status (202, running) or its manifest (200), by the id its kick-off answered: asked of
      * this service's base URL, never of wherever a Location points (the keys go nowhere else). The

@@ -49,6 +49,12 @@ class Recorded:
     path: str
     headers: Dict[str, str]
     body: dict
+    method: str = "POST"
+
+
+def is_job_call(request: Recorded) -> bool:
+    """A call of the export jobs (a kick-off, a status): not the summary operation."""
+    return request.path.endswith("/exports") or "/exports/" in request.path
 
 
 @dataclass
@@ -60,6 +66,8 @@ class FakeServer:
     #: Answers each token request in turn when set (else token_reply).
     token_answer: Optional[Callable[[], Reply]] = None
     requests: List[Recorded] = field(default_factory=list)
+    #: Answers the export jobs' calls when set; else they are 404 (a service without jobs: the loader reads month by month).
+    jobs: Optional[Callable[[Recorded], Union[Reply, Writer, None]]] = None
     server: Optional[ThreadingHTTPServer] = None
     scheme: str = "http"
 
@@ -76,17 +84,22 @@ class FakeServer:
             def log_message(self, *args: object) -> None:
                 pass
 
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                self.do_POST()
+
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
                 try:
-                    body = json.loads(raw) if self.path != "/token" else {}
+                    body = json.loads(raw) if self.path != "/token" and raw else {}
                 except ValueError:
                     body = {}
-                recorded = Recorded(self.path, {name.lower(): value for name, value in self.headers.items()}, body)
+                recorded = Recorded(self.path, {name.lower(): value for name, value in self.headers.items()}, body, self.command)
                 fake.requests.append(recorded)
                 if self.path == "/token":
                     reply = fake.token_answer() if fake.token_answer is not None else fake.token_reply
+                elif is_job_call(recorded):
+                    reply = fake.jobs(recorded) if fake.jobs is not None else problem(404, "NOT_FOUND", "no export jobs here")
                 else:
                     reply = fake.answer(recorded)
                 if reply is None:  # drop the connection without an answer
@@ -124,8 +137,12 @@ class FakeServer:
             self.server.server_close()
 
     def calls(self) -> List[Recorded]:
-        """The operation calls (the token requests left out)."""
-        return [request for request in self.requests if request.path != "/token"]
+        """The summary operation's calls (the token requests and the export jobs' calls left out)."""
+        return [request for request in self.requests if request.path != "/token" and not is_job_call(request)]
+
+    def job_calls(self) -> List[Recorded]:
+        """The export jobs' calls: kick-offs and status calls."""
+        return [request for request in self.requests if is_job_call(request)]
 
     def settings(self, **overrides: object) -> dict:
         base = dict(base_url=self.url, scope="api://app/.default", subscription_key="sub-key-fake", api_key="api-key-fake",

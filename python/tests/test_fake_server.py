@@ -705,3 +705,131 @@ def test_takes_a_dictionary_column_whose_one_long_value_is_rare_and_lz4_files(se
         server = serve(servers, lambda request, data=data: ok(data))
         table = summary_client.load_as_arrow("contracts", "2025-03-01", "2025-03-01", **server.settings())
         assert (compression, table.num_rows) == (compression, 50_000)
+
+
+# Through an export job (via="job"): the fake service answers the kick-off and the manifest, a
+# storage of the test's own (https, the test CA) serves the files the manifest lists.
+
+JOB = "b" * 32
+JOB_RANGE = ("2025-01-01", "2025-02-28")
+JOB_MONTHS = (("2025-01", "2025-01-01", "2025-01-31"), ("2025-02", "2025-02-01", "2025-02-28"))
+
+
+def month_file(label: str) -> bytes:
+    return parquet([{"id": f"c-{label}-{index}", "day": f"{label}-0{index + 1}"} for index in range(3)])
+
+
+def job_service(servers, certificates, storage_answer=None, file_of=None, unchanged=None):  # type: ignore[no-untyped-def]
+    """The fake service with export jobs, and its storage; ``file_of(label, entry, asked)`` changes a file's entry, ``unchanged`` (a set, changed as a test goes) the windows the job says are."""
+    unchanged = set() if unchanged is None else unchanged
+    import hashlib
+
+    def serve_file(request):  # type: ignore[no-untyped-def]
+        label = request.path.split("/")[2]
+        return 200, {"Content-Type": "application/octet-stream"}, month_file(label)
+
+    storage = FakeServer(storage_answer or serve_file).start(tls=(str(certificates / "loopback.pem"), str(certificates / "loopback.key")))
+    servers.append(storage)
+    asked = [0]
+
+    def jobs(request):  # type: ignore[no-untyped-def]
+        if request.method == "POST":
+            return 202, {"Content-Type": "application/json", "Location": f"../exports/{JOB}", "Retry-After": "0"}, b"{}"
+        asked[0] += 1
+        windows = []
+        for label, start, end in JOB_MONTHS:
+            data = month_file(label)
+            entry = {"table": "contracts", "url": f"{storage.url}/files/{label}/contracts-000.parquet?sig={asked[0]}", "records": 3, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+            if file_of is not None:
+                entry = file_of(label, entry, asked[0])
+            status = "unchanged" if label in unchanged else "exported"
+            windows.append({"label": label, "from": start, "to": end, "status": status, "etag": f'W/"{label}"', "records": 0 if status == "unchanged" else 3, "files": [] if status == "unchanged" else [entry]})
+        manifest = {"id": JOB, "resource": "contracts", "status": "completed", "request": {}, "transactionTime": "2026-11-28T01:00:00Z", "expires": "2026-11-29T01:00:00Z",
+                    "schema": "fake", "progress": {"windows": 2, "done": 2}, "windows": windows}
+        return 200, {"Content-Type": "application/json"}, json.dumps(manifest).encode()
+
+    service = FakeServer(lambda request: problem(500, "INTERNAL", "the summary operation was not to be asked"), jobs=jobs).start()
+    servers.append(service)
+    return service, storage
+
+
+def job_settings(service, certificates, **overrides):  # type: ignore[no-untyped-def]
+    return service.settings(ca_file=str(certificates / "ca.pem"), **overrides)
+
+
+def test_a_range_through_an_export_job_downloads_each_file_once_without_the_keys(servers, waits, certificates):  # type: ignore[no-untyped-def]
+    service, storage = job_service(servers, certificates)
+    table = summary_client.load_as_arrow("contracts", *JOB_RANGE, **job_settings(service, certificates))
+    assert table.column("id").to_pylist() == [f"c-2025-0{month}-{index}" for month in (1, 2) for index in range(3)]
+    kick_off, status = service.job_calls()
+    assert (kick_off.method, kick_off.path, kick_off.body) == ("POST", "/v1/contracts/exports", {"createdFrom": "2025-01-01", "createdTo": "2025-02-28"})
+    assert (status.method, status.path) == ("GET", f"/v1/exports/{JOB}")
+    assert kick_off.headers["prefer"] == status.headers["prefer"] == "wait=20"
+    assert status.headers["x-api-key"] == "api-key-fake"
+    assert sorted(request.path for request in storage.requests) == ["/files/2025-01/contracts-000.parquet?sig=1", "/files/2025-02/contracts-000.parquet?sig=1"]
+    for request in storage.requests:
+        assert not {"authorization", "x-api-key", "ocp-apim-subscription-key"} & set(request.headers)
+    assert service.calls() == []
+
+
+def test_a_cache_is_revalidated_through_the_jobs_if_none_match(servers, waits, certificates, tmp_path):  # type: ignore[no-untyped-def]
+    unchanged: set = set()
+    service, storage = job_service(servers, certificates, unchanged=unchanged)
+    first = summary_client.load_as_arrow("contracts", *JOB_RANGE, cache=tmp_path, **job_settings(service, certificates))
+    assert "ifNoneMatch" not in service.job_calls()[0].body and len(storage.requests) == 2
+    unchanged.update({"2025-01", "2025-02"})
+    second = summary_client.load_as_arrow("contracts", *JOB_RANGE, cache=tmp_path, **job_settings(service, certificates))
+    assert second.equals(first)
+    assert service.job_calls()[2].body["ifNoneMatch"] == {"2025-01": 'W/"2025-01"', "2025-02": 'W/"2025-02"'}
+    assert len(storage.requests) == 2
+    # The month-by-month path keeps its own copies: a job's are one table's files.
+    windows = serve(servers, lambda request: ok(month_file(request.body["createdFrom"][:7])))
+    assert summary_client.load_as_arrow("contracts", *JOB_RANGE, cache=tmp_path, via="windows", **windows.settings()).num_rows == 6
+    assert all("if-none-match" not in request.headers for request in windows.calls())
+
+
+def _flipped(label, entry, asked):  # type: ignore[no-untyped-def]
+    return {**entry, "sha256": "0" * 64} if label == "2025-01" else entry
+
+
+@pytest.mark.parametrize("storage_answer, file_of, message", [
+    (None, _flipped, "sha256 differs"),
+    (lambda request: (200, {}, month_file(request.path.split("/")[2]) + b"more"), None, "more than the \\d+ bytes the manifest declares"),
+    (lambda request: (200, {}, month_file(request.path.split("/")[2])[:50]), None, "sent 50 bytes, the manifest declares"),
+    (lambda request: (302, {"Location": "https://127.0.0.1:9/elsewhere"}, b""), None, "a redirect, which is never followed"),
+    (None, lambda label, entry, asked: {**entry, "url": entry["url"].replace("https://", "http://")}, "not plain https"),
+    (None, lambda label, entry, asked: {**entry, "bytes": 10 ** 12}, "more than SUMMARY_MAX_EXPORT_BYTES"),
+    (lambda request: (404, {}, b""), None, "answered 404 \\(the job was cancelled or has expired"),
+])
+def test_a_file_is_taken_only_as_the_manifest_vouches_for_it(servers, waits, certificates, storage_answer, file_of, message):  # type: ignore[no-untyped-def]
+    service, _ = job_service(servers, certificates, storage_answer=storage_answer, file_of=file_of)
+    with pytest.raises(UnsafeAnswerError, match=message):
+        summary_client.load_as_arrow("contracts", *JOB_RANGE, **job_settings(service, certificates))
+
+
+def test_a_manifest_with_other_windows_than_the_range_is_refused(servers, waits, certificates):  # type: ignore[no-untyped-def]
+    service, storage = job_service(servers, certificates)
+    with pytest.raises(UnsafeAnswerError, match="other windows than the range's months"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-03-31", **job_settings(service, certificates))
+    assert storage.requests == []
+
+
+def test_a_url_storage_refused_is_asked_for_again_once(servers, waits, certificates):  # type: ignore[no-untyped-def]
+    def expired_first(request):  # type: ignore[no-untyped-def]
+        if request.path.endswith("sig=1"):
+            return 403, {"Content-Type": "application/xml"}, b"<Error><Code>AuthenticationFailed</Code></Error>"
+        return 200, {}, month_file(request.path.split("/")[2])
+
+    service, _ = job_service(servers, certificates, storage_answer=expired_first)
+    assert summary_client.load_as_arrow("contracts", *JOB_RANGE, **job_settings(service, certificates)).num_rows == 6
+    assert [request.method for request in service.job_calls()] == ["POST", "GET", "GET"]
+
+
+def test_via_job_where_the_service_offers_none_is_refused_and_the_default_reads_month_by_month(servers, waits):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: ok(month_file(request.body["createdFrom"][:7])))
+    with pytest.raises(RefusedError, match="via='windows'"):
+        summary_client.load_as_arrow("contracts", *JOB_RANGE, via="job", **server.settings())
+    assert summary_client.load_as_arrow("contracts", *JOB_RANGE, **server.settings()).num_rows == 6
+    assert len(server.calls()) == 2 and [request.method for request in server.job_calls()] == ["POST", "POST"]
+    with pytest.raises(ValueError, match="via must be"):
+        summary_client.load_as_arrow("contracts", *JOB_RANGE, via="jobs", **server.settings())

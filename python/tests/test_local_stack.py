@@ -107,3 +107,11 @@ def test_a_cache_folder_exports_nothing_the_second_time(tmp_path, caplog, contra
     assert [message for message in messages if message.endswith(" bytes")] == []
     assert second.equals(first)
     assert second.num_rows == contracts.num_rows
+
+
+def test_a_range_through_an_export_job_is_the_same_table_as_month_by_month(contracts):  # type: ignore[no-untyped-def]
+    # The fixture's year went through a job (the default for more than one month).
+    assert contracts.equals(summary_client.load_as_arrow("contracts", *YEAR, via="windows"))
+    by_job = summary_client.load_as_arrow("invoices", *YEAR, table="invoice_tables", via="job")
+    assert by_job.equals(summary_client.load_as_arrow("invoices", *YEAR, table="invoice_tables", via="windows"))
+    assert by_job.num_rows > 0

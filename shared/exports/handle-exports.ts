@@ -81,10 +81,12 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
     }
     const accepted: ExportJob = { ...job, accepted: true };
     await fromStore(deps.jobs.replace(accepted));
-    const complete = pending.length === 0;
+    // Prefer: wait=N: the answer waits for the job to complete, as a status call does.
+    const outcomes = pending.length === 0 ? unchanged : await outcomesWithin(accepted, deps, preferredWait(header('prefer')), unchanged);
+    const complete = isComplete(accepted, outcomes);
     if (complete) await deps.jobs.markDone(accepted).catch(() => {});
     const location = jobLocation(summary.config.publicBaseUrl, job.id);
-    return statusAnswer(202, jobStatus(accepted, unchanged), requestId, { Location: location, 'Content-Location': location, 'Retry-After': complete ? '0' : String(STATUS_RETRY_SECONDS) });
+    return statusAnswer(202, jobStatus(accepted, outcomes), requestId, { Location: location, 'Content-Location': location, 'Retry-After': complete ? '0' : String(STATUS_RETRY_SECONDS) });
   });
 }
 
@@ -100,13 +102,7 @@ export async function handleStatus(deps: ExportDeps, request: HttpRequest): Prom
     told.format = 'json';
     const job = await callersJob(request, principal, deps);
     checkView(job, principal, deps);
-    let outcomes = await fromStore(deps.jobs.outcomes(job.tenant, job.id));
-    // Prefer: wait=N (RFC 7240): the answer waits up to N seconds (at most MAX_STATUS_WAIT_SECONDS) for the job to complete.
-    const until = performance.now() + preferredWait(header('prefer')) * 1000;
-    while (!isComplete(job, outcomes) && performance.now() + STATUS_POLL_MS < until) {
-      await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
-      outcomes = await fromStore(deps.jobs.outcomes(job.tenant, job.id));
-    }
+    const outcomes = await outcomesWithin(job, deps, preferredWait(header('prefer')), await fromStore(deps.jobs.outcomes(job.tenant, job.id)));
     if (!isComplete(job, outcomes)) {
       return statusAnswer(202, jobStatus(job, outcomes), requestId, { 'Retry-After': String(STATUS_RETRY_SECONDS) });
     }
@@ -139,6 +135,20 @@ async function unchangedWindows(job: ExportJob, endpoint: SummaryEndpoint, reque
     return validated.unchanged ? { label: window.label, status: 'unchanged', etag: validated.etag, records: 0, files: [] } : undefined;
   }));
   return checked.filter((outcome) => outcome !== undefined);
+}
+
+/**
+ * The job's outcomes once it is complete, or as they are after `seconds` (Prefer: wait=N, RFC 7240:
+ * at most MAX_STATUS_WAIT_SECONDS), looked at every STATUS_POLL_MS from `first`.
+ */
+async function outcomesWithin(job: ExportJob, deps: ExportDeps, seconds: number, first: WindowOutcome[]): Promise<WindowOutcome[]> {
+  let outcomes = first;
+  const until = performance.now() + seconds * 1000;
+  while (!isComplete(job, outcomes) && performance.now() + STATUS_POLL_MS < until) {
+    await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
+    outcomes = await fromStore(deps.jobs.outcomes(job.tenant, job.id));
+  }
+  return outcomes;
 }
 
 /** The seconds a status call may wait for its job (`Prefer: wait=N`), 0 without the preference. */

@@ -119,6 +119,10 @@ describe('an export job, end to end', () => {
     const waited = await fetch(new URL(location, `${own.service.baseUrl}/v1/contracts/exports`), { headers: { ...(await credentials(own.service, 'contoso-full')), prefer: 'wait=20' } });
     expect(waited.status).toBe(200);
     expect(((await waited.json()) as JobStatusDocument).status).toBe('completed');
+    // The kick-off takes the preference too: it answers once the job is complete, saying so.
+    const held = await kickOff(own.service, 'contoso-full', 'contracts', RANGE, { prefer: 'wait=20' });
+    expect([held.status, held.headers.get('retry-after'), ((await held.json()) as JobStatusDocument).progress]).toEqual([202, '0', { windows: 6, done: 6 }]);
+    expect((await jobCall(own.service, 'contoso-full', held.headers.get('location')!)).status).toBe(200);
   }, 60_000);
 
   it('is the starting client\'s only: another client of the tenant gets 404 on GET and DELETE, and the job goes on', async () => {

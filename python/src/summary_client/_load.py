@@ -17,9 +17,10 @@ import pyarrow.parquet as pq
 
 from ._bounds import UnsafeParquet, check_parquet
 from ._cache import Cached, WindowCache
+from ._job import NotOffered, load_via_job
 from ._datasets import DATASETS, Dataset
 from ._errors import RefusedError, ServiceFailedError, TooLargeError, UnavailableError, UnsafeAnswerError, printable
-from ._settings import read_settings
+from ._settings import Settings, read_settings
 from ._token import token_source
 from ._transport import Answer, BodyTooLarge, Transport, is_retried, new_session
 from ._windows import DateLike, Window, halves, month_windows, parse_day
@@ -71,6 +72,7 @@ def load_as_arrow(
     filters: Optional[Mapping[str, str]] = None,
     table: Optional[str] = None,
     cache: Optional[Union[str, "os.PathLike[str]"]] = None,
+    via: Optional[str] = None,
     **settings: Any,
 ) -> pa.Table:
     """Every record of ``dataset`` whose ``by`` date lies in ``start``..``end`` (UTC days, both included), as one Arrow table.
@@ -81,10 +83,16 @@ def load_as_arrow(
     ``table="invoices"`` (the default, one row per invoice) or ``table="invoice_tables"`` (one row
     per invoice line). The range may be of any length: it is read in calendar months.
 
+    ``via="job"`` (the default for a range of more than one month, where the service offers export
+    jobs) asks for the whole range in one export job and downloads its files from storage, four at
+    a time; ``via="windows"`` asks for it month by month (the default for one month, and where the
+    service offers no jobs).
+
     ``cache="DIR"`` keeps each window's export in DIR with its ETag; the next call asks the service
-    whether each window changed (one cheap check each: 412 when not) and exports again only the
-    windows that did, so a second call with nothing changed makes no export and returns the same
-    table as the service would.
+    whether each window changed (one cheap check each: 412 when not; through a job, the ETags go in
+    its ``ifNoneMatch``) and exports again only the windows that did, so a second call with nothing
+    changed makes no export and returns the same table as the service would. A job's copies are
+    kept apart from the month-by-month ones (a job's files are one table each).
 
     Settings come from keyword arguments (``base_url=``, ``client_id=``, ...), else from the same
     ``SUMMARY_*`` environment variables as the summary-client CLI (README.md).
@@ -95,22 +103,51 @@ def load_as_arrow(
     ``UnsafeAnswerError`` (an answer this client will not take). Nothing is returned in part.
     """
     spec, entry, members = _request_shape(dataset, by, filters, table)
+    if via not in (None, "job", "windows"):
+        raise ValueError(f"via must be 'job' or 'windows', not {via!r}")
     first, last = parse_day(start, "start"), parse_day(end, "end")
     windows = month_windows(first, last)
+    use_job = spec.jobs_path is not None and (via == "job" or (via is None and len(windows) > 1))
+    if via == "job" and spec.jobs_path is None:
+        raise ValueError(f"{dataset} has no export jobs in this client's service description: use via='windows'")
     resolved = read_settings(**settings)
-    copies = None if cache is None else WindowCache(cache, {"service": resolved.base_url, "client": resolved.client_id or "", "dataset": dataset, "by": by, "filters": members})
+    request = {"service": resolved.base_url, "client": resolved.client_id or "", "dataset": dataset, "by": by, "filters": members}
     session = new_session(resolved)
     try:
         transport = Transport(resolved, session, token_source(resolved, session))
-        tables: List[pa.Table] = []
-        for window in windows:
-            tables.extend(_load_window(transport, spec, entry, by, members, window, resolved.max_export_bytes, copies))
+        tables: Optional[List[pa.Table]] = None
+        if use_job:
+            tables = _through_job(transport, resolved, spec, dataset, entry, by, members, windows, request, cache, via == "job")
+        if tables is None:
+            copies = None if cache is None else WindowCache(cache, request)
+            tables = []
+            for window in windows:
+                tables.extend(_load_window(transport, spec, entry, by, members, window, resolved.max_export_bytes, copies))
     finally:
         session.close()
     try:
         return pa.concat_tables(tables)
     except pa.ArrowInvalid as error:
         raise UnsafeAnswerError(f"the windows' exports have different columns ({printable(str(error))}); did the client's roles change during the load? Load again") from None
+
+
+def _through_job(transport: Transport, resolved: Settings, spec: Dataset, dataset: str, entry: Optional[str], by: str, members: Mapping[str, str],
+                 windows: List[Window], request: Mapping[str, Any], cache: Optional[Union[str, "os.PathLike[str]"]], asked: bool) -> Optional[List[pa.Table]]:
+    """The range's tables through one export job, or None where the service offers none for it (read month by month then)."""
+    table = dataset if entry is None else entry[: -len(".parquet")]
+    # A job's copies are one table's files: kept apart from month-by-month copies (a zip of both tables).
+    copies = None if cache is None else WindowCache(cache, {**request, "table": table, "via": "job"})
+    body = {f"{by}From": windows[0].start.isoformat(), f"{by}To": windows[-1].end.isoformat(), **members}
+    storage = new_session(resolved)
+    try:
+        return load_via_job(transport, storage, spec, table, body, windows, resolved.max_export_bytes, copies, lambda data, where: _read_parquet(data, where), _failure, resolved.deadline_seconds)
+    except NotOffered as why:
+        if asked:
+            raise RefusedError(404, "NOT_FOUND", f"{why}", "none", "load with via='windows'") from None
+        log.info("month by month: %s", why)
+        return None
+    finally:
+        storage.close()
 
 
 def load_as_pandas(dataset: str, start: DateLike, end: DateLike, **options: Any) -> "pandas.DataFrame":

@@ -323,12 +323,16 @@ class Transport:
         self._session = session
         self._token = token
 
-    def post(self, path: str, body: Mapping[str, Any], accept: str, cap: int, if_none_match: Optional[str] = None) -> Answer:
+    def post(self, path: str, body: Mapping[str, Any], accept: str, cap: int, if_none_match: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Answer:
         """The answer to one request, after retries; a success's body capped at ``cap`` (raises BodyTooLarge).
         With ``if_none_match`` (an earlier answer's ETag) the service answers 412 RESULT_UNCHANGED while the result still has it."""
-        return with_retries(lambda deadline: self._send(path, body, accept, cap, if_none_match, deadline), "the service", self._settings.deadline_seconds)
+        return with_retries(lambda deadline: self._send(path, body, accept, cap, if_none_match, deadline, "POST", headers), "the service", self._settings.deadline_seconds)
 
-    def _send(self, path: str, body: Mapping[str, Any], accept: str, cap: int, if_none_match: Optional[str], deadline: Optional[float]) -> Answer:
+    def get(self, path: str, cap: int, headers: Optional[Mapping[str, str]] = None) -> Answer:
+        """The answer to one GET of the service (an export job's status), after retries, its body capped at ``cap``."""
+        return with_retries(lambda deadline: self._send(path, None, "application/json", cap, None, deadline, "GET", headers), "the service", self._settings.deadline_seconds)
+
+    def _send(self, path: str, body: Optional[Mapping[str, Any]], accept: str, cap: int, if_none_match: Optional[str], deadline: Optional[float], method: str = "POST", extra: Optional[Mapping[str, str]] = None) -> Answer:
         headers = {
             "Authorization": f"Bearer {self._token()}",
             "Ocp-Apim-Subscription-Key": self._settings.subscription_key,
@@ -340,4 +344,8 @@ class Transport:
         }
         if if_none_match is not None:
             headers["If-None-Match"] = if_none_match
-        return fetch(self._session, "POST", f"{self._settings.base_url}{path}", cap, deadline, data=json.dumps(body), headers=headers)
+        headers.update(extra or {})
+        if body is None:
+            del headers["Content-Type"]
+            return fetch(self._session, method, f"{self._settings.base_url}{path}", cap, deadline, headers=headers)
+        return fetch(self._session, method, f"{self._settings.base_url}{path}", cap, deadline, data=json.dumps(body), headers=headers)
