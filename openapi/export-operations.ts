@@ -68,6 +68,10 @@ export const ExportJobStatusSchema = z.strictObject({
   schema: z.string().regex(/^[0-9a-f]{32}$/).meta({ description: 'The fingerprint of the files\' columns: the X-Summary-Schema of the synchronous export.' }),
   progress: z.strictObject({ windows: z.int().min(1), done: z.int().min(0) }).meta({ description: 'Windows of the job, and how many have their outcome.' }),
   windows: z.array(window),
+  files: z.array(file.extend({
+    window: z.string().regex(/^\d{4}-\d{2}$/).meta({ description: 'The label of the file\'s window.' }),
+    part: z.int().min(0).meta({ description: 'The file\'s place among its table\'s files of the window: 0, then 1, … past PARQUET_MAX_BYTES.' }),
+  })).optional().meta({ description: 'Once the job is completed: every file of the windows above, in one flat list (window, table, part), for tools that loop once over files (Data Factory\'s ForEach, Power Query).' }),
 }).meta({ description: 'An export job: one window per calendar month of its range.' });
 
 const cancelled = z.strictObject({ id: z.string().regex(JOB_ID), status: z.literal('cancelled') });
@@ -85,10 +89,11 @@ export function exportSchemas(filterSchemas: Readonly<Record<string, JsonObject>
       properties: {
         ...properties,
         [IF_NONE_MATCH_MEMBER]: {
-          type: 'object',
-          description: 'Window label (YYYY-MM) → the ETag you hold for it (from your last manifest, or the summary operation). A window whose result still has that ETag is `unchanged` and gets no files. Labels outside the range are ignored.',
-          propertyNames: { pattern: '^\\d{4}-(0[1-9]|1[0-2])$' },
-          additionalProperties: { type: 'string' },
+          description: 'Window label (YYYY-MM) → the ETag you hold for it (from your last manifest, or the summary operation); or your last manifest\'s `windows` as they are (an array of objects with `label` and `etag`; windows without an ETag are left out). A window whose result still has that ETag is `unchanged` and gets no files. Labels outside the range are ignored.',
+          oneOf: [
+            { type: 'object', propertyNames: { pattern: '^\\d{4}-(0[1-9]|1[0-2])$' }, additionalProperties: { type: 'string' } },
+            { type: 'array', maxItems: 1000, items: { type: 'object', required: ['label'], properties: { label: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$' }, etag: { type: 'string' } } } },
+          ],
         },
       },
       ...(filters.dependentRequired ? { dependentRequired: filters.dependentRequired } : {}),

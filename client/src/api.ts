@@ -316,6 +316,26 @@ export interface components {
                     }[];
                 };
             }[];
+            /** @description Once the job is completed: every file of the windows above, in one flat list (window, table, part), for tools that loop once over files (Data Factory's ForEach, Power Query). */
+            files?: {
+                /** @description The table: `contracts`; for invoices `invoices` or `invoice_tables` (the two files of the synchronous export's zip). */
+                table: string;
+                /**
+                 * Format: uri
+                 * @description A read-only URL of this one file (an Azure Storage user delegation SAS, https only), valid until the job expires. Fetch it without any of the service's credentials. Treat it as a secret: it is the file.
+                 */
+                url: string;
+                /** @description Rows in the file. */
+                records: number;
+                /** @description The file's size: check what you downloaded against it. */
+                bytes: number;
+                /** @description SHA-256 of the file, hex. */
+                sha256: string;
+                /** @description The label of the file's window. */
+                window: string;
+                /** @description The file's place among its table's files of the window: 0, then 1, … past PARQUET_MAX_BYTES. */
+                part: number;
+            }[];
         };
         ExportJobCancelled: {
             id: string;
@@ -358,10 +378,13 @@ export interface components {
              * @enum {string}
              */
             order?: "asc" | "desc";
-            /** @description Window label (YYYY-MM) → the ETag you hold for it (from your last manifest, or the summary operation). A window whose result still has that ETag is `unchanged` and gets no files. Labels outside the range are ignored. */
+            /** @description Window label (YYYY-MM) → the ETag you hold for it (from your last manifest, or the summary operation); or your last manifest's `windows` as they are (an array of objects with `label` and `etag`; windows without an ETag are left out). A window whose result still has that ETag is `unchanged` and gets no files. Labels outside the range are ignored. */
             ifNoneMatch?: {
                 [key: string]: string;
-            };
+            } | {
+                label: string;
+                etag?: string;
+            }[];
         };
         /** @description The kick-off of a invoices export job: the summary operation's filters and order, with one date range (both ends) of any number of calendar months (at most EXPORT_MAX_MONTHS, default 36), and optionally `ifNoneMatch`. No page or pageSize: a job exports every record. Only in the body (a query-string filter is 400). */
         InvoicesExportRequest: {
@@ -418,10 +441,13 @@ export interface components {
              * @enum {string}
              */
             order?: "asc" | "desc";
-            /** @description Window label (YYYY-MM) → the ETag you hold for it (from your last manifest, or the summary operation). A window whose result still has that ETag is `unchanged` and gets no files. Labels outside the range are ignored. */
+            /** @description Window label (YYYY-MM) → the ETag you hold for it (from your last manifest, or the summary operation); or your last manifest's `windows` as they are (an array of objects with `label` and `etag`; windows without an ETag are left out). A window whose result still has that ETag is `unchanged` and gets no files. Labels outside the range are ignored. */
             ifNoneMatch?: {
                 [key: string]: string;
-            };
+            } | {
+                label: string;
+                etag?: string;
+            }[];
         };
         /** @description A contract summary record. The fields present depend on the caller's roles (the server-side roles → datapoints configuration): `Data.Read` shows contractId, contractWorkspaceID, title, status, effectiveDate, expirationDate, createdDate, updatedDate; `Data.Read.Financials` shows currency, contractAmount; `Data.Read.Suppliers` shows supplierId, supplierName, ownerEmail. Fields come in the order listed here. */
         ContractRecord: {

@@ -13,7 +13,12 @@ export interface JobStatusDocument {
   readonly schema: string;
   readonly progress: { readonly windows: number; readonly done: number };
   readonly windows: readonly ManifestWindow[];
+  /** Once completed: the windows' files in one list, each with its window and its place among its table's files. */
+  readonly files?: readonly ManifestFile[];
 }
+
+/** One file of a completed job, in its flat list. */
+export type ManifestFile = NonNullable<ManifestWindow['files']>[number] & { readonly window: string; readonly part: number };
 
 /** One window in a status document. */
 export interface ManifestWindow {
@@ -43,6 +48,7 @@ export function isComplete(job: ExportJob, outcomes: readonly WindowOutcome[]): 
 export function jobStatus(job: ExportJob, outcomes: readonly WindowOutcome[], urls?: ReadonlyMap<string, string>): JobStatusDocument {
   const byLabel = new Map(outcomes.map((outcome) => [outcome.label, outcome]));
   const complete = isComplete(job, outcomes);
+  const windows = windowsOf(job, byLabel, urls);
   return {
     id: job.id,
     resource: job.resource,
@@ -52,17 +58,22 @@ export function jobStatus(job: ExportJob, outcomes: readonly WindowOutcome[], ur
     expires: job.expires,
     schema: job.schema,
     progress: { windows: job.windows.length, done: job.windows.filter((window) => byLabel.has(window.label)).length },
-    windows: job.windows.map((window): ManifestWindow => {
-      const outcome = byLabel.get(window.label);
-      if (!outcome) return { ...window, status: 'pending' };
-      return {
-        ...window,
-        status: outcome.status,
-        ...(outcome.etag === undefined ? {} : { etag: outcome.etag }),
-        records: outcome.records,
-        ...(urls ? { files: outcome.files.map(({ blob, ...file }) => ({ table: file.table, url: urls.get(blob)!, records: file.records, bytes: file.bytes, sha256: file.sha256 })) } : {}),
-        ...(outcome.problem ? { problem: outcome.problem } : {}),
-      };
-    }),
+    windows,
+    ...(urls ? { files: windows.flatMap((window) => (window.files ?? []).map((file, index, all) => ({ window: window.label, part: all.slice(0, index).filter((other) => other.table === file.table).length, ...file }))) } : {}),
   };
+}
+
+function windowsOf(job: ExportJob, byLabel: ReadonlyMap<string, WindowOutcome>, urls: ReadonlyMap<string, string> | undefined): ManifestWindow[] {
+  return job.windows.map((window): ManifestWindow => {
+    const outcome = byLabel.get(window.label);
+    if (!outcome) return { ...window, status: 'pending' };
+    return {
+      ...window,
+      status: outcome.status,
+      ...(outcome.etag === undefined ? {} : { etag: outcome.etag }),
+      records: outcome.records,
+      ...(urls ? { files: outcome.files.map(({ blob, ...file }) => ({ table: file.table, url: urls.get(blob)!, records: file.records, bytes: file.bytes, sha256: file.sha256 })) } : {}),
+      ...(outcome.problem ? { problem: outcome.problem } : {}),
+    };
+  });
 }

@@ -141,19 +141,36 @@ function checkDay(member: string, value: unknown, errors: FieldError[]): number 
   return day;
 }
 
+/** A manifest's windows as [label, etag] entries (those without an ETag left out), or null when it is not an array of windows. */
+function windowEntries(value: readonly unknown[]): [string, unknown][] | null {
+  const entries: [string, unknown][] = [];
+  for (const item of value) {
+    const window = item as { label?: unknown; etag?: unknown } | null;
+    if (typeof window !== 'object' || window === null || Array.isArray(window) || typeof window.label !== 'string') return null;
+    if (window.etag !== undefined && window.etag !== null) entries.push([window.label, window.etag]);
+  }
+  return entries;
+}
+
 /** At most this many windows' ETags: more than any job has windows. */
 const MAX_ETAGS = 1000;
 const LABEL = /^\d{4}-(0[1-9]|1[0-2])$/;
 
-/** `ifNoneMatch`: an object from window label (`YYYY-MM`) to an ETag (or a list, as in the header). */
+/**
+ * `ifNoneMatch`: an object from window label (`YYYY-MM`) to an ETag (or a list, as in the header);
+ * or a manifest's `windows` as they are, an array of objects with `label` and `etag` (other members
+ * ignored, as are windows without an ETag: failed or pending ones), which a tool that cannot build
+ * an object (Data Factory) sends from last run's manifest.
+ */
 function parseWindowEtags(value: unknown, errors: FieldError[]): Record<string, string> {
   if (value === undefined) return {};
   const member = IF_NONE_MATCH_MEMBER;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    errors.push({ member, code: 'INVALID_PRECONDITION', message: `${member} must be an object from window label to the ETag you hold for it, for example {"2025-01":"W/\\"4f2a…\\""}.` });
+  const windows = Array.isArray(value) ? windowEntries(value) : undefined;
+  if (windows === null || typeof value !== 'object' || value === null) {
+    errors.push({ member, code: 'INVALID_PRECONDITION', message: `${member} must be an object from window label to the ETag you hold for it, for example {"2025-01":"W/\\"4f2a…\\""}, or a manifest's windows as they are ([{"label":"2025-01","etag":"W/\\"4f2a…\\""}, …]).` });
     return {};
   }
-  const entries = Object.entries(value);
+  const entries = windows ?? Object.entries(value);
   if (entries.length > MAX_ETAGS) {
     errors.push({ member, code: 'INVALID_PRECONDITION', message: `${member} has ${entries.length} windows; send at most ${MAX_ETAGS}.` });
     return {};

@@ -62,6 +62,19 @@ describe('a kick-off', () => {
     expect(asked.given).not.toHaveProperty('ifNoneMatch');
   });
 
+  it('takes a manifest\'s windows as they are for ifNoneMatch: their labels and ETags, the others\' members ignored, windows without an ETag left out', () => {
+    const windows = [
+      { label: '2025-01', from: '2025-01-01', to: '2025-01-31', status: 'exported', etag: 'W/"a"', records: 3, files: [{ table: 'contracts' }] },
+      { label: '2025-02', from: '2025-02-01', to: '2025-02-28', status: 'failed', problem: { code: 'EXPORT_WINDOW_FAILED' } },
+      { label: '2024-12', status: 'unchanged', etag: 'W/"b"' },
+    ];
+    const asked = parseExportRequest({ ...context, body: { createdFrom: '2025-01-01', createdTo: '2025-02-28', ifNoneMatch: windows } });
+    expect(asked.ifNoneMatch).toEqual({ '2025-01': 'W/"a"' });
+    for (const wrong of [['W/"a"'], [{ etag: 'W/"a"' }], [{ label: '2025-01', etag: 'not an etag' }], [{ label: 'January', etag: 'W/"a"' }], 'W/"a"']) {
+      expect(refused({ createdFrom: '2025-01-01', createdTo: '2025-02-28', ifNoneMatch: wrong }).errors.map((problem) => problem.code)).toEqual(['INVALID_PRECONDITION']);
+    }
+  });
+
   it('is refused with every problem at once, in the summary operation\'s codes', () => {
     const error = refused({ createdFrom: '2025-01-01', createdTo: '2028-01-01', page: 2, colour: 'red', ifNoneMatch: { '2025-13': 'W/"x"', '2025-01': '*' } });
     expect(error.errors.map((problem) => [problem.member, problem.code])).toEqual([
