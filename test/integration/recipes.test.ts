@@ -5,15 +5,22 @@
  * month with the export media type; the Power Query query asks page after page in the query string
  * with the filters in the body. Every record of the range, exactly once.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../dev/project-root.js';
 import { unzipSync } from 'fflate';
 import { evaluate } from '../support/adf-expression.js';
 import { monthRequests } from '../support/data-factory-recipe.js';
 import { accessToken, identities, stack, type Envelope } from '../support/stack.js';
 import { storeRecords } from '../support/store-records.js';
+import { credentials as jobCredentials, runJob } from '../support/export-jobs.js';
+import { readParquet } from '../support/parquet.js';
+import { runJobPipeline } from '../support/job-pipeline.js';
+import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
+import { tempDirs } from '../support/temp-dirs.js';
+import { withDuckDb } from '../support/duckdb.js';
+import { QUIET_SECONDS } from '../../shared/output/result-etag.js';
 
 async function credentials(): Promise<Record<string, string>> {
   return {
@@ -56,6 +63,67 @@ describe('the Data Factory recipe against the local stack', () => {
     expect(response.headers.get('content-type')).toBe('application/zip');
     expect(Object.keys(unzipSync(new Uint8Array(await response.arrayBuffer()))).sort()).toEqual(['invoice_tables.parquet', 'invoices.parquet']);
   });
+});
+
+describe('the Data Factory export-job recipe against a service of its own', () => {
+  let own: OwnTenant;
+  const lakes = tempDirs('lake');
+  beforeAll(async () => {
+    own = await startOwnTenant(60, { service: { exports: { queueSettings: { maxPollingIntervalMs: 200 } } } });
+    // Past the quiet period of the seed: a result written seconds ago has an ETag no check matches.
+    await new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
+  }, 60_000);
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  /** The ids of the Lake's contracts, read as a folder of Parquet files (every table folder's `*.parquet`). */
+  const lakeIds = (lake: string) => withDuckDb(async (query) => (await query(`SELECT contractId FROM read_parquet('${lake}/contracts/by-created/contracts/*.parquet') ORDER BY 1`)).map((row) => String(row.contractId)));
+  const storedIds = async () => (await own.documents('contracts')).filter((doc) => String(doc.createdDate).startsWith('2025-')).map((doc) => String(doc.contractId)).sort();
+
+  it('lands a year in the Lake, then copies nothing when nothing changed, then exactly the month a write changed', async () => {
+    const lake = lakes();
+    const credentials = await jobCredentials(own.service, 'contoso-full');
+    const target = { baseUrl: `${own.service.baseUrl}/`, token: credentials.authorization!.slice('Bearer '.length), subscriptionKey: credentials['ocp-apim-subscription-key']!, apiKey: credentials['x-api-key']!, lake };
+
+    const first = await runJobPipeline(target);
+    expect(first.started.status).toBe(202);
+    expect(first.copied).toEqual(Array.from({ length: 12 }, (_, month) => `contracts/by-created/contracts/contracts-2025-${String(month + 1).padStart(2, '0')}-0.parquet`));
+    expect(await lakeIds(lake)).toEqual(await storedIds());
+    expect(existsSync(join(lake, 'contracts/by-created/_manifest.json'))).toBe(true);
+
+    // Last run's manifest in ifNoneMatch: the job is complete at its kick-off, and nothing is copied.
+    const second = await runJobPipeline(target);
+    expect([second.started.retryAfter, second.polls, second.copied]).toEqual(['0', 1, []]);
+    expect(second.deleted).toEqual(['contracts/by-created/_manifest.json']);
+
+    const [march] = (await own.documents('contracts')).filter((doc) => String(doc.createdDate).startsWith('2025-03'));
+    await own.remove('contracts', [march!.id]);
+    const third = await runJobPipeline(target);
+    expect(third.copied).toEqual(['contracts/by-created/contracts/contracts-2025-03-0.parquet']);
+    expect(third.deleted).toEqual(['contracts/by-created/_manifest.json', 'contracts/by-created/contracts/contracts-2025-03-0.parquet']);
+    expect(await lakeIds(lake)).toEqual(await storedIds());
+  }, 120_000);
+
+  it('Power Query\'s ReadJob: a completed manifest\'s files of a table, fetched as M builds each request, are the range\'s records', async () => {
+    const query = readFileSync(join(projectRoot(), 'docs/recipes/power-query-job.pq'), 'utf8');
+    const { manifest } = await runJob(own.service, 'contoso-full', 'contracts', { createdFrom: '2025-01-01', createdTo: '2025-12-31' });
+    const files = manifest.files!.filter((file) => file.table === 'contracts');
+    // StorageUrl is the account's address: here, the Azurite of this service.
+    const storageUrl = new URL(files[0]!.url).origin;
+    expect(query).toMatch(/Text\.StartsWith\(file\[url\], StorageUrl & "\/"\)/);
+    const ids: string[] = [];
+    for (const file of files) {
+      expect(file.url.startsWith(`${storageUrl}/`)).toBe(true);
+      // Uri.Parts: the path without its leading slash as RelativePath, the query as Query.
+      const parts = new URL(file.url);
+      const response = await fetch(`${storageUrl}/${parts.pathname.slice(1)}?${new URLSearchParams(parts.searchParams).toString()}`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      expect(bytes.byteLength).toBe(file.bytes);
+      ids.push(...(await readParquet(bytes)).rows.map((row) => String(row.contractId)));
+    }
+    expect(ids.sort()).toEqual(await storedIds());
+  }, 60_000);
 });
 
 describe('the Power Query recipe against the local stack', () => {

@@ -1,15 +1,17 @@
 /**
  * Evaluates the part of Data Factory's expression language the recipes use (docs/recipes/
  * data-factory.json), so a test can compute what a pipeline would send: string and integer
- * literals, `pipeline().parameters.x`, `item()`, `dataset().x`, `activity('a').output.x`, and the
- * functions concat, add, range, if, equals, encodeUriComponent, formatDateTime (yyyy-MM-dd,
- * yyyy-MM), addToTime (Month, Day) and addDays. Anything else throws: a recipe using it needs it here.
+ * literals, `pipeline().parameters.x`, `item()`, `dataset().x`, `activity('a').output.x`,
+ * `variables('v')`, and the functions concat, add, range, if, equals, encodeUriComponent,
+ * formatDateTime (yyyy-MM-dd, yyyy-MM), addToTime (Month, Day), addDays, string (an object or array
+ * as its JSON) and json. Anything else throws: a recipe using it needs it here.
  */
 export interface ExpressionScope {
   readonly parameters?: Readonly<Record<string, unknown>>;
   readonly item?: unknown;
   readonly dataset?: Readonly<Record<string, unknown>>;
   readonly activities?: Readonly<Record<string, unknown>>;
+  readonly variables?: Readonly<Record<string, unknown>>;
 }
 
 type Token = { kind: 'string' | 'number' | 'name' | 'punct'; text: string };
@@ -57,6 +59,8 @@ const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
   if: (condition, then, otherwise) => (condition ? then : otherwise),
   equals: (a, b) => a === b,
   encodeUriComponent: (value) => encodeURIComponent(String(value)),
+  string: (value) => (typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)),
+  json: (value) => JSON.parse(String(value)) as unknown,
   addDays: (time, days) => isoDay(new Date(asDate(time).getTime() + Number(days) * 86_400_000)),
   addToTime: (time, amount, unit) => {
     const date = asDate(time);
@@ -108,6 +112,7 @@ export function evaluate(expression: string, scope: ExpressionScope): unknown {
     if (token.text === 'item') { args(); return member(scope.item); }
     if (token.text === 'dataset') { args(); return member(scope.dataset ?? {}); }
     if (token.text === 'activity') { const [name] = args(); return member(scope.activities?.[String(name)]); }
+    if (token.text === 'variables') { const [name] = args(); if (!Object.hasOwn(scope.variables ?? {}, String(name))) throw new TypeError(`no variable ${String(name)}`); return member(scope.variables![String(name)]); }
     const fn = FUNCTIONS[token.text];
     if (!fn) throw new TypeError(`the expression uses ${token.text}(), which this evaluator does not know`);
     return fn(...args());

@@ -16,7 +16,10 @@ export const template = JSON.parse(readFileSync(join(projectRoot(), 'docs/recipe
 export const resource = (name: string) => template.resources.find((candidate) => candidate.name.endsWith(`/${name}')]`))!;
 export const activities = (pipeline: string): Record<string, any>[] => {
   const all: Record<string, any>[] = [];
-  const walk = (list: Record<string, any>[]) => list.forEach((activity) => { all.push(activity); walk(activity.typeProperties?.activities ?? []); });
+  const walk = (list: Record<string, any>[]) => list.forEach((activity) => {
+    all.push(activity);
+    for (const inner of ['activities', 'ifTrueActivities', 'ifFalseActivities']) walk(activity.typeProperties?.[inner] ?? []);
+  });
   walk(resource(pipeline).properties.activities);
   return all;
 };

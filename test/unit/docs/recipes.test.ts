@@ -15,7 +15,7 @@ import * as PQP from '@microsoft/powerquery-parser';
 import { projectRoot } from '../../../dev/project-root.js';
 import { DATASETS } from '../../../client/src/datasets.js';
 import { evaluate } from '../../support/adf-expression.js';
-import { activity, monthRequests, resource, template, type Resource } from '../../support/data-factory-recipe.js';
+import { activity, defaults, monthRequests, resource, template, type Resource } from '../../support/data-factory-recipe.js';
 import { committedDocument } from '../../support/document-validator.js';
 
 const root = projectRoot();
@@ -54,6 +54,9 @@ describe('docs/recipes/data-factory.json', () => {
     const broken = structuredClone(resource('SummaryPagesToLake'));
     broken.properties.activities[0].typeProperties.activities[0].typeProperties.source.type = 'RestSauce';
     expect(validate(broken)).not.toEqual([]);
+    const job = structuredClone(resource('SummaryJobToLake'));
+    job.properties.activities.find((step: { name: string }) => step.name === 'UntilCompleted').typeProperties.expression.type = 'Literal';
+    expect(validate(job)).not.toEqual([]);
     const linked = structuredClone(resource('SummaryRest'));
     linked.properties.typeProperties.authenticationType = 'ClientCredentials';
     expect(validate(linked)).not.toEqual([]);
@@ -85,6 +88,42 @@ describe('docs/recipes/data-factory.json', () => {
     expect(activity('SummaryExportsToLake', 'CopyMonth').policy.secureInput).toBe(true);
   });
 
+  it('starts a job with last run\'s manifest windows in ifNoneMatch (an empty list the first time), and waits in an Until loop', () => {
+    const parameters: Record<string, unknown> = { ...defaults('SummaryJobToLake'), baseUrl: 'https://gateway.example/summary/' };
+    const start = activity('SummaryJobToLake', 'StartJob').typeProperties;
+    const activities = { GetToken: { output: { access_token: 't' } }, GetSubscriptionKey: { output: { value: 's' } }, GetApiKey: { output: { value: 'a' } } };
+    expect(evaluate(start.url.value, { parameters })).toBe('https://gateway.example/summary/v1/contracts/exports');
+    expect(Object.keys(openapi.paths)).toContain(`/v1/${String(parameters.dataset)}/exports`);
+    expect(evaluate(start.body.value, { parameters, variables: { etags: '[]' } })).toEqual({ createdFrom: '2025-01-01', createdTo: '2025-12-31', ifNoneMatch: [] });
+    const windows = [{ label: '2025-01', from: '2025-01-01', to: '2025-01-31', status: 'unchanged', etag: 'W/"x"', files: [] }];
+    const etags = evaluate(activity('SummaryJobToLake', 'KeepEtags').typeProperties.value.value, { activities: { LastManifest: { output: { firstRow: { windows } } } } });
+    expect(evaluate(start.body.value, { parameters: { ...parameters, by: 'updated' }, variables: { etags } })).toEqual({ updatedFrom: '2025-01-01', updatedTo: '2025-12-31', ifNoneMatch: windows });
+    expect(start.turnOffAsync).toBe(true);
+    expect(evaluate(start.headers.Authorization.value, { activities })).toBe('Bearer t');
+    expect(start.headers.Prefer).toBe('wait=20');
+    const until = activity('SummaryJobToLake', 'UntilCompleted').typeProperties;
+    expect([evaluate(until.expression.value, { variables: { status: 'running' } }), evaluate(until.expression.value, { variables: { status: 'completed' } })]).toEqual([false, true]);
+    expect(evaluate(activity('SummaryJobToLake', 'Status').typeProperties.url.value, { parameters, activities: { StartJob: { output: { id: 'a'.repeat(32) } } } })).toBe(`https://gateway.example/summary/v1/exports/${'a'.repeat(32)}`);
+  });
+
+  it('copies each file of the manifest by its URL alone into the Lake, under the client\'s names, its secrets in secure activities only', () => {
+    const copy = activity('SummaryJobToLake', 'CopyFile');
+    const item = { window: '2025-03', table: 'invoice_tables', part: 1, url: 'https://account.blob.core.windows.net/exports/x?sig=s' };
+    const parameters = { dataset: 'invoices', by: 'created' };
+    expect(evaluate(copy.outputs[0].parameters.folder.value, { parameters, item })).toBe('invoices/by-created/invoice_tables');
+    expect(evaluate(copy.outputs[0].parameters.file.value, { parameters, item })).toBe('invoice_tables-2025-03-1.parquet');
+    expect(evaluate(activity('SummaryJobToLake', 'EachFile').typeProperties.items.value, { activities: { Manifest: { output: { files: [item] } } } })).toEqual([item]);
+    expect(Object.keys((openapi.components.schemas.ExportJobStatus!.properties!.files as { items: { properties: object } }).items.properties)).toEqual(expect.arrayContaining(['window', 'table', 'part', 'url']));
+    // The files' linked service is anonymous: nothing of the service's goes to storage.
+    expect(resource('StorageHttp').properties.typeProperties).toEqual({ url: '@{linkedService().url}', enableServerCertificateValidation: true, authenticationType: 'Anonymous' });
+    for (const name of ['StartJob', 'Status', 'Manifest', 'CopyFile']) expect(activity('SummaryJobToLake', name).policy.secureInput).toBe(true);
+    for (const name of ['GetClientSecret', 'GetSubscriptionKey', 'GetApiKey', 'GetToken', 'Status', 'Manifest']) expect(activity('SummaryJobToLake', name).policy.secureOutput).toBe(true);
+    // The saved manifest goes first and comes back last: a run that fails leaves none, and the next exports the range whole.
+    const order = resource('SummaryJobToLake').properties.activities.map((step: { name: string }) => step.name);
+    expect(order.indexOf('DropManifest')).toBeLessThan(order.indexOf('EachExportedWindow'));
+    expect(order.at(-1)).toBe('SaveManifest');
+  });
+
   it('keeps every secret in Key Vault: the keys as auth headers, the client secret as a Key Vault reference', () => {
     for (const name of ['SummaryRest', 'SummaryHttp']) {
       const headers = resource(name).properties.typeProperties.authHeaders as Record<string, { type: string; secretName: string }>;
@@ -93,6 +132,27 @@ describe('docs/recipes/data-factory.json', () => {
     }
     expect(resource('SummaryRest').properties.typeProperties).toMatchObject({ authenticationType: 'OAuth2ClientCredential', clientSecret: { type: 'AzureKeyVaultSecret' } });
     expect(JSON.stringify(template)).not.toMatch(/"(SecureString|password)"/);
+  });
+});
+
+describe('docs/recipes/power-query-job.pq', () => {
+  const jobQuery = readFileSync(join(root, 'docs/recipes/power-query-job.pq'), 'utf8');
+
+  it('parses as Power Query M, which refuses a broken copy', async () => {
+    expect(PQP.TaskUtils.isParseStageOk(await PQP.TaskUtils.tryLexParse(PQP.DefaultSettings, jobQuery))).toBe(true);
+    expect(PQP.TaskUtils.isParseStageOk(await PQP.TaskUtils.tryLexParse(PQP.DefaultSettings, jobQuery.replace('Table.Combine(Tables)', 'Table.Combine(Tables')))).toBe(false);
+  });
+
+  it('reads the files of a completed manifest by a literal storage URL, the rest of each file\'s URL in RelativePath and Query, checking its size', () => {
+    const status = openapi.components.schemas.ExportJobStatus!.properties!;
+    const file = (status.files as { items: { properties: Record<string, unknown> } }).items.properties;
+    for (const [, member] of jobQuery.matchAll(/manifest\[(\w+)\]/g)) expect(Object.keys(status)).toContain(member);
+    for (const [, member] of jobQuery.matchAll(/file\[(\w+)\]/g)) expect(Object.keys(file)).toContain(member);
+    expect(jobQuery).toMatch(/Web\.Contents\(\s*StorageUrl,\s*\[RelativePath = Text\.AfterDelimiter\(Own\[Path\], "\/"\), Query = Own\[Query\]\]/);
+    expect(jobQuery).toMatch(/StorageUrl = "https:\/\/<account>\.blob\.core\.windows\.net"/);
+    expect(jobQuery).toMatch(/Binary\.Length\(Bytes\) = file\[bytes\]/);
+    // No secret of the service in it: the URLs are the only credential.
+    expect(jobQuery).not.toMatch(/client_secret|Ocp-Apim-Subscription-Key|x-api-key|Authorization/);
   });
 });
 
