@@ -78,7 +78,8 @@ interface Report {
 }
 
 beforeAll(async () => {
-  own = await startOwnTenant(1);
+  // With export jobs (its own Azurite and workers): the lock's tests run through a job and window by window.
+  own = await startOwnTenant(1, { service: { exports: { queueSettings: { maxPollingIntervalMs: 200 } } } });
   template = (await own.documents('contracts'))[0]!;
   await own.remove('contracts', (await own.documents('contracts')).map((doc) => String(doc.id)));
   await own.write('contracts', ['01', '02', '03'].flatMap((month) => [contract(`2024-${month}-02T10:00:00.000Z`), contract(`2024-${month}-03T10:00:00.000Z`)]));
@@ -92,7 +93,7 @@ afterAll(async () => {
 describe('a nightly pull of a tenant whose writes never stop', () => {
   it('ends complete with the busy month exported at most twice, every earlier write in the folder, and exact once the writer stops', async () => {
     const dir = outDir();
-    const first = await runPull([...RANGE, '--out', dir]);
+    const first = await runPull([...RANGE, '--via', 'windows', '--out', dir]);
     expect([first.code, first.stderr]).toEqual([0, expect.stringMatching(/^pulled: 2024-01\.\.2024-03$/m)]);
 
     const writer = startWriter();
@@ -100,7 +101,7 @@ describe('a nightly pull of a tenant whose writes never stop', () => {
       await new Promise((resolve) => setTimeout(resolve, 3000));
       const startedAt = Date.now();
       const before = own.service.logs.length;
-      const busy = await runPull([...RANGE, '--out', dir, '--json']);
+      const busy = await runPull([...RANGE, '--via', 'windows', '--out', dir, '--json']);
       const report = JSON.parse(busy.stdout) as Report;
       expect([busy.code, report.complete]).toEqual([0, true]);
       expect(busy.stderr).toMatch(/^still being written: 2024-03 \(kept as pulled; the next run checks it again\)$/m);
@@ -126,9 +127,33 @@ describe('a nightly pull of a tenant whose writes never stop', () => {
     }
 
     await quietly();
-    const after = await runPull([...RANGE, '--out', dir, '--json']);
+    const after = await runPull([...RANGE, '--via', 'windows', '--out', dir, '--json']);
     const report = JSON.parse(after.stdout) as Report;
     expect([after.code, report.windows.map((window) => window.status)]).toEqual([0, ['unchanged', 'unchanged', 'pulled']]);
+    expect(await folderIds(dir)).toEqual(await storedIds());
+  }, 90_000);
+
+  it('through a job too: exit 0 while the writer runs, every write before the job\'s transactionTime in the folder, and exact once it stops', async () => {
+    const dir = outDir();
+    expect((await runPull([...RANGE, '--via', 'job', '--out', dir])).code).toBe(0);
+    const writer = startWriter();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const startedAt = Date.now();
+      const busy = await runPull([...RANGE, '--via', 'job', '--out', dir, '--json']);
+      const report = JSON.parse(busy.stdout) as Report & { job: { transactionTime: string } };
+      expect([busy.code, report.complete, report.windows.map((window) => window.status)]).toEqual([0, true, ['unchanged', 'unchanged', 'pulled']]);
+      // The watermark is the job's transactionTime: every write before it is in the folder.
+      expect(report.watermark).toBe(report.job.transactionTime);
+      expect(Date.parse(report.watermark!)).toBeLessThanOrEqual(startedAt);
+      const inFolder = new Set(await folderIds(dir));
+      expect(writer.written.filter((write) => write.at < Date.parse(report.watermark!)).filter((write) => !inFolder.has(write.id))).toEqual([]);
+    } finally {
+      await writer.stop();
+    }
+    await quietly();
+    const after = await runPull([...RANGE, '--via', 'job', '--out', dir, '--json']);
+    expect([after.code, (JSON.parse(after.stdout) as Report).windows.map((window) => window.status)]).toEqual([0, ['unchanged', 'unchanged', 'pulled']]);
     expect(await folderIds(dir)).toEqual(await storedIds());
   }, 90_000);
 
@@ -182,19 +207,21 @@ async function slowProxy(target: string, delayMs: number): Promise<{ baseUrl: st
 }
 
 describe('the folder lock, taken before anything is written', () => {
-  it.each(['parquet', 'jsonl'] as const)('lets one of two runs started together into a new folder pull (%s), and the other exit 2 having touched nothing', async (format) => {
+  it.each<['parquet' | 'jsonl', 'job' | 'windows']>([['parquet', 'job'], ['parquet', 'windows'], ['jsonl', 'windows']])('lets one of two runs started together into a new folder pull (%s, via %s), and the other exit 2 having touched nothing', async (format, via) => {
     const proxy = await slowProxy(own.service.baseUrl, 300);
     try {
       const dir = join(outDir(), 'new');
       const settings = { ...own.settings, SUMMARY_BASE_URL: proxy.baseUrl };
-      const runs = await Promise.all([0, 1].map(() => runPull([...RANGE, '--format', format, '--out', dir], settings)));
+      const runs = await Promise.all([0, 1].map(() => runPull([...RANGE, '--format', format, '--via', via, '--out', dir], settings)));
       expect(runs.map((run) => run.code).sort()).toEqual([0, 2]);
       const loser = runs.find((run) => run.code === 2)!;
       expect(loser.stderr).toMatch(/another summary-client pull \(process \d+\) is writing into /);
       expect(readdirSync(dir).filter((name) => name.startsWith('.'))).toEqual([]);
       expect(await folderIds(dir, format)).toEqual(await storedIds());
       // The winner's next run finds every window unchanged: the loser wrote nothing of its own.
-      expect((await runPull([...RANGE, '--format', format, '--out', dir], settings)).stderr).toMatch(/^complete: 3 windows \(0 pulled, 3 unchanged\)/m);
+      const next = await runPull([...RANGE, '--format', format, '--via', via, '--out', dir, '--json'], settings);
+      expect(next.stderr).toMatch(/^complete: 3 windows \(0 pulled, 3 unchanged\)/m);
+      expect((JSON.parse(next.stdout) as { via: string }).via).toBe(via);
     } finally {
       await proxy.stop();
     }
