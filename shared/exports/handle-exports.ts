@@ -65,15 +65,19 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
     };
     await fromStore(deps.jobs.create(job));
     // The windows sent with an ETag are checked here, all at once (one aggregate each, no record
-    // read): those unchanged have their outcome now, and only the others go on the queue. A job of
-    // which nothing changed is complete before its kick-off answers.
+    // read): those unchanged have their outcome now, and only the others go on the queue, each as
+    // soon as it is known to need an export (the newest months first: they change most), so the
+    // workers start while the other checks run. A job of which nothing changed is complete before
+    // its kick-off answers.
     let unchanged: WindowOutcome[];
-    let pending: ExportJob['windows'];
+    let queued = 0;
+    const enqueue = async (window: ExportJob['windows'][number]) => {
+      await fromStorage(deps.queue.send({ jobId: job.id, tenant: job.tenant, label: window.label }));
+      queued++;
+    };
     try {
-      unchanged = await unchangedWindows(job, endpoint, requestId, meter);
+      unchanged = await sortWindows(job, endpoint, requestId, meter, enqueue);
       await fromStore(Promise.all(unchanged.map((outcome) => deps.jobs.record(job, outcome))));
-      pending = job.windows.filter((window) => !unchanged.some((outcome) => outcome.label === window.label));
-      await fromStorage(Promise.all(pending.map((window) => deps.queue.send({ jobId: job.id, tenant: job.tenant, label: window.label }))));
     } catch (error) {
       // Never accepted: the caller retries, and what went (outcomes, messages) finds no job to work on.
       await deps.jobs.remove(job.tenant, job.id).catch(() => {});
@@ -82,7 +86,7 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
     const accepted: ExportJob = { ...job, accepted: true };
     await fromStore(deps.jobs.replace(accepted));
     // Prefer: wait=N: the answer waits for the job to complete, as a status call does.
-    const outcomes = pending.length === 0 ? unchanged : await outcomesWithin(accepted, deps, preferredWait(header('prefer')), unchanged);
+    const outcomes = queued === 0 ? unchanged : await outcomesWithin(accepted, deps, preferredWait(header('prefer')), unchanged);
     const complete = isComplete(accepted, outcomes);
     if (complete) await deps.jobs.markDone(accepted).catch(() => {});
     const location = jobLocation(summary.config.publicBaseUrl, job.id);
@@ -127,12 +131,19 @@ export async function handleCancel(deps: ExportDeps, request: HttpRequest): Prom
   });
 }
 
-/** The windows of a job whose ETag the caller sent and that still have it: unchanged, with no record read. */
-async function unchangedWindows(job: ExportJob, endpoint: SummaryEndpoint, requestId: string, meter: StoreMeter): Promise<WindowOutcome[]> {
-  const asked = job.windows.filter((window) => job.ifNoneMatch[window.label] !== undefined);
-  const checked = await Promise.all(asked.map(async (window): Promise<WindowOutcome | undefined> => {
+/**
+ * The job's windows sorted: those without an ETag are enqueued at once; those with one are checked,
+ * newest first and concurrently, and enqueued as soon as their check finds them changed. Resolves
+ * with the outcomes of the unchanged ones (no record read).
+ */
+async function sortWindows(job: ExportJob, endpoint: SummaryEndpoint, requestId: string, meter: StoreMeter, enqueue: (window: ExportJob['windows'][number]) => Promise<void>): Promise<WindowOutcome[]> {
+  const asked = (window: ExportJob['windows'][number]) => job.ifNoneMatch[window.label] !== undefined;
+  await Promise.all(job.windows.filter((window) => !asked(window)).map(enqueue));
+  const checked = await Promise.all(job.windows.filter(asked).reverse().map(async (window): Promise<WindowOutcome | undefined> => {
     const validated = await windowReader(job, window, endpoint, requestId, meter).reader.check();
-    return validated.unchanged ? { label: window.label, status: 'unchanged', etag: validated.etag, records: 0, files: [] } : undefined;
+    if (validated.unchanged) return { label: window.label, status: 'unchanged', etag: validated.etag, records: 0, files: [] };
+    await enqueue(window);
+    return undefined;
   }));
   return checked.filter((outcome) => outcome !== undefined);
 }
