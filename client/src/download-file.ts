@@ -13,7 +13,7 @@ import { partialFile } from './layout.js';
 import { sha256, type ManifestFile } from './manifest.js';
 import { printable } from './printable.js';
 import { DeadlinePassed, networkCause, Stalled, withRetry, type RetryPolicy } from './retry.js';
-import { BodyTooLarge, READ_TIMEOUT_MS, sendRequest, UnaskedCoding } from './summary-api.js';
+import { BodyTooLarge, READ_TIMEOUT_MS, sendRequest, UnaskedCoding, UnsafeDocument } from './summary-api.js';
 
 /** What the job's manifest says of a file, and where it goes in the folder. */
 export interface JobFile {
@@ -67,6 +67,8 @@ export async function downloadFile(file: JobFile, options: DownloadOptions): Pro
     options.signal.addEventListener('abort', abort, { once: true });
     try {
       if (options.signal.aborted) throw options.signal.reason;
+      // Broken off after its last byte (a stall before the end): nothing left to ask for.
+      if (received > 0 && received === file.bytes && etag !== null) return { response: new Response(null, { status: 206 }) };
       // Resumed: the rest of the same blob, or (a changed blob) a 412 and the whole file again.
       const resume: Record<string, string> = received > 0 && etag !== null ? { range: `bytes=${received}-`, 'if-match': etag } : {};
       if (received > 0 && etag === null) {
@@ -74,12 +76,13 @@ export async function downloadFile(file: JobFile, options: DownloadOptions): Pro
         received = 0;
       }
       const request = new Request(url, { headers: { accept: 'application/vnd.apache.parquet, application/octet-stream', 'accept-encoding': 'identity', ...resume } });
-      const response = await sendRequest(options.fetchImpl ?? fetch, request, controller.signal, { maxExportBytes: file.bytes - (resume.range ? received : 0), readTimeoutMs: options.readTimeoutMs ?? READ_TIMEOUT_MS });
+      const response = await sendRequest(options.fetchImpl ?? fetch, request, controller.signal, { maxExportBytes: file.bytes, readTimeoutMs: options.readTimeoutMs ?? READ_TIMEOUT_MS });
       if (response.status === 200 || response.status === 206) {
         if (response.status === 200 || !resume.range) {
           chunks.length = 0;
           received = 0;
         } else if (!response.headers.get('content-range')?.startsWith(`bytes ${received}-`)) {
+          void response.body?.cancel().catch(() => {});
           throw new FileRefused(`${file.file}: storage answered a part that is not the rest asked for (${printable(response.headers.get('content-range') ?? 'no Content-Range', 80)})`);
         }
         etag = response.headers.get('etag');
@@ -95,6 +98,10 @@ export async function downloadFile(file: JobFile, options: DownloadOptions): Pro
           if (done) break;
           chunks.push(value);
           received += value.byteLength;
+          if (received > file.bytes) {
+            void reader.cancel().catch(() => {});
+            throw new BodyTooLarge(file.bytes, response.status, true);
+          }
         }
       } else if (response.status === 412 && resume.range) {
         // The blob changed since the first part (a window redone): the whole file again.
@@ -117,6 +124,7 @@ export async function downloadFile(file: JobFile, options: DownloadOptions): Pro
     if (error instanceof FileRefused) throw error;
     if (error instanceof DeadlinePassed) throw new FileRefused(`${file.file}: storage gave ${error.message}`);
     if (error instanceof BodyTooLarge) throw new FileRefused(`${file.file}: storage sent more than the ${file.bytes} bytes the manifest declares`);
+    if (error instanceof UnsafeDocument) throw new FileRefused(`${file.file}: storage's answer (${error.status}) is refused before parsing`);
     if (error instanceof UnaskedCoding) throw new FileRefused(`${file.file}: storage answered in the ${printable(error.coding)} coding, which this client did not ask for`);
     if (error instanceof Stalled) throw new FileRefused(`${file.file}: storage was silent: ${error.message}`);
     if (error instanceof TypeError) throw new FileRefused(`${file.file}: storage could not be reached (${networkCause(error)})`);

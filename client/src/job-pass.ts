@@ -34,7 +34,7 @@ export type JobAnswer = () => Promise<Pulled | Unchanged | SchemaChanged>;
 export interface JobPass {
   readonly manifest: JobManifest;
   readonly rewrite: Rewrite | undefined;
-  /** The answer of a window of the range, or undefined: pulled the windows way. */
+  /** The answer of a window of the range, or undefined: pulled the windows way (an `unchanged` this job was not sent the ETag for among them). */
   answer(unit: Unit): JobAnswer | undefined;
   /** Stops what is still downloading and removes the files no pass took. */
   close(): Promise<void>;
@@ -54,10 +54,14 @@ export async function openJob(run: Run, units: readonly Unit[]): Promise<JobPass
     if (only?.etag && only.from === unit.window.from && only.to === unit.window.to && months.some((month) => month.from === unit.window.from)) etags[unit.window.month] = only.etag;
   }
   let job = await runJob(run, months, etags);
+  let sent: Readonly<Record<string, string>> = etags;
   const rewrite: Rewrite | undefined = older ? 'older-client' : run.schema !== undefined && job.schema !== run.schema ? 'schema' : undefined;
   // A folder rewritten whole needs every window's files in the new columns: none may be unchanged.
-  if (rewrite && job.windows.some((window) => window.status === 'unchanged')) job = await runJob(run, months, {});
-  return passOf(run, job, months, rewrite);
+  if (rewrite && job.windows.some((window) => window.status === 'unchanged')) {
+    sent = {};
+    job = await runJob(run, months, sent);
+  }
+  return passOf(run, job, months, rewrite, sent);
 }
 
 /** Starts a job and polls it to its manifest; a job gone meanwhile (expired, cancelled, another view) is started again, once. */
@@ -86,17 +90,15 @@ async function runJob(run: Run, months: readonly Window[], etags: Readonly<Recor
 }
 
 /** The job's answers: downloads started in date order, DOWNLOADS at a time. */
-function passOf(run: Run, job: JobManifest, months: readonly Window[], rewrite: Rewrite | undefined): JobPass {
+function passOf(run: Run, job: JobManifest, months: readonly Window[], rewrite: Rewrite | undefined, sent: Readonly<Record<string, string>>): JobPass {
   const controller = new AbortController();
   const limit = pool(DOWNLOADS);
   const answers = new Map<string, { window: JobWindow; files?: Promise<ManifestFile[]>; written: ManifestFile[]; taken: boolean }>();
-  let current = job;
   let refreshed: Promise<JobManifest> | undefined;
   /** New URLs for the job's files (a URL storage refused), asked for once per run. */
   const refresh = () => (refreshed ??= (async () => {
     const answer = await askJob(run.context, job.id, months);
     if (!('transactionTime' in answer)) throw new FileRefused('the job is running again');
-    current = answer;
     return answer;
   })());
   for (const [index, window] of job.windows.entries()) {
@@ -150,7 +152,7 @@ function passOf(run: Run, job: JobManifest, months: readonly Window[], rewrite: 
       if (window.status === 'exported' && !entry.files) return undefined;
       // Unchanged is the answer to the ETag this run sent for the window, and to nothing else.
       const held = unit.parts?.length === 1 ? unit.parts[0]! : undefined;
-      if (window.status === 'unchanged' && (held?.etag !== window.etag || held.from !== unit.window.from || held.to !== unit.window.to)) return undefined;
+      if (window.status === 'unchanged' && (sent[window.label] === undefined || sent[window.label] !== window.etag || held?.etag !== window.etag || held.from !== unit.window.from || held.to !== unit.window.to)) return undefined;
       return async () => {
         if (window.status === 'failed') throw new WindowFailure(`the export job failed this window: ${window.problem}`, `export-${job.id}`);
         if (!expectSchema(run, job.schema)) return SCHEMA_CHANGED;
@@ -164,7 +166,7 @@ function passOf(run: Run, job: JobManifest, months: readonly Window[], rewrite: 
           window: windowLabel(unit.window), from: unit.window.from, to: unit.window.to, status: 'done', etag: window.etag, asOf: job.transactionTime,
           // A row of the dataset is a row of its first table (invoices: not their lines).
           rows: files[0]!.rows, bytes: files.reduce((total, file) => total + file.bytes, 0), files,
-          requestIds: [`export-${current.id}-${window.label}`], finishedAt: new Date(run.now()).toISOString(),
+          requestIds: [`export-${job.id}-${window.label}`], finishedAt: new Date(run.now()).toISOString(),
         };
         return { kind: 'pulled', fresh: [entryOf], kept: [], staged: files.map((file) => file.file) };
       };

@@ -757,7 +757,10 @@ def job_settings(service, certificates, **overrides):  # type: ignore[no-untyped
     return service.settings(ca_file=str(certificates / "ca.pem"), **overrides)
 
 
-def test_a_range_through_an_export_job_downloads_each_file_once_without_the_keys(servers, waits, certificates):  # type: ignore[no-untyped-def]
+def test_a_range_through_an_export_job_downloads_each_file_once_without_the_keys(servers, waits, certificates, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    # A ~/.netrc login for every host: requests would send it along; storage gets none.
+    (tmp_path / "netrc").write_text("default login someone password not-for-storage\n")
+    monkeypatch.setenv("NETRC", str(tmp_path / "netrc"))
     service, storage = job_service(servers, certificates)
     table = summary_client.load_as_arrow("contracts", *JOB_RANGE, **job_settings(service, certificates))
     assert table.column("id").to_pylist() == [f"c-2025-0{month}-{index}" for month in (1, 2) for index in range(3)]
@@ -804,6 +807,12 @@ def _flipped(label, entry, asked):  # type: ignore[no-untyped-def]
 def test_a_file_is_taken_only_as_the_manifest_vouches_for_it(servers, waits, certificates, storage_answer, file_of, message):  # type: ignore[no-untyped-def]
     service, _ = job_service(servers, certificates, storage_answer=storage_answer, file_of=file_of)
     with pytest.raises(UnsafeAnswerError, match=message):
+        summary_client.load_as_arrow("contracts", *JOB_RANGE, **job_settings(service, certificates))
+
+
+def test_an_exported_month_without_a_file_of_the_table_is_refused(servers, waits, certificates):  # type: ignore[no-untyped-def]
+    service, _ = job_service(servers, certificates, file_of=lambda label, entry, asked: {**entry, "table": "invoices"} if label == "2025-02" else entry)
+    with pytest.raises(UnsafeAnswerError, match="lists no file of contracts for 2025-02"):
         summary_client.load_as_arrow("contracts", *JOB_RANGE, **job_settings(service, certificates))
 
 

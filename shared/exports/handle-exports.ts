@@ -75,16 +75,16 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
       await fromStorage(deps.queue.send({ jobId: job.id, tenant: job.tenant, label: window.label }));
       queued++;
     };
+    const accepted: ExportJob = { ...job, accepted: true };
     try {
       unchanged = await sortWindows(job, endpoint, requestId, meter, enqueue);
       await fromStore(Promise.all(unchanged.map((outcome) => deps.jobs.record(job, outcome))));
+      await fromStore(deps.jobs.replace(accepted));
     } catch (error) {
       // Never accepted: the caller retries, and what went (outcomes, messages) finds no job to work on.
       await deps.jobs.remove(job.tenant, job.id).catch(() => {});
       throw error;
     }
-    const accepted: ExportJob = { ...job, accepted: true };
-    await fromStore(deps.jobs.replace(accepted));
     // Prefer: wait=N: the answer waits for the job to complete, as a status call does.
     const outcomes = queued === 0 ? unchanged : await outcomesWithin(accepted, deps, preferredWait(header('prefer')), unchanged);
     const complete = isComplete(accepted, outcomes);
@@ -106,7 +106,10 @@ export async function handleStatus(deps: ExportDeps, request: HttpRequest): Prom
     told.format = 'json';
     const job = await callersJob(request, principal, deps);
     checkView(job, principal, deps);
-    const outcomes = await outcomesWithin(job, deps, preferredWait(header('prefer')), await fromStore(deps.jobs.outcomes(job.tenant, job.id)));
+    const wait = preferredWait(header('prefer'));
+    const outcomes = await outcomesWithin(job, deps, wait, await fromStore(deps.jobs.outcomes(job.tenant, job.id)));
+    // Cancelled or expired while the answer waited: 404, as it would be now.
+    if (wait > 0) await callersJob(request, principal, deps);
     if (!isComplete(job, outcomes)) {
       return statusAnswer(202, jobStatus(job, outcomes), requestId, { 'Retry-After': String(STATUS_RETRY_SECONDS) });
     }
@@ -139,13 +142,16 @@ export async function handleCancel(deps: ExportDeps, request: HttpRequest): Prom
 async function sortWindows(job: ExportJob, endpoint: SummaryEndpoint, requestId: string, meter: StoreMeter, enqueue: (window: ExportJob['windows'][number]) => Promise<void>): Promise<WindowOutcome[]> {
   const asked = (window: ExportJob['windows'][number]) => job.ifNoneMatch[window.label] !== undefined;
   await Promise.all(job.windows.filter((window) => !asked(window)).map(enqueue));
-  const checked = await Promise.all(job.windows.filter(asked).reverse().map(async (window): Promise<WindowOutcome | undefined> => {
+  // Every check settles before a failure is answered: none goes on the queue after the job is removed.
+  const checked = await Promise.allSettled(job.windows.filter(asked).reverse().map(async (window): Promise<WindowOutcome | undefined> => {
     const validated = await windowReader(job, window, endpoint, requestId, meter).reader.check();
     if (validated.unchanged) return { label: window.label, status: 'unchanged', etag: validated.etag, records: 0, files: [] };
     await enqueue(window);
     return undefined;
   }));
-  return checked.filter((outcome) => outcome !== undefined);
+  const failed = checked.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return checked.flatMap((result) => (result.status === 'fulfilled' && result.value !== undefined ? [result.value] : []));
 }
 
 /**

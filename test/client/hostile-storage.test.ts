@@ -69,6 +69,10 @@ async function startStorage(handler: StorageHandler = (_request, response, file)
 interface ManifestOptions {
   /** The file entry of a month (the URL, size and digest of its true file, changed as a test needs). */
   readonly file?: (month: string, entry: { table: string; url: string; records: number; bytes: number; sha256: string }, asked: number) => Record<string, unknown>;
+  /** The fingerprint of the files' columns (default: the first run's). */
+  readonly schema?: string;
+  /** Months the job says are unchanged, whatever it was sent. */
+  readonly unchanged?: readonly string[];
 }
 
 /** The fake service: a job's kick-off (202, Location) and its completed manifest, pointing at `storage`. */
@@ -84,12 +88,13 @@ async function serveJob(storage: string, options: ManifestOptions = {}): Promise
     const windows = MONTHS.map((month) => {
       const bytes = monthFile(month.label);
       const entry = { table: 'contracts', url: `${storage}/exports/${JOB_ID}/${month.label}/contracts-000.parquet?sig=${asked}`, records: 3, bytes: bytes.length, sha256: sha256(bytes) };
+      if (options.unchanged?.includes(month.label)) return { ...month, status: 'unchanged', etag: `W/"${month.label}"`, records: 0, files: [] };
       return { ...month, status: 'exported', etag: `W/"${month.label}"`, records: 3, files: [options.file ? options.file(month.label, entry, asked) : entry] };
     });
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify({
       id: JOB_ID, resource: 'contracts', status: 'completed', request: {}, transactionTime: '2026-11-28T01:00:00Z', expires: '2026-11-29T01:00:00Z',
-      schema: 'fake-schema', progress: { windows: 2, done: 2 }, windows,
+      schema: options.schema ?? 'fake-schema', progress: { windows: 2, done: 2 }, windows,
     }));
   });
   return { ...clientSettings({ ...stack, identities }), SUMMARY_BASE_URL: fake.baseUrl };
@@ -128,6 +133,7 @@ describe('summary-client pull through a job, against its storage', () => {
       response.writeHead(200, { 'content-length': String(changed.length) }).end(changed);
     }) as StorageHandler, /its sha256 is not the manifest's/],
     ['a 404 (the job\'s files are gone)', ((_request, response) => response.writeHead(404).end()) as StorageHandler, /storage answered 404 \(the job was cancelled or has expired/],
+    ['a refusal whose body would cost far more to parse than it weighs', ((_request, response) => response.writeHead(403, { 'content-type': 'application/json' }).end('['.repeat(100_000))) as StorageHandler, /storage's answer \(403\) is refused before parsing/],
     ['a content coding it did not ask for', ((_request, response, file) => response.writeHead(200, { 'content-encoding': 'br' }).end(file)) as StorageHandler, /storage answered in the br coding, which this client did not ask for/],
   ])('fails January alone, writing nothing of it, at %s', async (_what, january, why) => {
     const storage = await startStorage((request, response, file) => {
@@ -198,6 +204,22 @@ describe('summary-client pull through a job, against its storage', () => {
       expect(parquetIn(dir)).toEqual(['contracts-2025-02.parquet']);
     }
     expect(readdirSync(join(dir, '..')).some((name) => name === 'outside')).toBe(false);
+  });
+
+  it('takes "unchanged" only for a month it sent the ETag of: a rewrite answered so goes window by window, and the folder keeps its files', async () => {
+    const dir = outDir();
+    const options: { schema?: string; unchanged?: string[] } = {};
+    const settings = await serveJob(await startStorage(), options);
+    expect((await runPull(dir, settings)).code).toBe(0);
+    const before = readFileSync(join(dir, '_manifest.json'), 'utf8');
+    fake!.requests.length = 0;
+    // New columns, and every month said unchanged, to the job sent the folder's ETags and to the one sent none alike.
+    Object.assign(options, { schema: 'other-schema', unchanged: ['2025-01', '2025-02'] });
+    const result = await runPull(dir, settings);
+    expect(fake!.requests.map((request) => request.path.replace(/\/v1\/exports\/\w+/, '/v1/exports/{id}'))).toEqual(['/v1/contracts/exports', '/v1/exports/{id}', '/v1/contracts/exports', '/v1/exports/{id}', '/v1/contracts/summary']);
+    expect(result.code).toBe(2);
+    expect(readFileSync(join(dir, '_manifest.json'), 'utf8')).toBe(before);
+    expect(parquetIn(dir)).toEqual(['contracts-2025-01.parquet', 'contracts-2025-02.parquet']);
   });
 
   it('resumes a download broken off mid-body with a Range request for the rest of the same blob', async () => {

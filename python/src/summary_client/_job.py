@@ -75,7 +75,8 @@ def load_via_job(
         # Once per load, whichever download meets a refused URL first; the others wait for its answer.
         with asking:
             if refreshed[0] is None:
-                refreshed[0] = _ask(transport, manifest["id"], windows, labels, failure) or {}
+                again = _ask(transport, manifest["id"], windows, labels, failure)
+                refreshed[0] = again if again is not None and again.get("status") == "completed" else {}
         if not refreshed[0]:
             raise UnavailableError("storage refused a file's URL, and the export job could not give a new one: load again")
         return refreshed[0]
@@ -91,7 +92,10 @@ def load_via_job(
             position = files_of(index, manifest).index(file)
             if position >= len(again):
                 raise UnavailableError("the export job no longer lists a file it listed: load again") from None
-            return _download(storage, again[position], cap, deadline_seconds)
+            try:
+                return _download(storage, again[position], cap, deadline_seconds)
+            except _UrlRefused:
+                raise UnavailableError("storage refused a file's URL twice (expired or revoked): load again") from None
 
     tables: List[pa.Table] = []
     pool = ThreadPoolExecutor(DOWNLOADS)
@@ -110,6 +114,8 @@ def load_via_job(
                 with open(copy.path, "rb") as handle:
                     tables.append(read_parquet(handle.read(), f"job {manifest['id']}"))
                 continue
+            if not futures[index]:
+                raise UnsafeAnswerError(f"the export job lists no file of {table} for {label} (job {manifest['id']})")
             parts = [future.result() for future in futures[index]]
             read = [read_parquet(data, f"job {manifest['id']}") for data in parts]
             for data, file, part in zip(parts, files_of(index, manifest), read):

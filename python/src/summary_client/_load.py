@@ -139,6 +139,9 @@ def _through_job(transport: Transport, resolved: Settings, spec: Dataset, datase
     copies = None if cache is None else WindowCache(cache, {**request, "table": table, "via": "job"})
     body = {f"{by}From": windows[0].start.isoformat(), f"{by}To": windows[-1].end.isoformat(), **members}
     storage = new_session(resolved)
+    # Nothing of this machine's either goes to storage (requests would add a ~/.netrc login for its
+    # host): the URL is the only credential. Proxies from the environment still apply.
+    storage.auth = _no_login
     try:
         return load_via_job(transport, storage, spec, table, body, windows, resolved.max_export_bytes, copies, lambda data, where: _read_parquet(data, where), _failure, resolved.deadline_seconds)
     except NotOffered as why:
@@ -148,6 +151,11 @@ def _through_job(transport: Transport, resolved: Settings, spec: Dataset, datase
         return None
     finally:
         storage.close()
+
+
+def _no_login(request: Any) -> Any:
+    """An authentication that adds nothing: with it set, requests consults no ~/.netrc."""
+    return request
 
 
 def load_as_pandas(dataset: str, start: DateLike, end: DateLike, **options: Any) -> "pandas.DataFrame":
