@@ -118,7 +118,19 @@ export async function downloadFile(file: JobFile, options: DownloadOptions): Pro
   };
   let response: Response;
   try {
-    ({ response } = await withRetry(send, options.retry, options.onRetry));
+    // The waits between attempts end with the run too (a stopped run does not sit out a backoff).
+    const sleep = (ms: number) => new Promise<void>((resolve, reject) => {
+      const stop = () => {
+        clearTimeout(timer);
+        reject(options.signal.reason);
+      };
+      const timer = setTimeout(() => {
+        options.signal.removeEventListener('abort', stop);
+        resolve();
+      }, ms);
+      options.signal.addEventListener('abort', stop, { once: true });
+    });
+    ({ response } = await withRetry(send, options.retry, options.onRetry, sleep));
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
     if (error instanceof FileRefused) throw error;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -245,6 +246,35 @@ describe('summary-client pull through a job, against its storage', () => {
     expect(result.code).toBe(0);
     expect(readFileSync(join(dir, 'contracts-2025-01.parquet')).equals(monthFile('2025-01'))).toBe(true);
     expect(seen.filter((request) => request.url!.includes('/2025-01/')).map((request) => request.headers.range ?? 'whole')).toEqual(['whole', 'bytes=200-']);
+  });
+
+  it('resumes a run killed mid-download: the month committed before stays, and the next run sends its ETag and downloads the rest', async () => {
+    const options: { unchanged?: string[] } = {};
+    let stall = true;
+    const storage = await startStorage((request, response, file) => {
+      // February never comes while the first run is alive.
+      if (stall && request.url!.includes('/2025-02/')) return void response.writeHead(200, { 'content-length': String(file.length) });
+      response.writeHead(200, { 'content-length': String(file.length) }).end(file);
+    });
+    const settings = await serveJob(storage, options);
+    const dir = outDir();
+    const child = spawn(process.execPath, [CLI, 'pull', 'contracts', ...RANGE, '--out', dir, '--via', 'job'], { env: { PATH: process.env.PATH ?? '', ...settings }, stdio: 'ignore' });
+    const listed = () => existsSync(join(dir, '_manifest.json')) && (JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as { windows: { window: string }[] }).windows.some((entry) => entry.window === '2025-01');
+    while (!listed()) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(parquetIn(dir)).toEqual(['contracts-2025-01.parquet']);
+
+    stall = false;
+    fake!.requests.length = 0;
+    seen.length = 0;
+    options.unchanged = ['2025-01'];
+    const again = await runPull(dir, settings);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(fake!.requests[0]!.body)).toMatchObject({ ifNoneMatch: { '2025-01': 'W/"2025-01"' } });
+    expect(seen.map((request) => request.url!.split('?')[0])).toEqual([`/exports/${JOB_ID}/2025-02/contracts-000.parquet`]);
+    expect(parquetIn(dir)).toEqual(['contracts-2025-01.parquet', 'contracts-2025-02.parquet']);
+    expect(readdirSync(dir).filter((name) => name.startsWith('.') && name !== '.summary-client.lock')).toEqual([]);
   });
 
   it('asks the job again for a URL storage refused (its signature expired) and downloads with the new one', async () => {
