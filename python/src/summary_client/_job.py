@@ -126,9 +126,12 @@ def load_via_job(
                 # One file is the window's copy; a window in several parts is not kept (exported again next time).
                 copies.put(window, entry["etag"] if len(parts) == 1 else "", parts[0] if len(parts) == 1 else b"")
             tables.extend(read)
-    finally:
-        # A window that failed stops the load: the downloads not begun are not made.
-        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:
+        # A window that failed (or an interrupt) stops the load at once: the downloads not begun are
+        # not made, and those under way end on their own, their bytes dropped.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     return tables
 
 
