@@ -41,6 +41,9 @@ export async function startCosmosServer(options: CosmosServerOptions = {}): Prom
   // keepAlive: without it the server answers `Connection: close` and every request pays a TLS
   // handshake, which made seeding about 4x slower (measured).
   const server = cosmosServer.createHttpsServer({ keepAlive: true });
+  // Node closes a connection idle for 5 s; a client that sends on it in that instant gets a reset
+  // (ECONNRESET, a 503 of ours) instead of an answer. The clients close first instead.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -151,7 +151,7 @@ export function exportPaths(resources: readonly ResourceDefinition[]): JsonObjec
         summary: `Start an export job of ${resource.name}: a whole range as Parquet files in storage`,
         description: `Checks the request as the summary operation checks one (its 400s), cuts the range into calendar months and exports each month into Parquet files, the same rows and schema as a synchronous export of that month answers, in the background. `
           + `Answers 202 at once with the job's status URL in Location (and Content-Location) and Retry-After (${STATUS_RETRY_SECONDS} s; 0 when the job is complete already); poll it until 200. A client may have EXPORT_JOBS_PER_CLIENT (default ${settingDefaults().exportJobsPerClient}) jobs running. `
-          + 'Send the ETags of your last manifest in `ifNoneMatch`: the months that still have theirs are checked before the kick-off answers (one aggregate each, no record read) and are `unchanged`; only the others are exported again. A job of which nothing changed is complete at once.',
+          + 'Send the ETags of your last manifest in `ifNoneMatch`: the months that still have theirs are checked before the kick-off answers (aggregates, no record read; settled months together) and are `unchanged`; only the others are exported again. A job of which nothing changed is complete at once.',
         parameters: [prefer],
         requestBody: {
           required: true,

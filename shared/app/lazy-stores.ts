@@ -33,6 +33,7 @@ export function lazyStores(load: () => Promise<CosmosStores>): CosmosStores {
       outcomes: job('outcomes'),
       record: job('record'),
       markDone: job('markDone'),
+      versionsOf: job('versionsOf'),
       unfinished: job('unfinished'),
     },
   };

@@ -2,7 +2,7 @@ import type { Container, CosmosClient } from '@azure/cosmos';
 import * as z from 'zod';
 import { DATABASE_ID } from '../model/resources.js';
 import { EXPORT_JOBS_CONTAINER } from '../store/container-definitions.js';
-import type { ExportJob, ExportJobs, WindowOutcome } from './export-job.js';
+import type { CheckedVersion, ExportJob, ExportJobs, WindowOutcome } from './export-job.js';
 
 /** How long job state outlives the job: a worker still finishing, a late status call answered 404 from the record. */
 const KEPT_AFTER_EXPIRY_SECONDS = 3600;
@@ -28,6 +28,7 @@ const jobDocument = z.object({
   cancelled: z.boolean(),
 });
 const fileEntry = z.object({ table: z.string(), blob: z.string(), records: z.number(), bytes: z.number(), sha256: z.string() });
+const checkedVersion = z.object({ records: z.number().int().min(0), latestWrite: z.number().int().min(0), takenAt: z.number().int().min(0) });
 const outcomeDocument = z.object({
   kind: z.literal('window'),
   jobId: z.string(),
@@ -37,6 +38,7 @@ const outcomeDocument = z.object({
   records: z.number(),
   files: z.array(fileEntry),
   problem: z.record(z.string(), z.unknown()).optional(),
+  checked: checkedVersion.optional(),
 });
 
 /**
@@ -59,7 +61,7 @@ export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
     return { ...rest, tenant: tenantId };
   };
   // Every query names the tenant in its WHERE clause as well as its partition: the embedded server ignores the partition key.
-  const query = async <T>(tenant: string, text: string, parameters: { name: string; value: string }[]): Promise<T[]> => {
+  const query = async <T>(tenant: string, text: string, parameters: { name: string; value: string | readonly string[] }[]): Promise<T[]> => {
     const { resources } = await container.items.query<T>({ query: `${text} AND c.tenantId = @tenant`, parameters: [...parameters, { name: '@tenant', value: tenant }] }, { partitionKey: tenant }).fetchAll();
     return resources;
   };
@@ -93,6 +95,18 @@ export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
     },
     async markDone(job) {
       await container.items.upsert({ id: `${job.id}.done`, tenantId: job.tenant, kind: 'done', jobId: job.id, clientId: job.clientId, ttl: ttl(job) });
+    },
+    async versionsOf(tenant, etags) {
+      const versions = new Map<string, CheckedVersion>();
+      if (etags.length === 0) return versions;
+      const rows = await query<unknown>(tenant, 'SELECT c.etag, c.checked FROM c WHERE c.kind = "window" AND ARRAY_CONTAINS(@etags, c.etag) AND IS_DEFINED(c.checked)', [{ name: '@etags', value: etags }]);
+      for (const row of rows) {
+        const parsed = z.object({ etag: z.string(), checked: checkedVersion }).safeParse(row);
+        if (!parsed.success || !etags.includes(parsed.data.etag)) continue;
+        const known = versions.get(parsed.data.etag);
+        if (!known || known.takenAt < parsed.data.checked.takenAt) versions.set(parsed.data.etag, parsed.data.checked);
+      }
+      return versions;
     },
     async unfinished(tenant, clientId, now) {
       const parameters = [{ name: '@client', value: clientId }];

@@ -5,6 +5,7 @@
  */
 import type { ExportWindow } from './export-windows.js';
 import type { ProblemDocument } from '../errors/problem-response.js';
+import type { ResultVersion } from '../store/record-store.js';
 
 /** A job, as the kick-off recorded it. */
 export interface ExportJob {
@@ -49,6 +50,15 @@ export interface ExportFileEntry {
   readonly sha256: string;
 }
 
+/**
+ * What a window's ETag was worked out from: the result's version, and when it was taken (ms since
+ * the epoch, the service's clock, before its aggregate). Kept with the outcome so that a later
+ * kick-off sent that ETag can check the window together with its neighbours (check-windows.ts).
+ */
+export interface CheckedVersion extends ResultVersion {
+  readonly takenAt: number;
+}
+
 /** What one window came to. */
 export interface WindowOutcome {
   readonly label: string;
@@ -58,6 +68,8 @@ export interface WindowOutcome {
   readonly records: number;
   readonly files: readonly ExportFileEntry[];
   readonly problem?: ProblemDocument;
+  /** The version behind `etag` (never in a status document). */
+  readonly checked?: CheckedVersion;
 }
 
 /** Where jobs are kept. Every call is scoped to a data tenant (the partition). */
@@ -75,6 +87,11 @@ export interface ExportJobs {
   record(job: ExportJob, outcome: WindowOutcome): Promise<void>;
   /** Marks a job whose windows all have their outcome: it no longer counts against its client. */
   markDone(job: ExportJob): Promise<void>;
+  /**
+   * The versions recorded with these ETags in the tenant's outcomes (any client's job: an ETag names
+   * its view and filters), the latest taken of each; ETags recorded with none are left out.
+   */
+  versionsOf(tenant: string, etags: readonly string[]): Promise<Map<string, CheckedVersion>>;
   /** The client's accepted jobs that are neither cancelled, expired nor marked done, newest first. */
   unfinished(tenant: string, clientId: string, now: Date): Promise<ExportJob[]>;
 }

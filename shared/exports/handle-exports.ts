@@ -19,11 +19,11 @@ import { resultAsOf } from '../output/result-etag.js';
 import { storeFault } from '../store/store-fault.js';
 import type { ExportDeps } from './export-deps.js';
 import type { ExportJob, WindowOutcome } from './export-job.js';
-import type { StoreMeter } from '../store/record-store.js';
 import { isComplete, jobStatus } from './export-manifest.js';
 import { CANCEL_NAMES, JOB_ID, kickOffNames, MAX_STATUS_WAIT_SECONDS, STATUS_NAMES, STATUS_POLL_MS, STATUS_RETRY_SECONDS } from './export-operations.js';
 import { parseExportRequest, windowQuery } from './export-request.js';
-import { viewChanged, windowReader } from './run-window.js';
+import { sortWindows } from './check-windows.js';
+import { viewChanged } from './run-window.js';
 
 const JSON_OFFERS: readonly Offer[] = [{ format: 'json', mediaType: mediaTypeOf('json') }];
 
@@ -64,11 +64,11 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
       cancelled: false,
     };
     await fromStore(deps.jobs.create(job));
-    // The windows sent with an ETag are checked here, all at once (one aggregate each, no record
-    // read): those unchanged have their outcome now, and only the others go on the queue, each as
-    // soon as it is known to need an export (the newest months first: they change most), so the
-    // workers start while the other checks run. A job of which nothing changed is complete before
-    // its kick-off answers.
+    // The windows sent with an ETag are checked here, all at once (aggregates, no record read:
+    // check-windows.ts): those unchanged have their outcome now, and only the others go on the
+    // queue, each as soon as it is known to need an export (the newest months first: they change
+    // most), so the workers start while the other checks run. A job of which nothing changed is
+    // complete before its kick-off answers.
     let unchanged: WindowOutcome[];
     let queued = 0;
     const enqueue = async (window: ExportJob['windows'][number]) => {
@@ -77,7 +77,7 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
     };
     const accepted: ExportJob = { ...job, accepted: true };
     try {
-      unchanged = await sortWindows(job, endpoint, requestId, meter, enqueue);
+      unchanged = await sortWindows({ job, endpoint, jobs: deps.jobs, requestId, meter, enqueue });
       await fromStore(Promise.all(unchanged.map((outcome) => deps.jobs.record(job, outcome))));
       await fromStore(deps.jobs.replace(accepted));
     } catch (error) {
@@ -132,26 +132,6 @@ export async function handleCancel(deps: ExportDeps, request: HttpRequest): Prom
     await deps.files.removeAll(`${job.id}/`).catch((error: unknown) => summary.log.warning(requestId, `the files of a cancelled job were not all deleted (${error instanceof Error ? error.name : 'unknown'}); they go when the job expires`));
     return statusAnswer(202, { id: job.id, status: 'cancelled' }, requestId, {});
   });
-}
-
-/**
- * The job's windows sorted: those without an ETag are enqueued at once; those with one are checked,
- * newest first and concurrently, and enqueued as soon as their check finds them changed. Resolves
- * with the outcomes of the unchanged ones (no record read).
- */
-async function sortWindows(job: ExportJob, endpoint: SummaryEndpoint, requestId: string, meter: StoreMeter, enqueue: (window: ExportJob['windows'][number]) => Promise<void>): Promise<WindowOutcome[]> {
-  const asked = (window: ExportJob['windows'][number]) => job.ifNoneMatch[window.label] !== undefined;
-  await Promise.all(job.windows.filter((window) => !asked(window)).map(enqueue));
-  // Every check settles before a failure is answered: none goes on the queue after the job is removed.
-  const checked = await Promise.allSettled(job.windows.filter(asked).reverse().map(async (window): Promise<WindowOutcome | undefined> => {
-    const validated = await windowReader(job, window, endpoint, requestId, meter).reader.check();
-    if (validated.unchanged) return { label: window.label, status: 'unchanged', etag: validated.etag, records: 0, files: [] };
-    await enqueue(window);
-    return undefined;
-  }));
-  const failed = checked.find((result) => result.status === 'rejected');
-  if (failed) throw failed.reason;
-  return checked.flatMap((result) => (result.status === 'fulfilled' && result.value !== undefined ? [result.value] : []));
 }
 
 /**

@@ -83,7 +83,8 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
     }), { deadlineMs: WINDOW_DEADLINE_MS, slotWaitMs: WINDOW_SLOT_WAIT_MS });
     // Cancelled while it ran: its files go, as the cancel deleted the others'.
     if ((await deps.jobs.get(job.tenant, job.id))?.cancelled !== false) return void (await deps.files.removeAll(prefix));
-    outcome = { label: window.label, status: 'exported', etag: read.validators.etag, records: read.rendered.records, files: read.rendered.files };
+    const { etag, version, takenAt } = read.validators;
+    outcome = { label: window.label, status: 'exported', etag, records: read.rendered.records, files: read.rendered.files, checked: { ...version, takenAt } };
     logWindow(200, null, outcome.records, outcome.files.reduce((total, file) => total + file.bytes, 0));
   } catch (error) {
     if (error instanceof ApiError && error.code === 'RESULT_UNCHANGED') {
@@ -142,12 +143,13 @@ export function windowReader(job: ExportJob, window: ExportJob['windows'][number
   if (schemaTags.parquet !== job.schema) throw viewChanged();
   const query = windowQuery(job, window, { view, members: endpoint.members, maxPageSize: summary.config.maxPageSize });
   const precondition = job.ifNoneMatch[window.label] === undefined ? undefined : parseIfNoneMatch(job.ifNoneMatch[window.label]!);
+  const scope = { tenant: job.tenant, view };
   const reader = resultReader({
-    scope: { tenant: job.tenant, view }, cleaning, schemaTags, query, requestId, clientId: job.clientId, meter, deps: summary,
+    scope, cleaning, schemaTags, query, requestId, clientId: job.clientId, meter, deps: summary,
     request: { path: endpoint.names.path, params: new URLSearchParams(), body: undefined },
     ...(precondition ? { precondition } : {}),
   });
-  return { reader, cleaning, query };
+  return { reader, cleaning, query, scope, precondition };
 }
 
 /** Once every window has its outcome, the job no longer counts against its client's running jobs. */

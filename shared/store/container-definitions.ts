@@ -94,8 +94,8 @@ export const EXPORT_JOBS_CONTAINER: ContainerDefinition = deepFreeze({
   indexingPolicy: {
     indexingMode: 'consistent',
     automatic: true,
-    // Read by id, or queried within a tenant by these: the rest (windows, files, problems) is never filtered on.
-    includedPaths: [{ path: '/kind/?' }, { path: '/jobId/?' }, { path: '/clientId/?' }],
+    // Read by id, or queried within a tenant by these (an outcome by its ETag: check-windows.ts): the rest (windows, files, problems) is never filtered on.
+    includedPaths: [{ path: '/kind/?' }, { path: '/jobId/?' }, { path: '/clientId/?' }, { path: '/etag/?' }],
     excludedPaths: [{ path: '/*' }],
     compositeIndexes: [],
   },

@@ -15,9 +15,21 @@ export function storeFault(error: unknown, timedOut: boolean): unknown {
     return new ApiError('STORE_UNAVAILABLE', 'The data store is unavailable or busy; retry shortly.', {
       headers: { 'Retry-After': String(retryAfter) },
       cause: error,
+      reason: faultReason(error, status, timedOut),
     });
   }
   return error;
+}
+
+/**
+ * Why the store was unavailable, for the log line's `reason`: the deadline, the store's status, or
+ * the network's error code (ECONNRESET, ETIMEDOUT, …). Never the store's message: it may name keys or documents.
+ */
+function faultReason(error: unknown, status: number | undefined, timedOut: boolean): string {
+  if (timedOut) return 'deadline';
+  if (status !== undefined) return `store ${status}`;
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,39}$/.test(code) ? `network ${code}` : 'network';
 }
 
 /** The HTTP status an SDK error carries (`statusCode`, else a numeric `code`), if any. */

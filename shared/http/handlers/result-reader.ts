@@ -53,7 +53,7 @@ export interface ResultReader {
    * (EXPORT_DEADLINE_MS) and a slot is waited for as a request waits, unless a consumer that answers
    * no HTTP caller (an export job's window) gives its own.
    */
-  whole<T>(render: (records: AsyncIterable<readonly StoredRecord[]>, signal: AbortSignal) => Promise<T>, options?: { readonly deadlineMs?: number; readonly slotWaitMs?: number }): Promise<{ readonly validators: ResultValidators; readonly rendered: T }>;
+  whole<T>(render: (records: AsyncIterable<readonly StoredRecord[]>, signal: AbortSignal) => Promise<T>, options?: { readonly deadlineMs?: number; readonly slotWaitMs?: number }): Promise<{ readonly validators: ValidatedResult; readonly rendered: T }>;
 }
 
 /** The result of a query that matches nothing the caller may see: no store is asked. */

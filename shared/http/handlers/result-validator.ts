@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { Format } from '../../model/operation-contract.js';
 import { AS_OF_HEADER, resultAsOf, resultEtag, SCHEMA_HEADER } from '../../output/result-etag.js';
-import type { RecordStore } from '../../store/record-store.js';
+import type { RecordStore, ResultVersion } from '../../store/record-store.js';
 import { matchesIfNoneMatch } from '../if-none-match.js';
 import type { OutputStageInput } from './output-stage.js';
 
@@ -13,6 +13,9 @@ export interface ValidatedResult {
   readonly asOf: string;
   /** The caller's If-None-Match still holds: once the request is otherwise valid, it ends with 412 (unchangedError). */
   readonly unchanged: boolean;
+  /** What the ETag was worked out from, and when it was taken (ms, by the service's clock, before the aggregate): an export job keeps both (check-windows.ts). */
+  readonly version: ResultVersion;
+  readonly takenAt: number;
 }
 
 /**
@@ -22,10 +25,10 @@ export interface ValidatedResult {
  * for another reason gets that 4xx first (RFC 9110 §13.2.1), then unchangedError.
  */
 export async function validateResult({ scope, query, requestId, precondition, meter, deps, schemaTags }: OutputStageInput, format: Format, source: Pick<RecordStore, 'version'>): Promise<ValidatedResult> {
-  const asOf = resultAsOf(deps.clock());
+  const takenAt = deps.clock();
   const version = await source.version(scope, query, meter);
   const etag = resultEtag({ scope, query, format, version, now: new Date(deps.clock()), requestId, schema: schemaTags[format] });
-  return { etag, records: version.records, asOf, unchanged: precondition !== undefined && matchesIfNoneMatch(precondition, etag) };
+  return { etag, records: version.records, asOf: resultAsOf(takenAt), unchanged: precondition !== undefined && matchesIfNoneMatch(precondition, etag), version, takenAt };
 }
 
 /** The 412 RESULT_UNCHANGED of a result whose If-None-Match holds, with its validators. */

@@ -1,0 +1,155 @@
+/**
+ * Which windows of a new job need an export, decided at its kick-off without reading a record
+ * (docs/decisions.md, "A job's checks, together where the service can vouch for them"). A window
+ * sent without an ETag does. A window sent with one is checked:
+ * - on its own, by one aggregate, as the summary operation checks it: the newest window always
+ *   (the open month, where a night's writes land), and every window whose ETag the service
+ *   cannot vouch for;
+ * - or together with its neighbours, by one aggregate over their days, where the service recorded
+ *   the version each ETag was worked out from (an earlier job's outcome) and every one of those
+ *   versions was taken after all of their latest writes (by QUIET_SECONDS). Then any write since
+ *   lifts the aggregate's latest write above theirs, and a delete alone lowers its count: an
+ *   aggregate equal to their versions added up means each window is as its ETag says. One that
+ *   differs sends them back to one aggregate each.
+ */
+import type { IfNoneMatch } from '../http/if-none-match.js';
+import type { SummaryEndpoint } from '../http/summary-endpoint.js';
+import type { SummaryQuery } from '../model/summary-query.js';
+import { QUIET_SECONDS, resultEtag } from '../output/result-etag.js';
+import type { ResultVersion, StoreMeter } from '../store/record-store.js';
+import type { CheckedVersion, ExportJob, ExportJobs, WindowOutcome } from './export-job.js';
+import { windowReader } from './run-window.js';
+
+type Window = ExportJob['windows'][number];
+
+export interface CheckInput {
+  readonly job: ExportJob;
+  readonly endpoint: SummaryEndpoint;
+  readonly jobs: Pick<ExportJobs, 'versionsOf'>;
+  readonly requestId: string;
+  readonly meter: StoreMeter;
+  /** Puts a window on the queue: called as soon as a check finds it changed. */
+  readonly enqueue: (window: Window) => Promise<void>;
+}
+
+/** A window whose ETag the service can vouch for: the version it was worked out from. */
+interface Vouched {
+  readonly window: Window;
+  readonly etag: string;
+  readonly version: CheckedVersion;
+}
+
+/**
+ * Enqueues the job's windows that need an export and resolves with the outcomes of the others
+ * (unchanged, no record read). Windows without an ETag go at once; the checks run concurrently,
+ * newest first, and every one settles before a failure is thrown: none goes on the queue after
+ * the job is removed.
+ */
+export async function sortWindows({ job, endpoint, jobs, requestId, meter, enqueue }: CheckInput): Promise<WindowOutcome[]> {
+  const asked = job.windows.filter((window) => job.ifNoneMatch[window.label] !== undefined);
+  await Promise.all(job.windows.filter((window) => !asked.includes(window)).map(enqueue));
+  const readers = new Map(asked.map((window) => [window.label, windowReader(job, window, endpoint, requestId, meter)]));
+  const summary = endpoint.deps;
+
+  const alone = async (window: Window): Promise<WindowOutcome[]> => {
+    const validated = await readers.get(window.label)!.reader.check();
+    if (validated.unchanged) return [unchanged(window, validated.etag, { ...validated.version, takenAt: validated.takenAt })];
+    await enqueue(window);
+    return [];
+  };
+  const together = async (run: readonly Vouched[]): Promise<WindowOutcome[]> => {
+    const first = readers.get(run[0]!.window.label)!;
+    const takenAt = summary.clock();
+    const now = await summary.store.version(first.scope, spanning(first.query, readers.get(run.at(-1)!.window.label)!.query), meter);
+    if (sameVersion(now, addedUp(run))) return run.map(({ window, etag, version }) => unchanged(window, etag, { records: version.records, latestWrite: version.latestWrite, takenAt }));
+    return (await Promise.all([...run].reverse().map(({ window }) => alone(window)))).flat();
+  };
+
+  const runs = await settledRuns(job, asked, readers, jobs, (reason) => summary.log.warning(requestId, reason));
+  const grouped = new Set(runs.flat().map(({ window }) => window.label));
+  const checked = await Promise.allSettled([
+    ...asked.filter((window) => !grouped.has(window.label)).reverse().map(alone),
+    ...runs.reverse().map(together),
+  ]);
+  const failed = checked.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return checked.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
+}
+
+/**
+ * The runs of neighbouring windows that can be checked together: each window's ETag vouched for
+ * by a recorded version, the newest asked window left out, and every version of a run taken after
+ * all of the run's latest writes. Runs of one window are left out (one aggregate either way).
+ */
+async function settledRuns(job: ExportJob, asked: readonly Window[], readers: ReadonlyMap<string, ReturnType<typeof windowReader>>, jobs: CheckInput['jobs'], warn: (reason: string) => void): Promise<Vouched[][]> {
+  const candidates = asked.slice(0, -1).filter((window) => !readers.get(window.label)!.query.matchesNothing);
+  const tagsOf = (window: Window) => listed(readers.get(window.label)!.precondition);
+  const etags = [...new Set(candidates.flatMap(tagsOf))];
+  if (etags.length === 0) return [];
+  // Only a shortcut: a lookup that fails leaves every window to its own check.
+  const versions = await jobs.versionsOf(job.tenant, etags).catch((error: unknown) => {
+    warn(`the versions of the sent ETags could not be read (${error instanceof Error ? error.name : 'unknown'}); each window is checked on its own`);
+    return new Map<string, CheckedVersion>();
+  });
+  const vouched = new Map<string, Vouched>();
+  for (const window of candidates) {
+    const { scope, query } = readers.get(window.label)!;
+    for (const etag of tagsOf(window)) {
+      const version = versions.get(etag);
+      // The ETag this window's query gets from that version now: only a match vouches for it.
+      if (version && resultEtag({ scope, query, format: 'parquet', version, now: new Date(version.takenAt), requestId: '', schema: job.schema }) === etag) {
+        vouched.set(window.label, { window, etag, version });
+        break;
+      }
+    }
+  }
+  const runs: Vouched[][] = [];
+  let run: Vouched[] = [];
+  for (const window of [...job.windows, undefined]) {
+    const next = window && vouched.get(window.label);
+    if (next) {
+      run.push(next);
+      continue;
+    }
+    if (run.length > 1 && settled(run)) runs.push(run);
+    run = [];
+  }
+  return runs;
+}
+
+/** Every version of the run was taken when all of the run's writes were older than QUIET_SECONDS. */
+function settled(run: readonly Vouched[]): boolean {
+  const latestWrite = Math.max(...run.map(({ version }) => version.latestWrite));
+  return run.every(({ version }) => latestWrite < Math.floor(version.takenAt / 1000) - QUIET_SECONDS);
+}
+
+/** The weak ETags an If-None-Match lists, as the service writes them (`*` lists none). */
+function listed(precondition: IfNoneMatch | undefined): string[] {
+  return precondition === undefined || precondition.any ? [] : precondition.tags.map((tag) => `W/"${tag}"`);
+}
+
+/** The query over the days of the windows from `first`'s to `last`'s: their day range joined, every other filter the same. */
+function spanning(first: SummaryQuery, last: SummaryQuery): SummaryQuery {
+  return {
+    ...first,
+    filters: first.filters.map((filter, index) => {
+      const other = last.filters[index];
+      return filter.kind === 'dayRange' && other?.kind === 'dayRange' ? { ...filter, to: other.to } : filter;
+    }),
+  };
+}
+
+function addedUp(run: readonly Vouched[]): ResultVersion {
+  return {
+    records: run.reduce((total, { version }) => total + version.records, 0),
+    latestWrite: Math.max(...run.map(({ version }) => version.latestWrite)),
+  };
+}
+
+function sameVersion(a: ResultVersion, b: ResultVersion): boolean {
+  return a.records === b.records && a.latestWrite === b.latestWrite;
+}
+
+function unchanged(window: Window, etag: string, checked: CheckedVersion): WindowOutcome {
+  return { label: window.label, status: 'unchanged', etag, records: 0, files: [], checked };
+}
