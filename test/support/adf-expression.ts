@@ -2,9 +2,12 @@
  * Evaluates the part of Data Factory's expression language the recipes use (docs/recipes/
  * data-factory.json), so a test can compute what a pipeline would send: string and integer
  * literals, `pipeline().parameters.x`, `item()`, `dataset().x`, `activity('a').output.x`,
- * `variables('v')`, and the functions concat, add, range, if, equals, encodeUriComponent,
- * formatDateTime (yyyy-MM-dd, yyyy-MM), addToTime (Month, Day), addDays, string (an object or array
- * as its JSON) and json. Anything else throws: a recipe using it needs it here.
+ * `variables('v')`, and the functions concat, add, sub, min, max, range, if, equals, encodeUriComponent,
+ * startsWith (case-insensitive, as Data Factory's), length, substring (out of range throws, as it
+ * fails a run), formatDateTime (yyyy-MM-dd, yyyy-MM), addToTime (Month, Day), addDays, string (an
+ * object or array as its JSON) and json. Anything else throws: a recipe using it needs it here.
+ * Every argument is evaluated, the branch `if` does not take too, so an expression must hold either
+ * way. The Fabric pipeline (docs/recipes/fabric/) is written in the same language.
  */
 export interface ExpressionScope {
   readonly parameters?: Readonly<Record<string, unknown>>;
@@ -59,6 +62,16 @@ const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
   if: (condition, then, otherwise) => (condition ? then : otherwise),
   equals: (a, b) => a === b,
   encodeUriComponent: (value) => encodeURIComponent(String(value)),
+  startsWith: (text, search) => String(text).toLowerCase().startsWith(String(search).toLowerCase()),
+  length: (value) => (Array.isArray(value) ? value.length : String(value).length),
+  sub: (a, b) => Number(a) - Number(b),
+  min: (...values) => Math.min(...values.map(Number)),
+  max: (...values) => Math.max(...values.map(Number)),
+  substring: (text, start, length) => {
+    const from = Number(start);
+    if (from < 0 || Number(length) < 0 || from + Number(length) > String(text).length) throw new RangeError('substring out of range');
+    return String(text).slice(from, from + Number(length));
+  },
   string: (value) => (typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)),
   json: (value) => JSON.parse(String(value)) as unknown,
   addDays: (time, days) => isoDay(new Date(asDate(time).getTime() + Number(days) * 86_400_000)),

@@ -14,15 +14,11 @@ export interface Resource { name: string; type: string; properties: Record<strin
 export const template = JSON.parse(readFileSync(join(projectRoot(), 'docs/recipes/data-factory.json'), 'utf8')) as { parameters: Record<string, unknown>; resources: Resource[] };
 
 export const resource = (name: string) => template.resources.find((candidate) => candidate.name.endsWith(`/${name}')]`))!;
-export const activities = (pipeline: string): Record<string, any>[] => {
-  const all: Record<string, any>[] = [];
-  const walk = (list: Record<string, any>[]) => list.forEach((activity) => {
-    all.push(activity);
-    for (const inner of ['activities', 'ifTrueActivities', 'ifFalseActivities']) walk(activity.typeProperties?.[inner] ?? []);
-  });
-  walk(resource(pipeline).properties.activities);
-  return all;
-};
+/** Every activity of a list, those inside a ForEach, Until or If too (Data Factory's and Fabric's pipelines nest alike). */
+export function nested(list: readonly Record<string, any>[]): Record<string, any>[] {
+  return list.flatMap((activity) => [activity, ...['activities', 'ifTrueActivities', 'ifFalseActivities'].flatMap((inner) => nested(activity.typeProperties?.[inner] ?? []))]);
+}
+export const activities = (pipeline: string): Record<string, any>[] => nested(resource(pipeline).properties.activities);
 export const activity = (pipeline: string, name: string) => activities(pipeline).find((candidate) => candidate.name === name)!;
 export const defaults = (pipeline: string) => Object.fromEntries(Object.entries(resource(pipeline).properties.parameters as Record<string, { defaultValue: unknown }>).map(([name, parameter]) => [name, parameter.defaultValue]));
 

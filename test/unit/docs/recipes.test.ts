@@ -11,11 +11,13 @@ import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import Ajv04 from 'ajv-draft-04';
+import Ajv07 from 'ajv';
 import * as PQP from '@microsoft/powerquery-parser';
 import { projectRoot } from '../../../dev/project-root.js';
 import { DATASETS } from '../../../client/src/datasets.js';
 import { evaluate } from '../../support/adf-expression.js';
-import { activity, defaults, monthRequests, resource, template, type Resource } from '../../support/data-factory-recipe.js';
+import { activities, activity, defaults, monthRequests, resource, template, type Resource } from '../../support/data-factory-recipe.js';
+import { CONNECTIONS, content, fabricActivities, fabricActivity, fabricDefaults, platform } from '../../support/fabric-recipe.js';
 import { committedDocument } from '../../support/document-validator.js';
 
 const root = projectRoot();
@@ -132,6 +134,81 @@ describe('docs/recipes/data-factory.json', () => {
     }
     expect(resource('SummaryRest').properties.typeProperties).toMatchObject({ authenticationType: 'OAuth2ClientCredential', clientSecret: { type: 'AzureKeyVaultSecret' } });
     expect(JSON.stringify(template)).not.toMatch(/"(SecureString|password)"/);
+  });
+});
+
+describe('docs/recipes/fabric/SummaryJobToLake.DataPipeline', () => {
+  const Ajv = Ajv07 as unknown as typeof Ajv07.default;
+  const ajv = new Ajv({ strict: false, allErrors: false });
+  const fabricFixtures = join(root, 'test/unit/docs/fixtures/fabric');
+  const validateContent = ajv.compile(JSON.parse(readFileSync(join(fabricFixtures, 'pipeline-content.schema.json'), 'utf8')) as object);
+  const validatePlatform = ajv.compile(JSON.parse(readFileSync(join(fabricFixtures, 'platform.schema.json'), 'utf8')) as object);
+  const errors = (validate: typeof validateContent, document: unknown) => (validate(document) ? [] : (validate.errors ?? []).slice(0, 3).map((error) => `${error.instancePath} ${error.message ?? ''}`));
+  const adf = resource('SummaryJobToLake').properties;
+  const names = (list: readonly Record<string, unknown>[]) => list.map((step) => String(step.name));
+
+  it('is a DataPipeline item definition as Fabric documents it (pipeline-content.json, .platform), which refuses a broken copy', () => {
+    expect(errors(validateContent, content)).toEqual([]);
+    expect(errors(validatePlatform, platform)).toEqual([]);
+    const broken = (change: (copy: any) => void) => {
+      const copy = structuredClone(content);
+      change(copy);
+      return errors(validateContent, copy);
+    };
+    expect(broken((copy) => { delete copy.properties.activities.find((step: { name: string }) => step.name === 'StartJob').externalReferences; })).not.toEqual([]);
+    expect(broken((copy) => { copy.properties.activities.find((step: { name: string }) => step.name === 'StartJob').typeProperties.url = 'https://x/'; })).not.toEqual([]);
+    expect(broken((copy) => { copy.properties.activities.find((step: { name: string }) => step.name === 'GetToken').dependsOn[0].dependencyConditions = ['Succeded']; })).not.toEqual([]);
+    expect(broken((copy) => { copy.properties.activities.find((step: { name: string }) => step.name === 'UntilCompleted').type = 'DoUntil'; })).not.toEqual([]);
+    expect(errors(validatePlatform, { ...platform, metadata: { ...platform.metadata, type: 'Notebook' } })).not.toEqual([]);
+  });
+
+  it('is Data Factory\'s SummaryJobToLake: the same activities in the same order, the same requests, parameters and variables', () => {
+    expect(names(fabricActivities())).toEqual(names(activities('SummaryJobToLake')));
+    for (const step of fabricActivities()) {
+      const twin = activity('SummaryJobToLake', step.name);
+      expect([step.name, step.type, step.dependsOn ?? []]).toEqual([step.name, twin.type, twin.dependsOn ?? []]);
+      // Secure input and output at least where Data Factory has them.
+      for (const secure of ['secureInput', 'secureOutput']) if (twin.policy?.[secure]) expect([step.name, secure, step.policy?.[secure]]).toEqual([step.name, secure, true]);
+    }
+    expect(Object.keys(content.properties.parameters)).toEqual([...Object.keys(adf.parameters).filter((name) => name !== 'baseUrl'), 'storageUrl']);
+    expect(content.properties.variables).toEqual(adf.variables);
+    const parameters = { ...fabricDefaults() };
+    const windows = [{ label: '2025-01', etag: 'W/"x"' }];
+    for (const variables of [{ etags: '[]' }, { etags: JSON.stringify(windows) }]) {
+      const ours = evaluate(fabricActivity('StartJob').typeProperties.body.value, { parameters, variables });
+      expect(JSON.parse(String(ours))).toEqual(evaluate(activity('SummaryJobToLake', 'StartJob').typeProperties.body.value, { parameters, variables }));
+    }
+    const scope = { parameters, activities: { StartJob: { output: { id: 'a'.repeat(32) } }, GetToken: { output: { access_token: 't' } }, GetSubscriptionKey: { output: { value: 's' } }, GetApiKey: { output: { value: 'k' } } } };
+    for (const name of ['StartJob', 'Status', 'Manifest']) {
+      const [ours, theirs] = [fabricActivity(name).typeProperties, activity('SummaryJobToLake', name).typeProperties];
+      expect(`https://gateway.example/summary/${String(evaluate(ours.relativeUrl.value, scope))}`).toBe(evaluate(theirs.url.value, { ...scope, parameters: { ...parameters, baseUrl: 'https://gateway.example/summary/' } }));
+      expect(Object.fromEntries(Object.entries(ours.headers).map(([header, entry]) => [header, typeof entry === 'string' ? entry : evaluate((entry as { value: string }).value, scope)])))
+        .toEqual(Object.fromEntries(Object.entries(theirs.headers).map(([header, entry]) => [header, typeof entry === 'string' ? entry : evaluate((entry as { value: string }).value, scope)])));
+    }
+    const item = { window: '2025-03', table: 'invoice_tables', part: 1, url: 'https://account.blob.core.windows.net/exports/x?sig=s' };
+    const sink = fabricActivity('CopyFile').typeProperties.sink.datasetSettings.typeProperties.location;
+    const output = activity('SummaryJobToLake', 'CopyFile').outputs[0].parameters;
+    expect([evaluate(sink.folderPath.value, { parameters, item }), evaluate(sink.fileName.value, { parameters, item })]).toEqual([evaluate(output.folder.value, { parameters, item }), evaluate(output.file.value, { parameters, item })]);
+  });
+
+  it('reads each file from the export storage connection only: the URL past the storage address, anything else refused', () => {
+    const relative = fabricActivity('CopyFile').typeProperties.source.datasetSettings.typeProperties.location.relativeUrl.value;
+    const parameters = { ...fabricDefaults(), storageUrl: 'https://account.blob.core.windows.net/' };
+    expect(evaluate(relative, { parameters, item: { url: 'https://account.blob.core.windows.net/exports/job/2025-03/contracts-000.parquet?sv=1&sig=s' } })).toBe('exports/job/2025-03/contracts-000.parquet?sv=1&sig=s');
+    for (const url of ['https://evil.example/exports/x?sig=s', 'https://account.blob.core.windows.net.evil.example/x', 'http://account.blob.core.windows.net/x']) {
+      expect(evaluate(relative, { parameters, item: { url } })).toBe('not-the-export-storage');
+    }
+    // The five connections the docs have the user create, each named by its placeholder id, and nothing of the service's goes to storage.
+    expect(new Set(Object.values(CONNECTIONS)).size).toBe(5);
+    expect(fabricActivity('CopyFile').typeProperties.source.storeSettings).not.toHaveProperty('additionalHeaders');
+    const consuming = readFileSync(join(root, 'docs/consuming.md'), 'utf8');
+    for (const id of Object.values(CONNECTIONS)) expect(consuming).toContain(id);
+  });
+
+  it('keeps its secrets in Key Vault and secure activities: none in the definition', () => {
+    for (const name of ['GetClientSecret', 'GetSubscriptionKey', 'GetApiKey', 'GetToken', 'Status', 'Manifest']) expect(fabricActivity(name).policy.secureOutput).toBe(true);
+    for (const name of ['GetToken', 'StartJob', 'Status', 'Manifest', 'CopyFile', 'SaveManifest']) expect(fabricActivity(name).policy.secureInput).toBe(true);
+    expect(JSON.stringify(content)).not.toMatch(/"(securestring|password|client_secret=[^'])/i);
   });
 });
 
