@@ -72,9 +72,10 @@ export async function startJob(context: FetchContext, range: { readonly from: st
 /**
  * Asks for the job once: its manifest when completed, else its progress (and the wait its
  * Retry-After asks for). JobGone for a job that is no more (404) or no longer the caller's view (409).
+ * `stop` gives the call up (its reason thrown) when the run ends first.
  */
-export async function askJob(context: FetchContext, id: string, expected: readonly Window[]): Promise<JobManifest | { readonly done: number; readonly windows: number; readonly waitMs: number | undefined }> {
-  const result = await call(context, (signal) => context.api.job(id, signal));
+export async function askJob(context: FetchContext, id: string, expected: readonly Window[], stop?: AbortSignal): Promise<JobManifest | { readonly done: number; readonly windows: number; readonly waitMs: number | undefined }> {
+  const result = await call(context, (signal) => context.api.job(id, signal), stop);
   const { response } = result;
   const code = problemCode(result.error);
   if (response.status === 404 || (response.status === 409 && code === 'EXPORT_VIEW_CHANGED')) throw new JobGone(`the export job ${id} is gone (${response.status} ${printable(code)})`);

@@ -157,9 +157,9 @@ function windowFilters(context: FetchContext, window: Window): Filters {
 }
 
 /** Calls with retries; a network failure that outlasts them, or the call's deadline, stops the pull. */
-export async function call<T extends { response: Response }>(context: FetchContext, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function call<T extends { response: Response }>(context: FetchContext, send: (signal: AbortSignal) => Promise<T>, stop?: AbortSignal): Promise<T> {
   try {
-    return await withRetry(send, context.retry, context.onRetry);
+    return await withRetry(send, context.retry, context.onRetry, undefined, stop);
   } catch (error) {
     if (error instanceof DeadlinePassed) throw new Unreachable(`the service gave ${error.message}: try again later, or raise SUMMARY_DEADLINE_SECONDS for a slow link`);
     if (error instanceof Stalled) throw new Unreachable(`the service was silent: ${error.message}`);

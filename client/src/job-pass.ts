@@ -97,7 +97,8 @@ function passOf(run: Run, job: JobManifest, months: readonly Window[], rewrite: 
   let refreshed: Promise<JobManifest> | undefined;
   /** New URLs for the job's files (a URL storage refused), asked for once per run. */
   const refresh = () => (refreshed ??= (async () => {
-    const answer = await askJob(run.context, job.id, months);
+    // The run's end gives it up: close() waits for nothing it no longer needs.
+    const answer = await askJob(run.context, job.id, months, controller.signal);
     if (!('transactionTime' in answer)) throw new FileRefused('the job is running again');
     return answer;
   })());

@@ -67,16 +67,22 @@ export async function withRetry<T extends CallResult>(
   policy: RetryPolicy,
   onRetry: (why: string, waitMs: number) => void = () => {},
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  stop?: AbortSignal,
 ): Promise<T> {
   const started = Date.now();
   // A controller and a timer held here for the whole call, not AbortSignal.timeout: what gives the
   // request up must not depend on what the garbage collector keeps (summary-api.ts, sendRequest).
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DeadlinePassed(policy.deadlineMs, 'no full answer')), policy.deadlineMs);
+  // `stop` (the run ended) gives up the request under way and the wait between two, with its reason.
+  const stopped = () => controller.abort(stop!.reason);
+  if (stop?.aborted) stopped();
+  stop?.addEventListener('abort', stopped, { once: true });
   try {
     return await attempts(send, policy, onRetry, sleep, controller.signal, started);
   } finally {
     clearTimeout(timer);
+    stop?.removeEventListener('abort', stopped);
   }
 }
 
@@ -85,9 +91,10 @@ async function attempts<T extends CallResult>(send: (signal: AbortSignal) => Pro
     let result: T | undefined;
     let failure: Error | undefined;
     try {
+      if (deadline.aborted) throw deadline.reason;
       result = await send(deadline);
     } catch (error) {
-      if (deadline.aborted) throw new DeadlinePassed(policy.deadlineMs, 'no full answer');
+      if (deadline.aborted) throw deadline.reason instanceof DeadlinePassed ? new DeadlinePassed(policy.deadlineMs, 'no full answer') : deadline.reason;
       // fetch fails with a TypeError when no answer came (refused, reset, TLS), and a server
       // silent too long is given up: worth another try, unless no try can change it (a redirect,
       // an untrusted certificate). Anything else (no token, a bug) is not.
@@ -109,8 +116,22 @@ async function attempts<T extends CallResult>(send: (signal: AbortSignal) => Pro
       throw new DeadlinePassed(policy.deadlineMs, `no answer (${networkCause(failure!)})`);
     }
     onRetry(result ? `${result.response.status} ${problemCode(result.error)}` : `network: ${networkCause(failure!)}`, wait);
-    await sleep(wait);
+    await until(sleep(wait), deadline);
   }
+}
+
+/** `wait`, or the signal's reason as soon as it aborts (a wait never outlasts its call). */
+function until(wait: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    wait.then(() => {
+      signal.removeEventListener('abort', abort);
+      if (signal.aborted) reject(signal.reason);
+      else resolve();
+    }, reject);
+  });
 }
 
 /** The problem document's `code`, or a placeholder when the error body was not one. */

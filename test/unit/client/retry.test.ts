@@ -90,4 +90,23 @@ describe('retries', () => {
     const busy = await withRetry(async () => (calls++, answer(503, { 'retry-after': '2' })), { attempts: 6, maxWaitMs: 60_000, deadlineMs: 1500 }, () => {}, async (ms) => void waits.push(ms));
     expect([busy.response.status, calls, waits]).toEqual([503, 1, []]);
   });
+
+  it('ends at once when the run stops it, in a request or in a wait, with the stop\'s reason', async () => {
+    const ended = new Error('the run ended');
+    // In a request: its signal fires, and the call ends with the stop's reason, not a deadline.
+    const inRequest = new AbortController();
+    const pending = withRetry((signal) => new Promise<ReturnType<typeof answer>>((_resolve, reject) => signal.addEventListener('abort', () => reject(new TypeError('aborted')))), { attempts: 6, maxWaitMs: 60_000, deadlineMs: 600_000 }, () => {}, undefined, inRequest.signal);
+    inRequest.abort(ended);
+    await expect(pending).rejects.toBe(ended);
+    // In a wait that would last a minute: not waited out.
+    const inWait = new AbortController();
+    let calls = 0;
+    const started = Date.now();
+    const waiting = withRetry(async () => (calls++, answer(503, { 'retry-after': '60' })), { attempts: 6, maxWaitMs: 60_000, deadlineMs: 600_000 }, () => inWait.abort(ended), () => new Promise(() => {}), inWait.signal);
+    await expect(waiting).rejects.toBe(ended);
+    expect([calls, Date.now() - started < 2000]).toEqual([1, true]);
+    // Stopped before it began: nothing is sent.
+    await expect(withRetry(async () => (calls++, answer(200)), { attempts: 1, maxWaitMs: 1, deadlineMs: 1000 }, () => {}, undefined, AbortSignal.abort(ended))).rejects.toBe(ended);
+    expect(calls).toBe(1);
+  });
 });
