@@ -42,7 +42,9 @@ export async function startCosmosServer(options: CosmosServerOptions = {}): Prom
   // handshake, which made seeding about 4x slower (measured).
   const server = cosmosServer.createHttpsServer({ keepAlive: true });
   // Node closes a connection idle for 5 s; a client that sends on it in that instant gets a reset
-  // (ECONNRESET, a 503 of ours) instead of an answer. The clients close first instead.
+  // (ECONNRESET, a 503 of ours) instead of an answer. The SDK's agent keeps idle sockets with no
+  // limit, so the race stays possible, but after 120 s idle instead of after the few seconds
+  // between a test's or a bench's calls.
   server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -160,8 +160,8 @@ function decode(text: string): unknown {
 
 /** `hh:mm:ss` as seconds. */
 function timeSpanSeconds(value: string): number {
-  const match = /^(\d{1,2}):(\d{2}):(\d{2}(?:\.\d{1,7})?)$/.exec(value);
-  if (!match) throw new TypeError(`host.json: ${value} is not a time span hh:mm:ss[.fff]`);
+  const match = /^(\d{1,2}):([0-5]\d):([0-5]\d(?:\.\d{1,7})?)$/.exec(value);
+  if (!match || Number(match[1]) > 23) throw new TypeError(`host.json: ${value} is not a time span hh:mm:ss[.fff]`);
   return Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]);
 }
 

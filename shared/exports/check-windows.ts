@@ -1,6 +1,6 @@
 /**
  * Which windows of a new job need an export, decided at its kick-off without reading a record
- * (docs/decisions.md, "A job's checks, together where the service can vouch for them"). A window
+ * (docs/decisions.md, "How many aggregates a kick-off asks"). A window
  * sent without an ETag does. A window sent with one is checked:
  * - on its own, by one aggregate, as the summary operation checks it: the newest window always
  *   (the open month, where a night's writes land), and every window whose ETag the service
@@ -42,8 +42,8 @@ interface Vouched {
 /**
  * Enqueues the job's windows that need an export and resolves with the outcomes of the others
  * (unchanged, no record read). Windows without an ETag go at once; the checks run concurrently,
- * newest first, and every one settles before a failure is thrown: none goes on the queue after
- * the job is removed.
+ * the newest first, and every one settles before a failure is thrown: none goes on the queue
+ * after the job is removed.
  */
 export async function sortWindows({ job, endpoint, jobs, requestId, meter, enqueue }: CheckInput): Promise<WindowOutcome[]> {
   const asked = job.windows.filter((window) => job.ifNoneMatch[window.label] !== undefined);
@@ -58,22 +58,33 @@ export async function sortWindows({ job, endpoint, jobs, requestId, meter, enque
     return [];
   };
   const together = async (run: readonly Vouched[]): Promise<WindowOutcome[]> => {
-    const first = readers.get(run[0]!.window.label)!;
+    const queries = run.map(({ window }) => readers.get(window.label)!.query);
     const takenAt = summary.clock();
-    const now = await summary.store.version(first.scope, spanning(first.query, readers.get(run.at(-1)!.window.label)!.query), meter);
+    const now = await summary.store.version(readers.get(run[0]!.window.label)!.scope, joined(queries), meter);
     if (sameVersion(now, addedUp(run))) return run.map(({ window, etag, version }) => unchanged(window, etag, { records: version.records, latestWrite: version.latestWrite, takenAt }));
-    return (await Promise.all([...run].reverse().map(({ window }) => alone(window)))).flat();
+    return settledAll([...run].reverse().map(({ window }) => alone(window)));
   };
 
+  // The newest month's check goes first, before the recorded versions are looked up.
+  const newest = asked.at(-1);
+  const first = newest ? [alone(newest)] : [];
+  // Its failure is heard by settledAll below, not as an unhandled rejection meanwhile.
+  for (const check of first) check.catch(() => {});
   const runs = await settledRuns(job, asked, readers, jobs, (reason) => summary.log.warning(requestId, reason));
   const grouped = new Set(runs.flat().map(({ window }) => window.label));
-  const checked = await Promise.allSettled([
-    ...asked.filter((window) => !grouped.has(window.label)).reverse().map(alone),
+  return settledAll([
+    ...first,
+    ...asked.slice(0, -1).filter((window) => !grouped.has(window.label)).reverse().map(alone),
     ...runs.reverse().map(together),
   ]);
-  const failed = checked.find((result) => result.status === 'rejected');
+}
+
+/** The outcomes of every check, once all have settled: a failure is thrown only then, so nothing is enqueued after it. */
+async function settledAll(checks: readonly Promise<WindowOutcome[]>[]): Promise<WindowOutcome[]> {
+  const settled = await Promise.allSettled(checks);
+  const failed = settled.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
-  return checked.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
+  return settled.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
 }
 
 /**
@@ -128,13 +139,19 @@ function listed(precondition: IfNoneMatch | undefined): string[] {
   return precondition === undefined || precondition.any ? [] : precondition.tags.map((tag) => `W/"${tag}"`);
 }
 
-/** The query over the days of the windows from `first`'s to `last`'s: their day range joined, every other filter the same. */
-function spanning(first: SummaryQuery, last: SummaryQuery): SummaryQuery {
+/**
+ * The query of neighbouring windows together: every filter the same, the windows' day range as
+ * their ranges together (`parts`), so that it matches exactly the records their own queries match
+ * (never one between two months that none of them matches).
+ */
+function joined(queries: readonly SummaryQuery[]): SummaryQuery {
+  const [first] = queries;
   return {
-    ...first,
-    filters: first.filters.map((filter, index) => {
-      const other = last.filters[index];
-      return filter.kind === 'dayRange' && other?.kind === 'dayRange' ? { ...filter, to: other.to } : filter;
+    ...first!,
+    filters: first!.filters.map((filter, index) => {
+      if (filter.kind !== 'dayRange') return filter;
+      const parts = queries.map((query) => query.filters[index]).filter((other) => other?.kind === 'dayRange').map(({ from, to }) => ({ from, to }));
+      return parts.some((part) => part.from !== filter.from || part.to !== filter.to) ? { ...filter, to: parts.at(-1)!.to, parts } : filter;
     }),
   };
 }

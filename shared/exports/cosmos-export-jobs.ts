@@ -38,7 +38,8 @@ const outcomeDocument = z.object({
   records: z.number(),
   files: z.array(fileEntry),
   problem: z.record(z.string(), z.unknown()).optional(),
-  checked: checkedVersion.optional(),
+  // A malformed one costs only the shortcut (check-windows.ts), never the outcome.
+  checked: checkedVersion.optional().catch(undefined),
 });
 
 /**

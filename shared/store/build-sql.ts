@@ -39,7 +39,18 @@ export function buildWhere(scope: Scope, query: SummaryQuery): SqlQuery {
   const hidden = hiddenReferences(scope, query);
   let visible: string | undefined;
   query.filters.forEach((filter, f) => {
-    conditionsOf(filter).forEach(([condition, value], c) => bind(condition, `f${f}_${c}`, value));
+    if (filter.kind === 'dayRange' && filter.parts) {
+      // Each part its own range (a record between two, such as an offset timestamp before a part's
+      // first instant in UTC text, is in none of them, as in none of their own queries).
+      const each = filter.parts.map((part, p) => conditionsOf({ kind: 'dayRange', field: filter.field, from: part.from, to: part.to }).map(([condition, value], c) => {
+        const name = `@f${f}_${p}_${c}`;
+        parameters.push({ name, value });
+        return condition.replace('@', name);
+      }).join(' AND '));
+      conditions.push(`((${each.join(') OR (')}))`);
+    } else {
+      conditionsOf(filter).forEach(([condition, value], c) => bind(condition, `f${f}_${c}`, value));
+    }
     // A filter on a reference the caller may not see matches only the references it may see.
     if (hidden && hidden.fields.includes(filter.field.name)) conditions.push(visible ??= referenceVisible(hidden, parameters));
   });

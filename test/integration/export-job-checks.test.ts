@@ -104,6 +104,10 @@ describe('a kick-off checks the settled months it can vouch for together', () =>
         const record = await contractOf('2025-01');
         await own.write('contracts', [{ ...record, createdDate: '2025-05-15T08:00:00.000Z' }]);
       }, ['2025-01', '2025-05'], { '2025-01': -1, '2025-05': +1 }],
+      ['move to the open month', async () => {
+        const record = await contractOf('2025-03');
+        await own.write('contracts', [{ ...record, createdDate: '2025-06-10T08:00:00.000Z' }]);
+      }, ['2025-03', '2025-06'], { '2025-03': -1, '2025-06': +1 }],
     ];
     for (const [kind, write, months, delta] of cases) {
       await write();
@@ -153,4 +157,25 @@ describe('a kick-off checks the settled months it can vouch for together', () =>
       store.dispose();
     }
   }, 30_000);
+
+  it('counts no record between two months that neither month holds (an offset timestamp at midnight): a delete beside one is found', async () => {
+    // Texts sort between February's last instant ("…-02-28T24") and March's first ("…-03-01T00:00:00.000Z"):
+    // a record stored so is in neither month's query, so it must be in no joint one either.
+    const template = await contractOf('2025-02');
+    await own.write('contracts', [{ ...template, id: 'checks-between', contractId: 'checks-between', createdDate: '2025-03-01T00:00:00+01:00' }]);
+    // Then a write in a settled month: the months' latest write is now later than that record's.
+    const february = await contractOf('2025-02');
+    await own.write('contracts', [{ ...february, supplierName: `${february.supplierName} (later)` }]);
+    await settle();
+    expect(exported((await nightly()).statuses)).toEqual(['2025-02']);
+    // A delete in a settled month, of its oldest write: one record fewer, the latest write the
+    // same. Counted with the record between the months, the months together would add up again.
+    const settled = (await own.documents('contracts')).filter((document) => document.id !== 'checks-between' && SETTLED.includes(String(document.createdDate).slice(0, 7)));
+    const oldest = settled.sort((a, b) => a._ts - b._ts)[0]!;
+    const month = String(oldest.createdDate).slice(0, 7);
+    await own.remove('contracts', [oldest.id]);
+    await settle();
+    const { statuses, added } = await nightly();
+    expect([exported(statuses), added]).toEqual([[month], { [month]: -1 }]);
+  }, 60_000);
 });

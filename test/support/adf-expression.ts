@@ -3,7 +3,7 @@
  * data-factory.json), so a test can compute what a pipeline would send: string and integer
  * literals, `pipeline().parameters.x`, `item()`, `dataset().x`, `activity('a').output.x`,
  * `variables('v')`, and the functions concat, add, sub, min, max, range, if, equals, encodeUriComponent,
- * startsWith (case-insensitive, as Data Factory's), length, substring (out of range throws, as it
+ * startsWith and endsWith (case-insensitive, as Data Factory's), and, length, substring (out of range throws, as it
  * fails a run), formatDateTime (yyyy-MM-dd, yyyy-MM), addToTime (Month, Day), addDays, string (an
  * object or array as its JSON) and json. Anything else throws: a recipe using it needs it here.
  * Every argument is evaluated, the branch `if` does not take too, so an expression must hold either
@@ -63,6 +63,8 @@ const FUNCTIONS: Record<string, (...args: unknown[]) => unknown> = {
   equals: (a, b) => a === b,
   encodeUriComponent: (value) => encodeURIComponent(String(value)),
   startsWith: (text, search) => String(text).toLowerCase().startsWith(String(search).toLowerCase()),
+  endsWith: (text, search) => String(text).toLowerCase().endsWith(String(search).toLowerCase()),
+  and: (a, b) => a === true && b === true,
   length: (value) => (Array.isArray(value) ? value.length : String(value).length),
   sub: (a, b) => Number(a) - Number(b),
   min: (...values) => Math.min(...values.map(Number)),

@@ -19,6 +19,7 @@ import { evaluate } from '../../support/adf-expression.js';
 import { activities, activity, defaults, monthRequests, resource, template, type Resource } from '../../support/data-factory-recipe.js';
 import { CONNECTIONS, content, fabricActivities, fabricActivity, fabricDefaults, platform } from '../../support/fabric-recipe.js';
 import { committedDocument } from '../../support/document-validator.js';
+import { EXPORT_STORAGE } from '../../../shared/exports/export-storage.js';
 
 const root = projectRoot();
 const fixtures = join(root, 'test/unit/docs/fixtures/data-factory');
@@ -195,8 +196,18 @@ describe('docs/recipes/fabric/SummaryJobToLake.DataPipeline', () => {
     const relative = fabricActivity('CopyFile').typeProperties.source.datasetSettings.typeProperties.location.relativeUrl.value;
     const parameters = { ...fabricDefaults(), storageUrl: 'https://account.blob.core.windows.net/' };
     expect(evaluate(relative, { parameters, item: { url: 'https://account.blob.core.windows.net/exports/job/2025-03/contracts-000.parquet?sv=1&sig=s' } })).toBe('exports/job/2025-03/contracts-000.parquet?sv=1&sig=s');
-    for (const url of ['https://evil.example/exports/x?sig=s', 'https://account.blob.core.windows.net.evil.example/x', 'http://account.blob.core.windows.net/x']) {
-      expect(evaluate(relative, { parameters, item: { url } })).toBe('not-the-export-storage');
+    // Only the export container, as a path: nothing a URL resolver could take for another host or scheme.
+    expect(EXPORT_STORAGE.container).toBe('exports');
+    for (const url of [
+      'https://evil.example/exports/x?sig=s', 'https://account.blob.core.windows.net.evil.example/exports/x', 'http://account.blob.core.windows.net/exports/x',
+      'https://account.blob.core.windows.net///evil.example/x', 'https://account.blob.core.windows.net/https://evil.example/x', 'https://account.blob.core.windows.net/other/x?sig=s',
+    ]) {
+      expect([url, evaluate(relative, { parameters, item: { url } })]).toEqual([url, 'not-the-export-storage']);
+    }
+    // A storageUrl set without its slash matches nothing: `…windows.net` would also start `…windows.net.evil.example`.
+    const unslashed = { ...parameters, storageUrl: 'https://account.blob.core.windows.net' };
+    for (const url of ['https://account.blob.core.windows.net/exports/x?sig=s', 'https://account.blob.core.windows.netexports/x']) {
+      expect([url, evaluate(relative, { parameters: unslashed, item: { url } })]).toEqual([url, 'not-the-export-storage']);
     }
     // The five connections the docs have the user create, each named by its placeholder id, and nothing of the service's goes to storage.
     expect(new Set(Object.values(CONNECTIONS)).size).toBe(5);

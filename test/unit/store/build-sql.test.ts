@@ -107,6 +107,26 @@ describe('buildWhere', () => {
     expect(found).toEqual([...inside].sort());
   });
 
+  it('matches a day range in parts exactly as the parts\' own queries together: nothing between two of them', () => {
+    const [, contracts] = named[0]!;
+    const months = [query(contracts, { createdFrom: '2025-02-01', createdTo: '2025-02-28' }), query(contracts, { createdFrom: '2025-03-01', createdTo: '2025-03-31' })];
+    const range = months[0]!.query.filters.find((filter) => filter.kind === 'dayRange')!;
+    const parts = { ...months[0]!.query, filters: [{ ...range, to: '2025-03-31', parts: [{ from: '2025-02-01', to: '2025-02-28' }, { from: '2025-03-01', to: '2025-03-31' }] }] } as SummaryQuery;
+    // Texts a store may hold that sort between February's last instant and March's first: in no month.
+    const dates = ['2025-02-01T00:00:00.000Z', '2025-02-28T23:59:59.999Z', '2025-02-28T24:00:00Z', '2025-03-01', '2025-03-01T00:00:00+01:00', '2025-03-01T00:00-05:00', '2025-03-01T00:00:00.000Z', '2025-03-31T23:59:59.999Z', '2025-04-01T00:00:00.000Z'];
+    const documents = dates.map((createdDate, index) => ({ id: String(index), tenantId: 'contoso', status: 'Published', createdDate }));
+    const found = (built: { scope: Parameters<typeof buildWhere>[0]; query: SummaryQuery }) => {
+      const where = buildWhere(built.scope, built.query);
+      expect(literals(where)).toEqual([]);
+      return run(`SELECT VALUE c.createdDate FROM c WHERE ${where.query}`, where, documents) as string[];
+    };
+    const together = found({ scope: months[0]!.scope, query: parts });
+    expect(together.sort()).toEqual(months.flatMap(found).sort());
+    expect(together).toHaveLength(4);
+    // Without parts, the range from the first day to the last takes the texts between the months too.
+    expect(found({ scope: months[0]!.scope, query: { ...parts, filters: [{ ...range, to: '2025-03-31' }] } }).length).toBeGreaterThan(4);
+  });
+
   it('never splices a value into the text, however hostile', () => {
     const [, contracts] = named[0]!;
     const hostile = "x' OR 1=1 --";
