@@ -60,7 +60,7 @@ export async function sortWindows({ job, endpoint, jobs, requestId, meter, enque
   const together = async (run: readonly Vouched[]): Promise<WindowOutcome[]> => {
     const queries = run.map(({ window }) => readers.get(window.label)!.query);
     const takenAt = summary.clock();
-    const now = await summary.store.version(readers.get(run[0]!.window.label)!.scope, joined(queries), meter);
+    const now = await summary.store.version(readers.get(run[0]!.window.label)!.scope, joined(queries[0]!, queries.at(-1)!), meter);
     if (sameVersion(now, addedUp(run))) return run.map(({ window, etag, version }) => unchanged(window, etag, { records: version.records, latestWrite: version.latestWrite, takenAt }));
     return settledAll([...run].reverse().map(({ window }) => alone(window)));
   };
@@ -140,18 +140,16 @@ function listed(precondition: IfNoneMatch | undefined): string[] {
 }
 
 /**
- * The query of neighbouring windows together: every filter the same, the windows' day range as
- * their ranges together (`parts`), so that it matches exactly the records their own queries match
- * (never one between two months that none of them matches).
+ * The query of neighbouring windows together: every filter the same, the day range from the first
+ * window's first day to the last one's last. Neighbouring day ranges meet with no text between
+ * them (build-sql.ts), so it matches exactly the records the windows' own queries match.
  */
-function joined(queries: readonly SummaryQuery[]): SummaryQuery {
-  const [first] = queries;
+function joined(first: SummaryQuery, last: SummaryQuery): SummaryQuery {
   return {
-    ...first!,
-    filters: first!.filters.map((filter, index) => {
-      if (filter.kind !== 'dayRange') return filter;
-      const parts = queries.map((query) => query.filters[index]).filter((other) => other?.kind === 'dayRange').map(({ from, to }) => ({ from, to }));
-      return parts.some((part) => part.from !== filter.from || part.to !== filter.to) ? { ...filter, to: parts.at(-1)!.to, parts } : filter;
+    ...first,
+    filters: first.filters.map((filter, index) => {
+      const other = last.filters[index];
+      return filter.kind === 'dayRange' && other?.kind === 'dayRange' ? { ...filter, to: other.to } : filter;
     }),
   };
 }

@@ -10,16 +10,7 @@ export interface DateRange {
 /** One filter the caller set, validated: what the store must match. Every one narrows the result. */
 export type FilterValue =
   | { readonly kind: 'equals'; readonly field: FieldSpec; readonly value: string }
-  | ({
-    readonly kind: 'dayRange';
-    readonly field: FieldSpec;
-    /**
-     * The range as these ranges together, each matched as a range of its own: exactly the records
-     * some of them match, none between two (a joint check of an export job's months:
-     * check-windows.ts). Absent: the range itself.
-     */
-    readonly parts?: readonly DateRange[];
-  } & DateRange);
+  | ({ readonly kind: 'dayRange'; readonly field: FieldSpec } & DateRange);
 
 /** A validated summary request: what to select, in which order, which page. */
 export interface SummaryQuery {

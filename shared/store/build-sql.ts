@@ -10,13 +10,15 @@ export interface SqlQuery {
   readonly parameters: { name: string; value: string }[];
 }
 
-const DAY_START = 'T00:00:00.000Z';
 /**
- * After a day's date, a text past every instant of that day (hours stop at 23) and before the next
- * day's: the upper bound of a day range. The next day's midnight would be, but the day after
- * 9999-12-31 has no four-digit year (`+010000-01-01` sorts before every timestamp).
+ * The text a day range ends before: the next day's date, which sorts after every text of the day
+ * To (its instants, the day itself, an offset form at midnight) and before every text of the next
+ * day. The day after 9999-12-31 has no four-digit year (`+010000-01-01` sorts before every
+ * date): `9999-12-32` sorts after every text of that day instead.
  */
-const PAST_THE_DAY = 'T24';
+function dayAfter(to: string): string {
+  return to === '9999-12-31' ? '9999-12-32' : new Date(Date.parse(`${to}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+}
 
 /**
  * The WHERE clause for a scope and query. Every value is a bound parameter; the only identifiers
@@ -39,18 +41,7 @@ export function buildWhere(scope: Scope, query: SummaryQuery): SqlQuery {
   const hidden = hiddenReferences(scope, query);
   let visible: string | undefined;
   query.filters.forEach((filter, f) => {
-    if (filter.kind === 'dayRange' && filter.parts) {
-      // Each part its own range (a record between two, such as an offset timestamp before a part's
-      // first instant in UTC text, is in none of them, as in none of their own queries).
-      const each = filter.parts.map((part, p) => conditionsOf({ kind: 'dayRange', field: filter.field, from: part.from, to: part.to }).map(([condition, value], c) => {
-        const name = `@f${f}_${p}_${c}`;
-        parameters.push({ name, value });
-        return condition.replace('@', name);
-      }).join(' AND '));
-      conditions.push(`((${each.join(') OR (')}))`);
-    } else {
-      conditionsOf(filter).forEach(([condition, value], c) => bind(condition, `f${f}_${c}`, value));
-    }
+    conditionsOf(filter).forEach(([condition, value], c) => bind(condition, `f${f}_${c}`, value));
     // A filter on a reference the caller may not see matches only the references it may see.
     if (hidden && hidden.fields.includes(filter.field.name)) conditions.push(visible ??= referenceVisible(hidden, parameters));
   });
@@ -88,8 +79,11 @@ function isOneOf(property: string, values: readonly string[], prefix: string, pa
 }
 
 /**
- * The conditions of one filter, each with `@` where its value goes. A day range on a timestamp is
- * a half-open range of ISO 8601 UTC strings; on a date, an inclusive range of `YYYY-MM-DD` strings.
+ * The conditions of one filter, each with `@` where its value goes. A day range, on a timestamp or
+ * a date, is the texts from the day From up to the day after To: by text, so that neighbouring
+ * ranges meet with nothing between them (`Feb 28 < value < Mar 1` holds no text; a joint check of
+ * several months, check-windows.ts, matches exactly what the months match). ISO 8601 UTC instants
+ * and `YYYY-MM-DD` dates sort by text as by time.
  */
 function conditionsOf(filter: FilterValue): [condition: string, value: string][] {
   const field = `c.${filter.field.name}`;
@@ -97,9 +91,7 @@ function conditionsOf(filter: FilterValue): [condition: string, value: string][]
     case 'equals':
       return [[`${field} = @`, filter.value]];
     case 'dayRange':
-      return filter.field.kind === 'timestamp'
-        ? [[`${field} >= @`, filter.from + DAY_START], [`${field} < @`, filter.to + PAST_THE_DAY]]
-        : [[`${field} >= @`, filter.from], [`${field} <= @`, filter.to]];
+      return [[`${field} >= @`, filter.from], [`${field} < @`, dayAfter(filter.to)]];
     default:
       return unreachable(filter, 'filter kind');
   }

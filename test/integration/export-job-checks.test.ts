@@ -158,18 +158,20 @@ describe('a kick-off checks the settled months it can vouch for together', () =>
     }
   }, 30_000);
 
-  it('counts no record between two months that neither month holds (an offset timestamp at midnight): a delete beside one is found', async () => {
-    // Texts sort between February's last instant ("…-02-28T24") and March's first ("…-03-01T00:00:00.000Z"):
-    // a record stored so is in neither month's query, so it must be in no joint one either.
+  it('puts a record at a month\'s edge (an offset timestamp at midnight) in one month, and a delete beside it is found', async () => {
+    // "2025-03-01T00:00:00+01:00" sorts before March's first UTC instant: a month's range is by
+    // text from its first day's date, so it is March's, and in no gap between two months that a
+    // joint check would count and no month holds.
     const template = await contractOf('2025-02');
     await own.write('contracts', [{ ...template, id: 'checks-between', contractId: 'checks-between', createdDate: '2025-03-01T00:00:00+01:00' }]);
     // Then a write in a settled month: the months' latest write is now later than that record's.
     const february = await contractOf('2025-02');
     await own.write('contracts', [{ ...february, supplierName: `${february.supplierName} (later)` }]);
     await settle();
-    expect(exported((await nightly()).statuses)).toEqual(['2025-02']);
+    const edge = await nightly();
+    expect([exported(edge.statuses), edge.added]).toEqual([['2025-02', '2025-03'], { '2025-03': +1 }]);
     // A delete in a settled month, of its oldest write: one record fewer, the latest write the
-    // same. Counted with the record between the months, the months together would add up again.
+    // same. Had the edge record been between two months, the months together would add up again.
     const settled = (await own.documents('contracts')).filter((document) => document.id !== 'checks-between' && SETTLED.includes(String(document.createdDate).slice(0, 7)));
     const oldest = settled.sort((a, b) => a._ts - b._ts)[0]!;
     const month = String(oldest.createdDate).slice(0, 7);

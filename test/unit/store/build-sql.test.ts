@@ -107,24 +107,25 @@ describe('buildWhere', () => {
     expect(found).toEqual([...inside].sort());
   });
 
-  it('matches a day range in parts exactly as the parts\' own queries together: nothing between two of them', () => {
-    const [, contracts] = named[0]!;
-    const months = [query(contracts, { createdFrom: '2025-02-01', createdTo: '2025-02-28' }), query(contracts, { createdFrom: '2025-03-01', createdTo: '2025-03-31' })];
-    const range = months[0]!.query.filters.find((filter) => filter.kind === 'dayRange')!;
-    const parts = { ...months[0]!.query, filters: [{ ...range, to: '2025-03-31', parts: [{ from: '2025-02-01', to: '2025-02-28' }, { from: '2025-03-01', to: '2025-03-31' }] }] } as SummaryQuery;
-    // Texts a store may hold that sort between February's last instant and March's first: in no month.
-    const dates = ['2025-02-01T00:00:00.000Z', '2025-02-28T23:59:59.999Z', '2025-02-28T24:00:00Z', '2025-03-01', '2025-03-01T00:00:00+01:00', '2025-03-01T00:00-05:00', '2025-03-01T00:00:00.000Z', '2025-03-31T23:59:59.999Z', '2025-04-01T00:00:00.000Z'];
-    const documents = dates.map((createdDate, index) => ({ id: String(index), tenantId: 'contoso', status: 'Published', createdDate }));
-    const found = (built: { scope: Parameters<typeof buildWhere>[0]; query: SummaryQuery }) => {
+  it.each([['createdDate', 'contracts'], ['invoiceDate', 'invoices']])('puts every text of %s in exactly one calendar month, and a range over two months matches what both do', (field, name) => {
+    const resource = named.find(([candidate]) => candidate === name)![1];
+    const filter = resource.filters.find((candidate) => candidate.kind === 'dayRange' && candidate.field === field)! as { from: string; to: string };
+    const range = (from: string, to: string) => query(resource, { [filter.from]: from, [filter.to]: to });
+    // Texts a store may hold at a month's edge: instants, a bare date, offset forms at midnight, hour 24.
+    const texts = ['2025-01-31T23:59:59.999Z', '2025-02-01', '2025-02-01T00:00:00.000Z', '2025-02-28', '2025-02-28T23:59:59.999Z', '2025-02-28T24:00:00Z', '2025-03-01', '2025-03-01T00:00:00+01:00', '2025-03-01T00:00-05:00', '2025-03-01T00:00:00.000Z', '2025-03-31T23:59:59.999Z', '2025-04-01T00:00:00.000Z'];
+    const documents = texts.map((text, index) => ({ id: String(index), tenantId: 'contoso', status: 'Published', [field]: text }));
+    const found = (built: ReturnType<typeof range>) => {
       const where = buildWhere(built.scope, built.query);
-      expect(literals(where)).toEqual([]);
-      return run(`SELECT VALUE c.createdDate FROM c WHERE ${where.query}`, where, documents) as string[];
+      return (run(`SELECT VALUE c.id FROM c WHERE ${where.query}`, where, documents) as string[]).sort();
     };
-    const together = found({ scope: months[0]!.scope, query: parts });
-    expect(together.sort()).toEqual(months.flatMap(found).sort());
-    expect(together).toHaveLength(4);
-    // Without parts, the range from the first day to the last takes the texts between the months too.
-    expect(found({ scope: months[0]!.scope, query: { ...parts, filters: [{ ...range, to: '2025-03-31' }] } }).length).toBeGreaterThan(4);
+    const february = found(range('2025-02-01', '2025-02-28'));
+    const march = found(range('2025-03-01', '2025-03-31'));
+    expect(february.map((id) => texts[Number(id)]).sort()).toEqual(['2025-02-01', '2025-02-01T00:00:00.000Z', '2025-02-28', '2025-02-28T23:59:59.999Z', '2025-02-28T24:00:00Z'].sort());
+    expect(march.map((id) => texts[Number(id)]).sort()).toEqual(['2025-03-01', '2025-03-01T00:00:00+01:00', '2025-03-01T00:00-05:00', '2025-03-01T00:00:00.000Z', '2025-03-31T23:59:59.999Z'].sort());
+    // What two neighbouring months match together is what one range over both days matches (check-windows.ts).
+    const both = query(resource, { [filter.from]: '2025-02-01', [filter.to]: '2025-02-28' });
+    const joint = { ...both, query: { ...both.query, filters: both.query.filters.map((value) => (value.kind === 'dayRange' ? { ...value, to: '2025-03-31' } : value)) } };
+    expect(found(joint)).toEqual([...february, ...march].sort());
   });
 
   it('never splices a value into the text, however hostile', () => {
