@@ -60,77 +60,55 @@ export async function downloadFile(file: JobFile, options: DownloadOptions): Pro
   let received = 0;
   let etag: string | null = null;
   const send = async (deadline: AbortSignal): Promise<{ response: Response }> => {
-    const controller = new AbortController();
-    const abort = () => controller.abort(options.signal.reason);
-    const expire = () => controller.abort(deadline.reason);
-    deadline.addEventListener('abort', expire, { once: true });
-    options.signal.addEventListener('abort', abort, { once: true });
-    try {
-      if (options.signal.aborted) throw options.signal.reason;
-      // Broken off after its last byte (a stall before the end): nothing left to ask for.
-      if (received > 0 && received === file.bytes && etag !== null) return { response: new Response(null, { status: 206 }) };
-      // Resumed: the rest of the same blob, or (a changed blob) a 412 and the whole file again.
-      const resume: Record<string, string> = received > 0 && etag !== null ? { range: `bytes=${received}-`, 'if-match': etag } : {};
-      if (received > 0 && etag === null) {
-        chunks.length = 0;
-        received = 0;
-      }
-      const request = new Request(url, { headers: { accept: 'application/vnd.apache.parquet, application/octet-stream', 'accept-encoding': 'identity', ...resume } });
-      const response = await sendRequest(options.fetchImpl ?? fetch, request, controller.signal, { maxExportBytes: file.bytes, readTimeoutMs: options.readTimeoutMs ?? READ_TIMEOUT_MS });
-      if (response.status === 200 || response.status === 206) {
-        if (response.status === 200 || !resume.range) {
-          chunks.length = 0;
-          received = 0;
-        } else if (!response.headers.get('content-range')?.startsWith(`bytes ${received}-`)) {
-          void response.body?.cancel().catch(() => {});
-          throw new FileRefused(`${file.file}: storage answered a part that is not the rest asked for (${printable(response.headers.get('content-range') ?? 'no Content-Range', 80)})`);
-        }
-        etag = response.headers.get('etag');
-        const declared = response.headers.get('content-length');
-        if (declared !== null && Number(declared) !== file.bytes - received) {
-          void response.body?.cancel().catch(() => {});
-          throw new FileRefused(`${file.file}: storage declares ${printable(declared, 20)} bytes, the manifest ${file.bytes - received}`);
-        }
-        // The body as it comes, kept when it breaks off: the next attempt asks for the rest.
-        const reader = response.body!.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          chunks.push(value);
-          received += value.byteLength;
-          if (received > file.bytes) {
-            void reader.cancel().catch(() => {});
-            throw new BodyTooLarge(file.bytes, response.status, true);
-          }
-        }
-      } else if (response.status === 412 && resume.range) {
-        // The blob changed since the first part (a window redone): the whole file again.
-        etag = null;
-        chunks.length = 0;
-        received = 0;
-        return await send(deadline);
-      }
-      return { response };
-    } finally {
-      deadline.removeEventListener('abort', expire);
-      options.signal.removeEventListener('abort', abort);
+    // Broken off after its last byte (a stall before the end): nothing left to ask for.
+    if (received > 0 && received === file.bytes && etag !== null) return { response: new Response(null, { status: 206 }) };
+    // Resumed: the rest of the same blob, or (a changed blob) a 412 and the whole file again.
+    const resume: Record<string, string> = received > 0 && etag !== null ? { range: `bytes=${received}-`, 'if-match': etag } : {};
+    if (received > 0 && etag === null) {
+      chunks.length = 0;
+      received = 0;
     }
+    const request = new Request(url, { headers: { accept: 'application/vnd.apache.parquet, application/octet-stream', 'accept-encoding': 'identity', ...resume } });
+    const response = await sendRequest(options.fetchImpl ?? fetch, request, deadline, { maxExportBytes: file.bytes, readTimeoutMs: options.readTimeoutMs ?? READ_TIMEOUT_MS });
+    if (response.status === 200 || response.status === 206) {
+      if (response.status === 200 || !resume.range) {
+        chunks.length = 0;
+        received = 0;
+      } else if (!response.headers.get('content-range')?.startsWith(`bytes ${received}-`)) {
+        void response.body?.cancel().catch(() => {});
+        throw new FileRefused(`${file.file}: storage answered a part that is not the rest asked for (${printable(response.headers.get('content-range') ?? 'no Content-Range', 80)})`);
+      }
+      etag = response.headers.get('etag');
+      const declared = response.headers.get('content-length');
+      if (declared !== null && Number(declared) !== file.bytes - received) {
+        void response.body?.cancel().catch(() => {});
+        throw new FileRefused(`${file.file}: storage declares ${printable(declared, 20)} bytes, the manifest ${file.bytes - received}`);
+      }
+      // The body as it comes, kept when it breaks off: the next attempt asks for the rest.
+      const reader = response.body!.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        received += value.byteLength;
+        if (received > file.bytes) {
+          void reader.cancel().catch(() => {});
+          throw new BodyTooLarge(file.bytes, response.status, true);
+        }
+      }
+    } else if (response.status === 412 && resume.range) {
+      // The blob changed since the first part (a window redone): the whole file again.
+      etag = null;
+      chunks.length = 0;
+      received = 0;
+      return await send(deadline);
+    }
+    return { response };
   };
   let response: Response;
   try {
-    // The waits between attempts end with the run too (a stopped run does not sit out a backoff).
-    const sleep = (ms: number) => new Promise<void>((resolve, reject) => {
-      const stop = () => {
-        clearTimeout(timer);
-        reject(options.signal.reason);
-      };
-      const timer = setTimeout(() => {
-        options.signal.removeEventListener('abort', stop);
-        resolve();
-      }, ms);
-      options.signal.addEventListener('abort', stop, { once: true });
-    });
-    ({ response } = await withRetry(send, options.retry, options.onRetry, sleep));
+    // The run's end stops the request under way and the waits between attempts (no backoff sat out).
+    ({ response } = await withRetry(send, options.retry, options.onRetry, undefined, options.signal));
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
     if (error instanceof FileRefused) throw error;
