@@ -28,8 +28,13 @@ export interface CheckInput {
   readonly jobs: Pick<ExportJobs, 'versionsOf'>;
   readonly requestId: string;
   readonly meter: StoreMeter;
-  /** Puts a window on the queue: called as soon as a check finds it changed. */
-  readonly enqueue: (window: Window) => Promise<void>;
+}
+
+/** The windows of a new job, sorted: those that need an export, and the outcomes of the others. */
+export interface SortedWindows {
+  /** Newest first (they change most): the order they go on the queue in. */
+  readonly toExport: readonly Window[];
+  readonly unchanged: readonly WindowOutcome[];
 }
 
 /** A window whose ETag the service can vouch for: the version it was worked out from. */
@@ -40,21 +45,20 @@ interface Vouched {
 }
 
 /**
- * Enqueues the job's windows that need an export and resolves with the outcomes of the others
- * (unchanged, no record read). Windows without an ETag go at once; the checks run concurrently,
- * the newest first, and every one settles before a failure is thrown: none goes on the queue
- * after the job is removed.
+ * Sorts the job's windows into those that need an export and the others (unchanged, no record
+ * read). Windows without an ETag need one; the checks run concurrently, the newest first, and
+ * every one settles before a failure is thrown.
  */
-export async function sortWindows({ job, endpoint, jobs, requestId, meter, enqueue }: CheckInput): Promise<WindowOutcome[]> {
+export async function sortWindows({ job, endpoint, jobs, requestId, meter }: CheckInput): Promise<SortedWindows> {
   const asked = job.windows.filter((window) => job.ifNoneMatch[window.label] !== undefined);
-  await Promise.all(job.windows.filter((window) => !asked.includes(window)).map(enqueue));
-  const readers = new Map(asked.map((window) => [window.label, windowReader(job, window, endpoint, requestId, meter)]));
+  const changed = new Set(job.windows.filter((window) => !asked.includes(window)));
+    const readers = new Map(asked.map((window) => [window.label, windowReader(job, window, endpoint, requestId, meter)]));
   const summary = endpoint.deps;
 
   const alone = async (window: Window): Promise<WindowOutcome[]> => {
     const validated = await readers.get(window.label)!.reader.check();
     if (validated.unchanged) return [unchanged(window, validated.etag, { ...validated.version, takenAt: validated.takenAt })];
-    await enqueue(window);
+    changed.add(window);
     return [];
   };
   const together = async (run: readonly Vouched[]): Promise<WindowOutcome[]> => {
@@ -72,14 +76,15 @@ export async function sortWindows({ job, endpoint, jobs, requestId, meter, enque
   for (const check of first) check.catch(() => {});
   const runs = await settledRuns(job, asked, readers, jobs, (reason) => summary.log.warning(requestId, reason));
   const grouped = new Set(runs.flat().map(({ window }) => window.label));
-  return settledAll([
+  const outcomes = await settledAll([
     ...first,
     ...asked.slice(0, -1).filter((window) => !grouped.has(window.label)).reverse().map(alone),
     ...runs.reverse().map(together),
   ]);
+  return { toExport: job.windows.filter((window) => changed.has(window)).reverse(), unchanged: outcomes };
 }
 
-/** The outcomes of every check, once all have settled: a failure is thrown only then, so nothing is enqueued after it. */
+/** The outcomes of every check, once all have settled: a failure is thrown only then. */
 async function settledAll(checks: readonly Promise<WindowOutcome[]>[]): Promise<WindowOutcome[]> {
   const settled = await Promise.allSettled(checks);
   const failed = settled.find((result) => result.status === 'rejected');

@@ -8,6 +8,8 @@ export interface WindowMessage {
   readonly jobId: string;
   readonly tenant: string;
   readonly label: string;
+  /** The windows that follow it in its chain (window-chains.ts), sent one by one as each is settled. */
+  readonly then?: readonly string[];
 }
 
 /** The files of export jobs, in one container: `<job id>/<window label>/<table>-<part>.parquet`. */

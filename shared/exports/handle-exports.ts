@@ -22,8 +22,9 @@ import type { ExportJob, WindowOutcome } from './export-job.js';
 import { isComplete, jobStatus } from './export-manifest.js';
 import { CANCEL_NAMES, JOB_ID, kickOffNames, MAX_STATUS_WAIT_SECONDS, STATUS_NAMES, STATUS_POLL_MS, STATUS_RETRY_SECONDS } from './export-operations.js';
 import { parseExportRequest, windowQuery } from './export-request.js';
-import { sortWindows } from './check-windows.js';
+import { sortWindows, type SortedWindows } from './check-windows.js';
 import { viewChanged } from './run-window.js';
+import { windowChains } from './window-chains.js';
 
 const JSON_OFFERS: readonly Offer[] = [{ format: 'json', mediaType: mediaTypeOf('json') }];
 
@@ -66,19 +67,16 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
     await fromStore(deps.jobs.create(job));
     // The windows sent with an ETag are checked here, all at once (aggregates, no record read:
     // check-windows.ts): those unchanged have their outcome now, and only the others go on the
-    // queue, each as soon as it is known to need an export (the newest months first: they change
-    // most), so the workers start while the other checks run. A job of which nothing changed is
-    // complete before its kick-off answers.
-    let unchanged: WindowOutcome[];
-    let queued = 0;
-    const enqueue = async (window: ExportJob['windows'][number]) => {
-      await fromStorage(deps.queue.send({ jobId: job.id, tenant: job.tenant, label: window.label }));
-      queued++;
-    };
+    // queue, the newest months first (they change most), as a few chains (window-chains.ts) so
+    // that another tenant's windows are not queued behind all of this job's. A job of which
+    // nothing changed is complete before its kick-off answers.
+    let sorted: SortedWindows;
     const accepted: ExportJob = { ...job, accepted: true };
     try {
-      unchanged = await sortWindows({ job, endpoint, jobs: deps.jobs, requestId, meter, enqueue });
-      await fromStore(Promise.all(unchanged.map((outcome) => deps.jobs.record(job, outcome))));
+      sorted = await sortWindows({ job, endpoint, jobs: deps.jobs, requestId, meter });
+      const chains = windowChains({ jobId: job.id, tenant: job.tenant }, sorted.toExport.map((window) => window.label));
+      await fromStorage(Promise.all(chains.map((message) => deps.queue.send(message))));
+      await fromStore(Promise.all(sorted.unchanged.map((outcome) => deps.jobs.record(job, outcome))));
       await fromStore(deps.jobs.replace(accepted));
     } catch (error) {
       // Never accepted: the caller retries, and what went (outcomes, messages) finds no job to work on.
@@ -86,7 +84,7 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
       throw error;
     }
     // Prefer: wait=N: the answer waits for the job to complete, as a status call does.
-    const outcomes = queued === 0 ? unchanged : await outcomesWithin(accepted, deps, preferredWait(header('prefer')), unchanged);
+    const outcomes = sorted.toExport.length === 0 ? [...sorted.unchanged] : await outcomesWithin(accepted, deps, preferredWait(header('prefer')), [...sorted.unchanged]);
     const complete = isComplete(accepted, outcomes);
     if (complete) await deps.jobs.markDone(accepted).catch(() => {});
     const location = jobLocation(summary.config.publicBaseUrl, job.id);

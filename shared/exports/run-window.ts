@@ -1,8 +1,9 @@
 /**
  * The window worker: one queue message, one window of one job, exported into its files. It reads
  * through the result reader as the synchronous export does (the version and ETag first, the
- * caller's ETag answered as unchanged, an export slot shared with the client's synchronous
- * exports, the store streamed), and renders into files instead of a body.
+ * caller's ETag answered as unchanged, an export slot as a guest of its tenant's synchronous
+ * exports, the store streamed), renders into files instead of a body, and sends the next window
+ * of its chain (window-chains.ts).
  */
 import * as z from 'zod';
 import { ApiError } from '../errors/api-error.js';
@@ -15,21 +16,30 @@ import type { ExportDeps } from './export-deps.js';
 import type { ExportJob, WindowOutcome } from './export-job.js';
 import type { WindowMessage } from './export-storage.js';
 import { windowQuery } from './export-request.js';
+import { nextInChain } from './window-chains.js';
 import { writeWindowFiles } from './window-files.js';
-
-/** How long one window may take: inside the host's functionTimeout (host.json, 3 min 50 s), as a synchronous export. */
-export const WINDOW_DEADLINE_MS = 200_000;
+import { EXPORT_DEADLINE_MS } from '../http/caller-gone.js';
 
 /**
- * How long a window waits for an export slot of its client and tenant (shared with their
- * synchronous exports: export-slots.ts): longer than a request waits, since nobody waits on it.
+ * How long one window may take: a synchronous export's deadline. A window never waits for a slot
+ * (it is refused one at once), so its whole budget is this, with 30 s of the host's functionTimeout
+ * left to record its outcome (held by test/unit/http/platform-limit.test.ts).
  */
-export const WINDOW_SLOT_WAIT_MS = 60_000;
+export const WINDOW_DEADLINE_MS = EXPORT_DEADLINE_MS;
 
-/** A window that found no slot in that time comes back after this long, without counting as a failure. */
-export const BUSY_DELAY_SECONDS = 10;
+/**
+ * A window refused a slot (its tenant runs one already, or the instance keeps its last slots for
+ * requests) comes back after this long: not a failure, and no worker waits for it meanwhile.
+ */
+export const BUSY_DELAY_SECONDS = 5;
 
-const windowMessage = z.object({ jobId: z.string().min(1).max(64), tenant: z.string().min(1).max(63), label: z.string().regex(/^\d{4}-\d{2}$/) });
+const LABEL = /^\d{4}-\d{2}$/;
+const windowMessage = z.object({
+  jobId: z.string().min(1).max(64),
+  tenant: z.string().min(1).max(63),
+  label: z.string().regex(LABEL),
+  then: z.array(z.string().regex(LABEL)).max(1000).optional(),
+});
 
 /** The message, or undefined for one that is not a window message (dropped: it can never succeed). */
 export function readWindowMessage(message: unknown): WindowMessage | undefined {
@@ -38,11 +48,13 @@ export function readWindowMessage(message: unknown): WindowMessage | undefined {
 }
 
 /**
- * Exports one window. Idempotent: a window with an outcome is not redone, and files are named by
- * job, window and part, so a redelivered message that redoes a window overwrites what a worker
- * that died left. A job that is gone, cancelled or expired is not worked on. Throws for a fault
- * worth retrying (the store, storage): the host delivers the message again, and after its last
- * attempt the poison handler records the window as failed.
+ * Exports one window, then sends the next of its chain. Idempotent: a window with an outcome is
+ * not redone (its chain goes on), and a window's files are deleted before it is written, so a
+ * redelivered message that redoes a window leaves nothing of what a worker that died wrote. A job
+ * that is gone, cancelled or expired is not worked on (its chains end). A window refused a slot
+ * goes back on the queue for BUSY_DELAY_SECONDS, within the job's life. Throws for a fault worth
+ * retrying (the store, storage): the host delivers the message again, and after its last attempt
+ * the poison handler records the window as failed.
  */
 export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
   const message = readWindowMessage(raw);
@@ -51,7 +63,7 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
   const window = job?.windows.find((candidate) => candidate.label === message.label);
   if (!job || !window) return;
   const done = await deps.jobs.outcomes(job.tenant, job.id);
-  if (done.some((outcome) => outcome.label === window.label)) return void (await completeIfLast(job, done, deps));
+  if (done.some((outcome) => outcome.label === window.label)) return settled(job, message, done, deps);
   const endpoint = deps.endpoints.get(job.resource);
   if (!endpoint) return;
   const requestId = `export-${job.id}-${window.label}`;
@@ -69,18 +81,22 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
     const { reader, cleaning, query } = windowReader(job, window, endpoint, requestId, meter);
     const expires = new Date(job.expires);
     const prefix = `${job.id}/${window.label}/`;
-    const read = await reader.whole((records, signal) => writeWindowFiles(records, cleaning, {
-      prefix,
-      partBytes: summary.config.parquetMaxBytes,
-      signal,
-      metadata: [
-        { key: 'summary.requestId', value: requestId },
-        { key: 'summary.generatedAt', value: new Date(summary.clock()).toISOString() },
-        { key: 'summary.resource', value: query.resource.name },
-        { key: 'summary.filters', value: JSON.stringify(query.given) },
-      ],
-      write: (blob, chunks) => deps.files.write(blob, chunks, expires),
-    }), { deadlineMs: WINDOW_DEADLINE_MS, slotWaitMs: WINDOW_SLOT_WAIT_MS });
+    const read = await reader.whole(async (records, signal) => {
+      // What an earlier try of this window left (a part past this try's last among them) goes first.
+      await deps.files.removeAll(prefix);
+      return writeWindowFiles(records, cleaning, {
+        prefix,
+        partBytes: summary.config.parquetMaxBytes,
+        signal,
+        metadata: [
+          { key: 'summary.requestId', value: requestId },
+          { key: 'summary.generatedAt', value: new Date(summary.clock()).toISOString() },
+          { key: 'summary.resource', value: query.resource.name },
+          { key: 'summary.filters', value: JSON.stringify(query.given) },
+        ],
+        write: (blob, chunks) => deps.files.write(blob, chunks, expires),
+      });
+    }, { deadlineMs: WINDOW_DEADLINE_MS, background: true });
     // Cancelled while it ran: its files go, as the cancel deleted the others'.
     if ((await deps.jobs.get(job.tenant, job.id))?.cancelled !== false) return void (await deps.files.removeAll(prefix));
     const { etag, version, takenAt } = read.validators;
@@ -91,9 +107,10 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
       outcome = { label: window.label, status: 'unchanged', etag: error.headers.ETag!, records: 0, files: [] };
       logWindow(412, error.code, 0, 0);
     } else if (error instanceof ApiError && error.code === 'EXPORTS_BUSY') {
-      // The client's (or the tenant's) export slots stayed taken: this window waits its turn, not a failure.
+      // Its tenant runs a window already, or the slots left are the requests': it comes back later, not a failure.
       logWindow(503, error.code, 0, 0);
-      return void (await deps.queue.send(message, BUSY_DELAY_SECONDS));
+      const left = Math.floor((Date.parse(job.expires) - deps.clock()) / 1000);
+      return void (await deps.queue.send(message, Math.max(0, Math.min(BUSY_DELAY_SECONDS, left))));
     } else if (error instanceof ApiError && (error.status === 400 || error.status === 409)) {
       // The job's request no longer holds for its view (the configuration changed): redoing it cannot help.
       outcome = failed(window.label, error, requestId);
@@ -106,7 +123,7 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
     }
   }
   await deps.jobs.record(job, outcome);
-  await completeIfLast(job, await deps.jobs.outcomes(job.tenant, job.id), deps);
+  await settled(job, message, await deps.jobs.outcomes(job.tenant, job.id), deps);
 }
 
 /**
@@ -123,7 +140,7 @@ export async function failWindow(raw: unknown, deps: ExportDeps): Promise<void> 
     const error = new ApiError('EXPORT_WINDOW_FAILED', `The window ${message.label} could not be exported after every retry (the store or the export storage kept failing). Start a new job for this window, or pull it with the summary operation.`);
     await deps.jobs.record(job, failed(message.label, error, `export-${job.id}-${message.label}`));
   }
-  await completeIfLast(job, await deps.jobs.outcomes(job.tenant, job.id), deps);
+  await settled(job, message, await deps.jobs.outcomes(job.tenant, job.id), deps);
 }
 
 /** The job of a message, unless it is gone, cancelled or expired. */
@@ -152,9 +169,14 @@ export function windowReader(job: ExportJob, window: ExportJob['windows'][number
   return { reader, cleaning, query, scope, precondition };
 }
 
-/** Once every window has its outcome, the job no longer counts against its client's running jobs. */
-async function completeIfLast(job: ExportJob, outcomes: readonly WindowOutcome[], deps: ExportDeps): Promise<void> {
+/**
+ * A message's window has its outcome: its chain goes on with the next window that has none, and
+ * once every window has one, the job no longer counts against its caps.
+ */
+async function settled(job: ExportJob, message: WindowMessage, outcomes: readonly WindowOutcome[], deps: ExportDeps): Promise<void> {
   const labels = new Set(outcomes.map((outcome) => outcome.label));
+  const next = nextInChain(message, labels);
+  if (next) await deps.queue.send(next);
   if (job.windows.every((window) => labels.has(window.label))) await deps.jobs.markDone(job);
 }
 

@@ -64,8 +64,8 @@ describe('export slots shared between tenants', () => {
     stop = true;
     await Promise.all(loops);
     expect(quietStatuses).toEqual([200, 200, 200, 200]);
-    // The busy tenant ran all along, one export at a time: its other clients waited or were told to come back.
+    // The busy tenant ran all along, two exports at a time: its other clients waited or were told to come back.
     expect(busyStatuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(3);
-    expect(new Set(busyStatuses)).toEqual(new Set([200, 503]));
+    expect(busyStatuses.every((status) => status === 200 || status === 503)).toBe(true);
   }, 90_000);
 });

@@ -69,7 +69,7 @@ describe('export jobs when things go wrong', () => {
     const id = location.split('/').pop()!;
     // A worker takes the message and dies: it is not deleted, and comes back once its lease ends.
     const taken = (await queue.receiveMessages({ numberOfMessages: 1, visibilityTimeout: 1 })).receivedMessageItems;
-    expect(taken.map((message) => [message.dequeueCount, JSON.parse(Buffer.from(message.messageText, 'base64').toString())])).toEqual([[1, { jobId: id, tenant: own.tenant, label: '2025-03' }]]);
+    expect(taken.map((message) => [message.dequeueCount, JSON.parse(Buffer.from(message.messageText, 'base64').toString())])).toEqual([[1, { jobId: id, tenant: own.tenant, label: '2025-03', then: [] }]]);
     // ... having written half a file.
     const container = new BlobServiceClient(own.service.exports!.azurite.blobUrl, serviceCredential()).getContainerClient(EXPORT_STORAGE.container);
     await container.getBlockBlobClient(`${id}/2025-03/contracts-000.parquet`).upload('PAR1 half a file', 16);

@@ -50,10 +50,11 @@ export interface ResultReader {
    * The whole result, handed to `render` page by page as the store streams it, within the
    * export's slot and deadline (`render`'s signal fires when the caller has gone or the deadline
    * passed). 412 before a slot is taken when If-None-Match holds. The deadline is the platform's
-   * (EXPORT_DEADLINE_MS) and a slot is waited for as a request waits, unless a consumer that answers
-   * no HTTP caller (an export job's window) gives its own.
+   * (EXPORT_DEADLINE_MS) unless a consumer gives its own, and a slot is waited for as a request
+   * waits, unless the consumer answers no HTTP caller (`background`: an export job's window, which
+   * never waits and is refused a slot a request may need: export-slots.ts).
    */
-  whole<T>(render: (records: AsyncIterable<readonly StoredRecord[]>, signal: AbortSignal) => Promise<T>, options?: { readonly deadlineMs?: number; readonly slotWaitMs?: number }): Promise<{ readonly validators: ValidatedResult; readonly rendered: T }>;
+  whole<T>(render: (records: AsyncIterable<readonly StoredRecord[]>, signal: AbortSignal) => Promise<T>, options?: { readonly deadlineMs?: number; readonly background?: boolean }): Promise<{ readonly validators: ValidatedResult; readonly rendered: T }>;
 }
 
 /** The result of a query that matches nothing the caller may see: no store is asked. */
@@ -121,15 +122,27 @@ export function resultReader(input: OutputStageInput): ResultReader {
 
     async whole(render, options = {}) {
       const deadlineMs = options.deadlineMs ?? EXPORT_DEADLINE_MS;
-      // Before an export slot is taken: a check that holds costs one aggregate and no slot.
-      const validated = await validate('parquet');
-      if (validated.unchanged) throw unchangedError(validated, input.schemaTags.parquet);
+      const background = options.background === true;
+      const slot = async () => {
+        const release = await deps.exportSlots.acquire({ clientId, tenant: scope.tenant, background });
+        if (release) return release;
+        throw new ApiError('EXPORTS_BUSY', 'Too many exports are running: one at a time per client application and per data tenant, and a few per instance. Wait for your running export to finish, then retry.', { headers: { 'Retry-After': '10' } });
+      };
+      // A request checks first: one that holds costs one aggregate and no slot. A background
+      // export, which never waits, asks for its slot first: one refused (and tried again later)
+      // costs no store read.
+      const early = background ? await slot() : undefined;
+      let validated: ValidatedResult;
+      try {
+        validated = await validate('parquet');
+        if (validated.unchanged) throw unchangedError(validated, input.schemaTags.parquet);
+      } catch (error) {
+        early?.();
+        throw error;
+      }
       // Gone while the version was taken: no slot, no store read for nobody.
       if (callerGone?.aborted) throw new CallerGone('the caller went away before the export started');
-      const release = await deps.exportSlots.acquire({ clientId, tenant: scope.tenant }, options.slotWaitMs === undefined ? {} : { waitMs: options.slotWaitMs });
-      if (!release) {
-        throw new ApiError('EXPORTS_BUSY', 'Too many exports are running: one at a time per client application and per data tenant, and a few per instance. Wait for your running export to finish, then retry.', { headers: { 'Retry-After': '10' } });
-      }
+      const release = early ?? await slot();
       // The export stops reading the store when its caller has gone, or at its deadline (every host).
       const deadline = AbortSignal.timeout(deadlineMs);
       const stop = callerGone ? AbortSignal.any([callerGone, deadline]) : deadline;

@@ -77,4 +77,34 @@ describe('export slots', () => {
     (await c)!();
     expect(order).toEqual(['b', 'c']);
   });
+
+  describe('for a job\'s windows (background)', () => {
+    const window = (clientId: string, tenant: string) => ({ clientId, tenant, background: true });
+
+    it('leave a sibling client of the tenant a slot for its synchronous export', async () => {
+      const slots = createExportSlots({ total: 3, perClient: 1, waitMs: 0 });
+      expect(await slots.acquire(window('a1', 'A'))).toBeDefined();
+      expect(await slots.acquire(as('a2', 'A'))).toBeDefined();
+      // The tenant's share (2) is now taken by a window and a request: no second window.
+      expect(await slots.acquire(window('a3', 'A'))).toBeUndefined();
+    });
+
+    it('run one window per tenant at once, and leave the instance a slot for requests', async () => {
+      const slots = createExportSlots({ total: 3, perClient: 1, waitMs: 0 });
+      expect(await slots.acquire(window('a1', 'A'))).toBeDefined();
+      expect(await slots.acquire(window('a2', 'A'))).toBeUndefined();
+      expect(await slots.acquire(window('b1', 'B'))).toBeDefined();
+      expect(await slots.acquire(window('c1', 'C'))).toBeUndefined();
+      expect(await slots.acquire(as('c1', 'C'))).toBeDefined();
+    });
+
+    it('never wait, even where a request would', async () => {
+      const slots = createExportSlots({ total: 3, perClient: 1, waitMs: 60_000 });
+      const held = (await slots.acquire(as('a1', 'A')))!;
+      const waited = new Promise((resolve) => setTimeout(() => resolve('waited'), 0));
+      await expect(Promise.race([slots.acquire(window('a1', 'A')), waited])).resolves.toBeUndefined();
+      held();
+      expect(await slots.acquire(window('a1', 'A'))).toBeDefined();
+    });
+  });
 });

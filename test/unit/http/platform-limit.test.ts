@@ -5,6 +5,8 @@ import { projectRoot } from '../../../dev/project-root.js';
 import { READ_TIMEOUT_MS } from '../../../client/src/summary-api.js';
 import { EXPORT_DEADLINE_MS } from '../../../shared/http/caller-gone.js';
 import { PLATFORM_HTTP_LIMIT_SECONDS } from '../../../shared/http/platform-limit.js';
+import { createExportSlots, EXPORT_SLOTS } from '../../../shared/admission/export-slots.js';
+import { WINDOW_DEADLINE_MS } from '../../../shared/exports/run-window.js';
 import { findAll, parsePolicy } from '../../infra/policy-xml.js';
 
 // The platform's limit on one HTTP call is written in four languages (TypeScript, host.json, the
@@ -12,9 +14,23 @@ import { findAll, parsePolicy } from '../../infra/policy-xml.js';
 const read = (file: string) => readFileSync(join(projectRoot(), file), 'utf8');
 
 describe('the platform\'s time limit on one HTTP call', () => {
-  it('is host.json\'s functionTimeout', () => {
+  const functionTimeoutSeconds = () => {
     const [hours, minutes, seconds] = (JSON.parse(read('host.json')) as { functionTimeout: string }).functionTimeout.split(':').map(Number) as [number, number, number];
-    expect(hours * 3600 + minutes * 60 + seconds).toBe(PLATFORM_HTTP_LIMIT_SECONDS);
+    return hours * 3600 + minutes * 60 + seconds;
+  };
+
+  it('is host.json\'s functionTimeout', () => {
+    expect(functionTimeoutSeconds()).toBe(PLATFORM_HTTP_LIMIT_SECONDS);
+  });
+
+  it('holds an export window\'s whole budget, slot wait and deadline, 30 s inside the functionTimeout of its worker', async () => {
+    // A window never waits for a slot: with every slot of its tenant taken it is refused at once.
+    const slots = createExportSlots(EXPORT_SLOTS);
+    const held = await slots.acquire({ clientId: 'request', tenant: 't' });
+    expect(held).toBeDefined();
+    const waited = new Promise((resolve) => setTimeout(() => resolve('waited'), 0));
+    await expect(Promise.race([slots.acquire({ clientId: 'window', tenant: 't', background: true }), waited])).resolves.toBeUndefined();
+    expect(WINDOW_DEADLINE_MS + 30_000).toBeLessThanOrEqual(functionTimeoutSeconds() * 1000);
   });
 
   it('is every forward-request timeout of the gateway\'s policy', () => {
