@@ -34,6 +34,18 @@ type serviceLimitsType = {
 
   @description('Optional. EXPORT_JOBS_PER_CLIENT: export jobs one client application may have running.')
   exportJobsPerClient: int?
+
+  @description('Optional. EXPORT_JOBS_PER_TENANT: export jobs the clients of one data tenant may have running together.')
+  exportJobsPerTenant: int?
+
+  @description('Optional. EXPORT_WINDOWS_PER_TENANT: windows (months) the running export jobs of one data tenant may have queued; at least EXPORT_MAX_MONTHS.')
+  exportWindowsPerTenant: int?
+
+  @description('Optional. EXPORT_JOBS_PER_SERVICE: export jobs running in the whole service.')
+  exportJobsPerService: int?
+
+  @description('Optional. EXPORT_WINDOWS_PER_SERVICE: windows queued by the export jobs of the whole service.')
+  exportWindowsPerService: int?
 }
 
 @export()

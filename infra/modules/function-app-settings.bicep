@@ -84,6 +84,10 @@ var serviceSettings = {
   EXPORT_MAX_MONTHS: string(serviceLimits.?exportMaxMonths ?? 36)
   EXPORT_JOB_TTL_SECONDS: string(serviceLimits.?exportJobTtlSeconds ?? 86400)
   EXPORT_JOBS_PER_CLIENT: string(serviceLimits.?exportJobsPerClient ?? 2)
+  EXPORT_JOBS_PER_TENANT: string(serviceLimits.?exportJobsPerTenant ?? 4)
+  EXPORT_WINDOWS_PER_TENANT: string(serviceLimits.?exportWindowsPerTenant ?? 100)
+  EXPORT_JOBS_PER_SERVICE: string(serviceLimits.?exportJobsPerService ?? 100)
+  EXPORT_WINDOWS_PER_SERVICE: string(serviceLimits.?exportWindowsPerService ?? 2000)
 }
 
 // Per slot, and sticky (slotConfigNames below): a swap moves the code, never data access. Each

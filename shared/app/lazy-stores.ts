@@ -13,6 +13,8 @@ export function lazyStores(load: () => Promise<CosmosStores>): CosmosStores {
   type Cursors = CosmosStores['cursors'];
   type Jobs = CosmosStores['jobs'];
   const job = <K extends keyof Jobs>(name: K) => (async (...args: unknown[]) => ((await get()).jobs[name] as (...a: unknown[]) => unknown)(...args)) as Jobs[K];
+  type Ledger = Jobs['admissions'];
+  const ledger = <K extends keyof Ledger>(name: K) => (async (...args: unknown[]) => ((await get()).jobs.admissions[name] as (...a: unknown[]) => unknown)(...args)) as Ledger[K];
   return {
     store: {
       version: async (...args: Parameters<Store['version']>) => (await get()).store.version(...args),
@@ -34,7 +36,7 @@ export function lazyStores(load: () => Promise<CosmosStores>): CosmosStores {
       record: job('record'),
       markDone: job('markDone'),
       versionsOf: job('versionsOf'),
-      unfinished: job('unfinished'),
+      admissions: { admit: ledger('admit'), update: ledger('update'), release: ledger('release'), admitted: ledger('admitted') },
     },
   };
 }

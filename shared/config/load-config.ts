@@ -63,6 +63,10 @@ const settingsSchema = z.object({
   EXPORT_MAX_MONTHS: positiveInt(36, 120),
   EXPORT_JOB_TTL_SECONDS: z.coerce.number().int().min(300).max(7 * 24 * 3600).default(24 * 3600),
   EXPORT_JOBS_PER_CLIENT: positiveInt(2, 20),
+  EXPORT_JOBS_PER_TENANT: positiveInt(4, 100),
+  EXPORT_WINDOWS_PER_TENANT: positiveInt(100, 10_000),
+  EXPORT_JOBS_PER_SERVICE: positiveInt(100, 10_000),
+  EXPORT_WINDOWS_PER_SERVICE: positiveInt(2000, 100_000),
   // Set by the platform in Azure: traces and metrics go to Application Insights when present.
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().min(1).optional(),
 }).superRefine((settings, ctx) => {
@@ -76,6 +80,16 @@ const settingsSchema = z.object({
   const identity = [settings.EXPORTS_STORAGE__tenantId, settings.EXPORTS_STORAGE__clientId, settings.EXPORTS_STORAGE__clientSecret];
   if (identity.some((value) => value === undefined) && identity.some((value) => value !== undefined)) {
     ctx.addIssue({ code: 'custom', path: ['EXPORTS_STORAGE__clientSecret'], message: 'EXPORTS_STORAGE__tenantId, __clientId and __clientSecret go together (a local identity; leave all three out in Azure)' });
+  }
+  // Each cap holds at least what the one below it lets in, and a tenant's windows one whole job: else a job could never start.
+  const nested: [keyof typeof settings, number, string][] = [
+    ['EXPORT_JOBS_PER_TENANT', settings.EXPORT_JOBS_PER_CLIENT, 'EXPORT_JOBS_PER_CLIENT'],
+    ['EXPORT_JOBS_PER_SERVICE', settings.EXPORT_JOBS_PER_TENANT, 'EXPORT_JOBS_PER_TENANT'],
+    ['EXPORT_WINDOWS_PER_TENANT', settings.EXPORT_MAX_MONTHS, 'EXPORT_MAX_MONTHS'],
+    ['EXPORT_WINDOWS_PER_SERVICE', settings.EXPORT_WINDOWS_PER_TENANT, 'EXPORT_WINDOWS_PER_TENANT'],
+  ];
+  for (const [name, floor, below] of nested) {
+    if ((settings[name] as number) < floor) ctx.addIssue({ code: 'custom', path: [name], message: `must be at least ${below} (${floor})` });
   }
   if (settings.MAX_PAGE_SIZE > settings.MAX_RESULT_WINDOW) {
     ctx.addIssue({ code: 'custom', path: ['MAX_PAGE_SIZE'], message: 'must not exceed MAX_RESULT_WINDOW' });
@@ -128,13 +142,22 @@ export interface ExportSettings {
   readonly maxMonths: number;
   /** How long a job, its files and their URLs last. */
   readonly jobTtlSeconds: number;
-  /** Jobs one client may have running at once (past it 429). */
-  readonly jobsPerClient: number;
+  /** Jobs running and windows queued per client, per tenant and for the service (past one, 429). */
+  readonly caps: JobCaps;
 }
 
 /** A setting is missing or invalid; the message names it. Start-up stops on it. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+}
+
+/** The caps on export jobs (EXPORT_JOBS_PER_CLIENT, …): jobs running and windows queued per client, tenant and service (job-admission.ts). */
+export interface JobCaps {
+  readonly jobsPerClient: number;
+  readonly jobsPerTenant: number;
+  readonly windowsPerTenant: number;
+  readonly jobsPerService: number;
+  readonly windowsPerService: number;
 }
 
 /** Names of every setting `loadConfig` reads (kept in step with local.settings.example.json by a test). */
@@ -200,7 +223,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
         : undefined,
       maxMonths: s.EXPORT_MAX_MONTHS,
       jobTtlSeconds: s.EXPORT_JOB_TTL_SECONDS,
-      jobsPerClient: s.EXPORT_JOBS_PER_CLIENT,
+      caps: {
+        jobsPerClient: s.EXPORT_JOBS_PER_CLIENT,
+        jobsPerTenant: s.EXPORT_JOBS_PER_TENANT,
+        windowsPerTenant: s.EXPORT_WINDOWS_PER_TENANT,
+        jobsPerService: s.EXPORT_JOBS_PER_SERVICE,
+        windowsPerService: s.EXPORT_WINDOWS_PER_SERVICE,
+      },
     } : undefined,
   });
 }

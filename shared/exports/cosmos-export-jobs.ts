@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { DATABASE_ID } from '../model/resources.js';
 import { EXPORT_JOBS_CONTAINER } from '../store/container-definitions.js';
 import type { CheckedVersion, ExportJob, ExportJobs, WindowOutcome } from './export-job.js';
+import { createCosmosAdmissionLedger } from './cosmos-admission-ledger.js';
 
 /** How long job state outlives the job: a worker still finishing, a late status call answered 404 from the record. */
 const KEPT_AFTER_EXPIRY_SECONDS = 3600;
@@ -45,11 +46,12 @@ const outcomeDocument = z.object({
 /**
  * Export jobs in their Cosmos container (EXPORT_JOBS_CONTAINER), one data tenant per partition:
  * a job document, one document per window outcome (`<job>.<label>`) and a done marker
- * (`<job>.done`). Each carries a `ttl` that ends an hour after the job's expiry. A document that
+ * (`<job>.done`), and the service's one ledger of admitted jobs (cosmos-admission-ledger.ts). Each of a job's carries a `ttl` that ends an hour after the job's expiry. A document that
  * does not read as what it should be is no job (and no outcome): a caller gets 404, never another's job.
  */
 export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
   const container: Container = client.database(DATABASE_ID).container(EXPORT_JOBS_CONTAINER.id);
+  const admissions = createCosmosAdmissionLedger(container);
   const ttl = (job: ExportJob) => Math.max(1, Math.ceil((Date.parse(job.expires) - Date.now()) / 1000) + KEPT_AFTER_EXPIRY_SECONDS);
   const toDocument = (job: ExportJob) => {
     const { tenant, ...rest } = job;
@@ -96,6 +98,7 @@ export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
     },
     async markDone(job) {
       await container.items.upsert({ id: `${job.id}.done`, tenantId: job.tenant, kind: 'done', jobId: job.id, clientId: job.clientId, ttl: ttl(job) });
+      await admissions.release([job.id]);
     },
     async versionsOf(tenant, etags) {
       const versions = new Map<string, CheckedVersion>();
@@ -109,17 +112,6 @@ export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
       }
       return versions;
     },
-    async unfinished(tenant, clientId, now) {
-      const parameters = [{ name: '@client', value: clientId }];
-      const [jobs, done] = await Promise.all([
-        query<unknown>(tenant, 'SELECT * FROM c WHERE c.kind = "job" AND c.clientId = @client', parameters),
-        query<{ jobId: string }>(tenant, 'SELECT c.jobId FROM c WHERE c.kind = "done" AND c.clientId = @client', parameters),
-      ]);
-      const finished = new Set(done.map((marker) => marker.jobId));
-      return jobs
-        .map((document) => toJob(document, tenant))
-        .filter((job): job is ExportJob => job !== undefined && job.accepted && !job.cancelled && Date.parse(job.expires) > now.getTime() && !finished.has(job.id))
-        .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-    },
+    admissions,
   };
 }

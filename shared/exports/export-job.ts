@@ -6,6 +6,7 @@
 import type { ExportWindow } from './export-windows.js';
 import type { ProblemDocument } from '../errors/problem-response.js';
 import type { ResultVersion } from '../store/record-store.js';
+import type { AdmissionLedger } from '../admission/job-admission.js';
 
 /** A job, as the kick-off recorded it. */
 export interface ExportJob {
@@ -85,13 +86,13 @@ export interface ExportJobs {
   outcomes(tenant: string, id: string): Promise<WindowOutcome[]>;
   /** Records a window's outcome (again, when a redelivered message redid it). */
   record(job: ExportJob, outcome: WindowOutcome): Promise<void>;
-  /** Marks a job whose windows all have their outcome: it no longer counts against its client. */
+  /** Marks a job whose windows all have their outcome (or that was cancelled): it leaves the ledger of admitted jobs. */
   markDone(job: ExportJob): Promise<void>;
   /**
    * The versions recorded with these ETags in the tenant's outcomes (any client's job: an ETag names
    * its view and filters), the latest taken of each; ETags recorded with none are left out.
    */
   versionsOf(tenant: string, etags: readonly string[]): Promise<Map<string, CheckedVersion>>;
-  /** The client's accepted jobs that are neither cancelled, expired nor marked done, newest first. */
-  unfinished(tenant: string, clientId: string, now: Date): Promise<ExportJob[]>;
+  /** The jobs admitted and not yet done, against the caps (job-admission.ts). */
+  readonly admissions: AdmissionLedger;
 }

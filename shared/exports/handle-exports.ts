@@ -17,6 +17,8 @@ import type { SummaryEndpoint } from '../http/summary-endpoint.js';
 import { mediaTypeOf } from '../model/operation-contract.js';
 import { resultAsOf } from '../output/result-etag.js';
 import { storeFault } from '../store/store-fault.js';
+import type { AdmittedJob } from '../admission/job-admission.js';
+import { PLATFORM_HTTP_LIMIT_SECONDS } from '../http/platform-limit.js';
 import type { ExportDeps } from './export-deps.js';
 import type { ExportJob, WindowOutcome } from './export-job.js';
 import { isComplete, jobStatus } from './export-manifest.js';
@@ -44,7 +46,6 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
     const context = { view, members: endpoint.members, maxPageSize: summary.config.maxPageSize };
     const asked = parseExportRequest({ body, query: new URL(request.url).searchParams, ...context, maxMonths: deps.settings.maxMonths });
     const first = windowQuery(asked, asked.windows[0]!, context);
-    await admit(principal, deps);
     const now = deps.clock();
     const job: ExportJob = {
       id: randomBytes(16).toString('hex'),
@@ -64,7 +65,12 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
       accepted: false,
       cancelled: false,
     };
-    await fromStore(deps.jobs.create(job));
+    await admit(job, deps);
+    const release = () => deps.jobs.admissions.release([job.id]).catch(() => {});
+    await fromStore(deps.jobs.create(job)).catch(async (error: unknown) => {
+      await release();
+      throw error;
+    });
     // The windows sent with an ETag are checked here, all at once (aggregates, no record read:
     // check-windows.ts): those unchanged have their outcome now, and only the others go on the
     // queue, the newest months first (they change most), as a few chains (window-chains.ts) so
@@ -77,10 +83,13 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
       const chains = windowChains({ jobId: job.id, tenant: job.tenant }, sorted.toExport.map((window) => window.label));
       await fromStorage(Promise.all(chains.map((message) => deps.queue.send(message))));
       await fromStore(Promise.all(sorted.unchanged.map((outcome) => deps.jobs.record(job, outcome))));
+      // From now on it counts the windows it queued, until it is done (markDone releases it) or expires.
+      await fromStore(deps.jobs.admissions.update({ jobId: job.id, tenant: job.tenant, clientId: job.clientId, windows: sorted.toExport.length, until: Date.parse(job.expires) }));
       await fromStore(deps.jobs.replace(accepted));
     } catch (error) {
       // Never accepted: the caller retries, and what went (outcomes, messages) finds no job to work on.
       await deps.jobs.remove(job.tenant, job.id).catch(() => {});
+      await release();
       throw error;
     }
     // Prefer: wait=N: the answer waits for the job to complete, as a status call does.
@@ -152,21 +161,43 @@ export function preferredWait(prefer: string | null | undefined): number {
   return asked === undefined ? 0 : Math.min(Number(asked), MAX_STATUS_WAIT_SECONDS);
 }
 
-/** 429 when the client has as many unfinished jobs as it may (a job whose windows all have their outcome is finished, marked or not). */
-async function admit(principal: Principal, deps: ExportDeps): Promise<void> {
-  const unfinished = await fromStore(deps.jobs.unfinished(principal.dataTenant, principal.clientId, new Date(deps.clock())));
-  let running = unfinished.length;
-  for (const job of unfinished) {
-    if (running < deps.settings.jobsPerClient) return;
-    if (isComplete(job, await fromStore(deps.jobs.outcomes(job.tenant, job.id)))) {
-      await fromStore(deps.jobs.markDone(job));
-      running--;
+/**
+ * Admits a new job into the ledger (job-admission.ts), atomically with every other kick-off, or
+ * 429 TOO_MANY_EXPORT_JOBS naming the cap it would pass. It counts from now: for its kick-off's
+ * time, then (`settle`) until it is done, cancelled or expires. A job of the caller's client or
+ * tenant that is complete but was never released (its last worker died before it could) is
+ * released here first.
+ */
+async function admit(job: ExportJob, deps: ExportDeps): Promise<void> {
+  const { admissions } = deps.jobs;
+  const now = deps.clock();
+  const claim: AdmittedJob = { jobId: job.id, tenant: job.tenant, clientId: job.clientId, windows: job.windows.length, until: now + PLATFORM_HTTP_LIMIT_SECONDS * 1000 };
+  let refusal = await fromStore(admissions.admit(claim, deps.settings.caps, now));
+  if (refusal && refusal.scope !== 'service') {
+    const theirs = (await fromStore(admissions.admitted(now))).filter((entry) => entry.tenant === job.tenant && (refusal!.scope === 'tenant' || entry.clientId === job.clientId));
+    const finished = await Promise.all(theirs.map(async (entry) => {
+      const kept = await fromStore(deps.jobs.get(entry.tenant, entry.jobId));
+      return kept && (kept.cancelled || (kept.accepted && isComplete(kept, await fromStore(deps.jobs.outcomes(kept.tenant, kept.id))))) ? [entry.jobId] : [];
+    }));
+    if (finished.flat().length > 0) {
+      await fromStore(admissions.release(finished.flat()));
+      refusal = await fromStore(admissions.admit(claim, deps.settings.caps, now));
     }
   }
-  if (running >= deps.settings.jobsPerClient) {
-    throw new ApiError('TOO_MANY_EXPORT_JOBS', `You have ${running} export jobs running, as many as a client may (${deps.settings.jobsPerClient}). Wait for one to complete, or cancel one (DELETE its status URL), then start this one again.`, { headers: { 'Retry-After': '30' } });
-  }
+  if (!refusal) return;
+  const whose = { client: 'your client application has', tenant: 'your data tenant has', service: 'the service has' }[refusal.scope];
+  const what = refusal.counting === 'jobs' ? `${refusal.running} export jobs running` : `${refusal.running} windows of export jobs queued and this job asks for ${claim.windows} more`;
+  const advice = refusal.scope === 'client'
+    ? 'Wait for one of your jobs to complete, or cancel one (DELETE its status URL), then start this one again.'
+    : 'Start this job again later (Retry-After), or with a shorter range.';
+  throw new ApiError('TOO_MANY_EXPORT_JOBS', `This job cannot start now: ${whose} ${what}, and may have at most ${refusal.limit}. ${advice}`, {
+    headers: { 'Retry-After': String(refusal.scope === 'client' ? CLIENT_RETRY_SECONDS : BUSY_RETRY_SECONDS) },
+  });
 }
+
+/** How long a client whose own jobs fill its cap, and a caller refused for its tenant's or the service's, is asked to wait. */
+const CLIENT_RETRY_SECONDS = 30;
+const BUSY_RETRY_SECONDS = 60;
 
 /** The caller's job named in the path, or 404: another client's or tenant's, cancelled, expired, never accepted and never existing are one answer. */
 async function callersJob(request: HttpRequest, principal: Principal, deps: ExportDeps): Promise<ExportJob> {
