@@ -27,5 +27,23 @@ export function exportJobRows(figures: ExportJobFigures): TableRow[] {
       time: spread(figures.jobWithDownloads), ...blank, memory, output: `${count(figures.jobWithDownloads.requests)} requests`,
       ratio: times(figures.jobWithDownloads.ms / base.ms), target: 'informational', standing: 'info',
     },
+    ...fairnessRows(figures),
+  ];
+}
+
+/** Another tenant's one-month job alone (baseline) and while this tenant has its caps' worth of months queued (issue 49: within 3×). */
+function fairnessRows({ fairness }: ExportJobFigures): TableRow[] {
+  const blank = { throughput: '', p99: '', memory: '—' } as const;
+  const ratio = fairness.loaded.ms / fairness.idle.ms;
+  return [
+    {
+      measurement: 'another tenant\'s one-month job, alone (baseline)', subject: 'kick-off to manifest, 500 contracts',
+      time: spread(fairness.idle), ...blank, output: `${count(fairness.idle.requests)} requests`, ratio: 'baseline', target: 'baseline', standing: 'info',
+    },
+    {
+      measurement: `another tenant's one-month job, with ${fairness.busyWindows} months of this tenant queued`, subject: `4 jobs of 2 clients (its caps); ${fairness.busyDone} of their months done when it completed`,
+      time: spread(fairness.loaded), ...blank, output: `${count(fairness.loaded.requests)} requests`, ratio: times(ratio), target: '≤ 3×', standing: ratio <= 3 ? 'met' : 'not met',
+      verdict: `one tenant's one-month job while another has ${fairness.busyWindows} months queued: ${times(ratio)} its time alone (target ≤ 3×); ${fairness.busyDone} of the busy tenant's months were done by then`,
+    },
   ];
 }

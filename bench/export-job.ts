@@ -60,10 +60,16 @@ export interface ExportJobFigures {
   readonly rssBefore: number;
   /** The largest file of a job. */
   readonly largestFile: number;
+  /** Another tenant's one-month job, kick-off to manifest: alone (baseline) and while this tenant has its caps' worth of months queued. */
+  readonly fairness: { readonly idle: PathFigures; readonly loaded: PathFigures; readonly busyWindows: number; readonly busyDone: number };
 }
 
 const DAY_MS = 86_400_000;
 const TENANT = 'jobs';
+/** The other tenant of the fairness measurement, its client, and the second client of the busy tenant (each client may run two jobs). */
+const QUIET_TENANT = 'jobsquiet';
+const QUIET_CLIENT = 'fabrikam-full';
+const SECOND_BUSY_CLIENT = 'contoso-basic';
 
 /**
  * A tenant of `records` contracts over `months` calendar months on the embedded Cosmos server,
@@ -78,9 +84,10 @@ async function measure(input: ExportJobInput): Promise<ExportJobFigures> {
   const store = createCosmosClient({ endpoint: stack.cosmos.endpoint, key: stack.cosmos.key, allowSelfSignedTls: true });
   const folders = mkdtempSync(join(tmpdir(), 'bench-jobs-'));
   const lines: RequestLogEntry[] = [];
-  const client = stack.identities.clients.find((candidate) => candidate.name === BENCH_CLIENT)!;
+  const clientId = (name: string) => stack.identities.clients.find((candidate) => candidate.name === name)!.clientId;
   // No public base URL: a job's Location is then relative to its kick-off, on this service (the stack's own serves other clients).
-  const config = loadConfig({ ...stack.settings, LOG_REQUESTS: 'true', PUBLIC_BASE_URL: '', CLIENT_REGISTRY: JSON.stringify({ [client.clientId]: TENANT }) });
+  const registry = { [clientId(BENCH_CLIENT)]: TENANT, [clientId(SECOND_BUSY_CLIENT)]: TENANT, [clientId(QUIET_CLIENT)]: QUIET_TENANT };
+  const config = loadConfig({ ...stack.settings, LOG_REQUESTS: 'true', PUBLIC_BASE_URL: '', CLIENT_REGISTRY: JSON.stringify(registry) });
   const deps = createSummaryDeps(config, { log: { request: (entry) => lines.push(entry), fault: () => {}, warning: () => {} } });
   const jobs = exportFunctions(RESOURCES, deps);
   const service = await startService({ registrations: [...summaryFunctions(RESOURCES, deps), ...jobs.http], subscriptionKeys: stack.identities.subscriptionKeys, port: 0 });
@@ -95,7 +102,12 @@ async function measure(input: ExportJobInput): Promise<ExportJobFigures> {
     const seedFrom = Date.parse('2025-01-01T00:00:00Z');
     const seedSpan = Date.parse('2026-10-31T23:59:59Z') - seedFrom;
     const moved = (iso: string) => new Date(Math.min(start.getTime() + ((Date.parse(iso) - seedFrom) / seedSpan) * span, now - DAY_MS)).toISOString();
-    const contracts = generateContracts(TENANT, input.records).map((document) => ({ ...document, createdDate: moved(document.createdDate), updatedDate: moved(document.updatedDate) }));
+    // The quiet tenant's few hundred contracts all land in the range's last month.
+    const lastMonth = (iso: string) => new Date(Math.max(Date.parse(moved(iso)), Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), 1))).toISOString();
+    const contracts = [
+      ...generateContracts(TENANT, input.records).map((document) => ({ ...document, createdDate: moved(document.createdDate), updatedDate: moved(document.updatedDate) })),
+      ...generateContracts(QUIET_TENANT, 500).map((document) => ({ ...document, createdDate: lastMonth(document.createdDate), updatedDate: lastMonth(document.updatedDate) })),
+    ];
     const container = store.database(DATABASE_ID).container('contracts');
     for (let first = 0; first < contracts.length; first += 5000) {
       const results = await container.items.executeBulkOperations(contracts.slice(first, first + 5000).map((document) => (
@@ -106,8 +118,12 @@ async function measure(input: ExportJobInput): Promise<ExportJobFigures> {
     const from = start.toISOString().slice(0, 10);
     const to = end.toISOString().slice(0, 10);
 
-    const token = (await requestTokens(stack.authUrl, stack.identities, BENCH_CLIENT)).access_token;
-    const headers = { authorization: `Bearer ${token}`, 'ocp-apim-subscription-key': stack.identities.subscriptionKeys[0]!, 'x-api-key': stack.identities.apiKeys[0]!, 'content-type': 'application/json' };
+    const headersOf = async (name: string) => ({
+      authorization: `Bearer ${(await requestTokens(stack.authUrl, stack.identities, name)).access_token}`,
+      'ocp-apim-subscription-key': stack.identities.subscriptionKeys[0]!, 'x-api-key': stack.identities.apiKeys[0]!, 'content-type': 'application/json',
+    });
+    const headers = await headersOf(BENCH_CLIENT);
+    const kickOffUrl = `${service.baseUrl}/v1/contracts/exports`;
     // The process's RSS while jobs run (sampled every 20 ms), against what it held before the first.
     let peakRss = 0;
     const rssBefore = process.memoryUsage.rss();
@@ -119,16 +135,15 @@ async function measure(input: ExportJobInput): Promise<ExportJobFigures> {
         clearInterval(sampler);
       }
     };
-    const timeJob = async (download: boolean): Promise<PathFigures & { largest: number }> => {
+    const timeJob = async (download: boolean, as = headers, range = { createdFrom: from, createdTo: to }): Promise<PathFigures & { largest: number }> => {
       const before = lines.length;
       const started = performance.now();
-      const kickOffUrl = `${service.baseUrl}/v1/contracts/exports`;
-      const kickOff = await fetch(kickOffUrl, { method: 'POST', headers, body: JSON.stringify({ createdFrom: from, createdTo: to }) });
+      const kickOff = await fetch(kickOffUrl, { method: 'POST', headers: as, body: JSON.stringify(range) });
       if (kickOff.status !== 202) throw new Error(`kick-off answered ${kickOff.status}: ${await kickOff.text()}`);
       const location = new URL(kickOff.headers.get('location')!, kickOffUrl).href;
       let manifest: JobStatusDocument;
       for (;;) {
-        const status = await fetch(location, { headers });
+        const status = await fetch(location, { headers: as });
         if (status.status === 200) {
           manifest = (await status.json()) as JobStatusDocument;
           break;
@@ -178,10 +193,36 @@ async function measure(input: ExportJobInput): Promise<ExportJobFigures> {
       windowRuns.push(await runWindows());
       downloadRuns.push(await runJob(true));
     }
+    // Fairness: the quiet tenant's one-month job alone, and while the busy tenant has its caps'
+    // worth of months queued (two clients, two jobs each, the whole range), alternating.
+    const quiet = await headersOf(QUIET_CLIENT);
+    const quietMonth = { createdFrom: `${to.slice(0, 8)}01`, createdTo: to };
+    const busy = [headers, await headersOf(SECOND_BUSY_CLIENT)];
+    const idleRuns: PathFigures[] = [];
+    const loadedRuns: PathFigures[] = [];
+    let busyWindows = 0;
+    let busyDone = 0;
+    for (let run = 0; run < input.runs; run++) {
+      idleRuns.push(await timeJob(false, quiet, quietMonth));
+      const started: [Record<string, string>, string][] = [];
+      for (const as of [...busy, ...busy]) {
+        const response = await fetch(kickOffUrl, { method: 'POST', headers: as, body: JSON.stringify({ createdFrom: from, createdTo: to }) });
+        if (response.status !== 202) throw new Error(`a busy kick-off answered ${response.status}: ${await response.text()}`);
+        started.push([as, new URL(response.headers.get('location')!, kickOffUrl).href]);
+      }
+      loadedRuns.push(await timeJob(false, quiet, quietMonth));
+      busyWindows = started.length * input.months;
+      busyDone = 0;
+      for (const [as, location] of started) {
+        busyDone += ((await (await fetch(location, { headers: as })).json()) as JobStatusDocument).progress.done;
+        await (await fetch(location, { method: 'DELETE', headers: as })).arrayBuffer();
+      }
+    }
     return {
       records: input.records, windows: input.months,
       job: middle(jobRuns), jobWithDownloads: middle(downloadRuns), windowsPath: middle(windowRuns),
       peakRss, rssBefore, largestFile: Math.max(...jobRuns.map((run) => run.largest)),
+      fairness: { idle: middle(idleRuns), loaded: middle(loadedRuns), busyWindows, busyDone },
     };
   } finally {
     await triggers.stop();

@@ -7,10 +7,9 @@ import { ClientSecretCredential } from '@azure/identity';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { EXPORT_STORAGE } from '../shared/exports/export-storage.js';
-import type { DevClient, DevIdentities } from './identities.js';
+import { SERVICE_IDENTITY, type DevClient, type DevIdentities } from './identities.js';
 
-/** The dev client that is the service's own identity locally (its storage tokens). */
-export const SERVICE_IDENTITY = 'summary-service';
+export { SERVICE_IDENTITY };
 
 /** The service's own dev identity. */
 export function serviceIdentity(identities: DevIdentities): DevClient {

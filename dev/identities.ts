@@ -86,6 +86,13 @@ export function loadDevIdentities(path: string = defaultPath()): DevIdentities {
 }
 
 /**
+ * The dev client that is the service's own identity locally: the only one the local identity
+ * provider gives storage tokens, as in Azure only the service's managed identity holds a role on
+ * the export storage.
+ */
+export const SERVICE_IDENTITY = 'summary-service';
+
+/**
  * The service's client registry (client id → data tenant) for these identities. Clients whose
  * `dataTenant` is `null` are left out on purpose: `unregistered-app` proves unregistered apps are
  * refused, and `summary-service` is the service's own identity (its storage tokens), never a caller.

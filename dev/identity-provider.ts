@@ -4,7 +4,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, base64url, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { JWKStore } from 'oauth2-mock-server';
-import type { DevClient, DevIdentities } from './identities.js';
+import { SERVICE_IDENTITY, type DevClient, type DevIdentities } from './identities.js';
 import type { ServerCertificate } from './local-ca.js';
 
 /** Options for {@link startIdentityProvider}. */
@@ -156,9 +156,14 @@ export async function startIdentityProvider(options: IdentityProviderOptions): P
     const times = { iat, nbf: iat, exp: iat + LIFETIME_SECONDS };
     const subject = stableGuid(`${identities.tenantId}/${client.clientId}`);
     if (field('scope') === STORAGE_SCOPE) {
-      // What Entra gives any app for Azure Storage: a v1 token (Storage accepts v1), whose issuer
-      // is sts.windows.net. Azurite checks its issuer, audience and times, as Storage does (its
-      // roles are Azure RBAC's, which the emulator does not have).
+      // Azurite has no Azure RBAC: a token is all it checks. In Azure only the service's managed
+      // identity holds a role on the export storage, so here only the service's identity gets one;
+      // a dev client with one could list every tenant's export files.
+      if (client.name !== SERVICE_IDENTITY) {
+        return Reply.error(400, 'invalid_scope', `Locally, only the service's own identity (${SERVICE_IDENTITY}) has storage tokens, as in Azure only its managed identity holds a role on the export storage. Read export files through the URLs a job's manifest hands out.`);
+      }
+      // What Entra gives an app for Azure Storage: a v1 token (Storage accepts v1), whose issuer
+      // is sts.windows.net. Azurite checks its issuer, audience and times, as Storage does.
       const accessToken = await sign({ aud: STORAGE_AUDIENCE, iss: `https://sts.windows.net/${identities.tenantId}/`, ...times, appid: client.clientId, appidacr: '1', idtyp: 'app', oid: subject, sub: subject, tid: identities.tenantId, ver: '1.0' });
       return new Reply(200, { token_type: 'Bearer', expires_in: LIFETIME_SECONDS, ext_expires_in: LIFETIME_SECONDS, access_token: accessToken });
     }

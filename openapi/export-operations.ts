@@ -66,7 +66,8 @@ export const ExportJobStatusSchema = z.strictObject({
   transactionTime: z.string().meta({ description: 'Every write before this time (UTC) is in the files; compare a next job with it.' }),
   expires: z.string().meta({ description: 'When the job, its files and their URLs go (EXPORT_JOB_TTL_SECONDS after the kick-off).' }),
   schema: z.string().regex(/^[0-9a-f]{32}$/).meta({ description: 'The fingerprint of the files\' columns: the X-Summary-Schema of the synchronous export.' }),
-  progress: z.strictObject({ windows: z.int().min(1), done: z.int().min(0) }).meta({ description: 'Windows of the job, and how many have their outcome.' }),
+  progress: z.strictObject({ windows: z.int().min(1), done: z.int().min(0), failed: z.int().min(0) }).meta({ description: 'Windows of the job, how many have their outcome, and how many of those failed.' }),
+  problem: ProblemSchema.optional().meta({ description: 'Once the job is completed, when any of its windows failed (code EXPORT_WINDOW_FAILED, naming them): the job is `completed` all the same (every window has its outcome, the others\' files are listed), and this says so without walking the windows. Absent when every window was exported or unchanged.' }),
   windows: z.array(window),
   files: z.array(file.extend({
     window: z.string().regex(/^\d{4}-\d{2}$/).meta({ description: 'The label of the file\'s window.' }),

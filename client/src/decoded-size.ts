@@ -11,6 +11,7 @@
  * chunk's values may expand to. A chunk whose pages hold other than the values its footer names
  * is refused.
  */
+import { readSync } from 'node:fs';
 import * as zlib from 'node:zlib';
 import { parquetMetadata, snappyUncompress, type ColumnMetaData, type FileMetaData, type PageHeader, type SchemaElement } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
@@ -42,6 +43,40 @@ export const MAX_DECODED_RATIO = 256;
 export const MIN_FOOTER_LIMIT = 256 * 1024;
 export const FOOTER_SHARE = 64;
 
+/**
+ * The largest column chunk, and dictionary page, taken: one is read into memory at a time, so this
+ * bounds what checking a file holds, whatever its size. The service's chunks (50,000 rows of one
+ * column) and dictionaries are a few MB.
+ */
+export const MAX_CHUNK_BYTES = 64 * 1024 * 1024;
+
+/** A Parquet file to check: in memory, or on disk (`fileBytes`), read a part at a time. */
+export interface ParquetBytes {
+  readonly byteLength: number;
+  /** `length` bytes from `offset` (within the file). */
+  read(offset: number, length: number): Uint8Array;
+}
+
+/** A file on disk as ParquetBytes: each read is a positional read of that part. */
+export function fileBytes(fd: number, byteLength: number): ParquetBytes {
+  return {
+    byteLength,
+    read(offset, length) {
+      const part = Buffer.allocUnsafe(length);
+      for (let at = 0; at < length;) {
+        const got = readSync(fd, part, at, length - at, offset + at);
+        if (got === 0) throw new UnsafeParquet('the file is shorter than it was');
+        at += got;
+      }
+      return part;
+    },
+  };
+}
+
+function inMemory(bytes: Uint8Array): ParquetBytes {
+  return { byteLength: bytes.byteLength, read: (offset, length) => bytes.subarray(offset, offset + length) };
+}
+
 export function decodedLimit(fileBytes: number): number {
   return Math.max(MIN_DECODED_LIMIT, MAX_DECODED_RATIO * fileBytes);
 }
@@ -62,34 +97,42 @@ export class UnsafeParquet extends Error {
   override readonly name = 'UnsafeParquet';
 }
 
-/** Checks `bytes` as a Parquet file every reader of a folder could open; throws UnsafeParquet. */
-export function checkParquet(bytes: Uint8Array): CheckedParquet {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const magic = (at: number) => at >= 0 && view.getUint32(at, true) === 0x31524150;
-  if (bytes.byteLength < 12 || !magic(0) || !magic(bytes.byteLength - 4)) throw new UnsafeParquet('it is not a Parquet file (no PAR1 at both ends)');
-  const footer = view.getUint32(bytes.byteLength - 8, true);
-  const dataEnd = bytes.byteLength - 8 - footer;
+/**
+ * Checks a Parquet file (its bytes, or `fileBytes` of one on disk) as every reader of a folder
+ * could open it; throws UnsafeParquet. It holds the footer and one column chunk at a time.
+ */
+export function checkParquet(file: Uint8Array | ParquetBytes): CheckedParquet {
+  const source = file instanceof Uint8Array ? inMemory(file) : file;
+  const size = source.byteLength;
+  const word = (at: number) => {
+    const bytes = source.read(at, 4);
+    return new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+  };
+  const magic = (at: number) => at >= 0 && word(at) === 0x31524150;
+  if (size < 12 || !magic(0) || !magic(size - 4)) throw new UnsafeParquet('it is not a Parquet file (no PAR1 at both ends)');
+  const footer = word(size - 8);
+  const dataEnd = size - 8 - footer;
   if (dataEnd < 4) throw new UnsafeParquet(`its footer claims ${footer} bytes, more than the file has`);
-  if (footer > footerLimit(bytes.byteLength)) throw new UnsafeParquet(`its footer takes ${footer} bytes, more than ${footerLimit(bytes.byteLength)} for a file of ${bytes.byteLength} bytes`);
+  if (footer > footerLimit(size)) throw new UnsafeParquet(`its footer takes ${footer} bytes, more than ${footerLimit(size)} for a file of ${size} bytes`);
   let metadata: FileMetaData;
   try {
-    // The footer alone (a view, not a copy of the file).
-    metadata = parquetMetadata(bytes.subarray(dataEnd));
+    // The footer alone.
+    metadata = parquetMetadata(source.read(dataEnd, size - dataEnd));
   } catch (error) {
     throw new UnsafeParquet(`it is not Parquet (${error instanceof Error ? error.message : String(error)})`);
   }
   // The service writes flat tables: a root and one leaf per column, in order.
   const leaves = metadata.schema.slice(1);
   if (leaves.some((element) => element.num_children !== undefined && element.num_children > 0)) throw new UnsafeParquet('it has nested columns, which the service never sends');
-  const limit = decodedLimit(bytes.byteLength);
+  const limit = decodedLimit(size);
   let decoded = 0;
   for (const group of metadata.row_groups) {
     if (group.columns.length !== leaves.length) throw new UnsafeParquet(`a row group has ${group.columns.length} columns where the schema has ${leaves.length}`);
     for (const [index, chunk] of group.columns.entries()) {
       const column = chunk.meta_data;
       if (!column) throw new UnsafeParquet('a column chunk has no metadata');
-      decoded += chunkBound(view, column, leaves[index], getSchemaPath(metadata.schema, column.path_in_schema), dataEnd, limit - decoded);
-      if (decoded > limit) throw tooLarge(decoded, bytes.byteLength, limit);
+      decoded += chunkBound(source, column, leaves[index], getSchemaPath(metadata.schema, column.path_in_schema), dataEnd, limit - decoded);
+      if (decoded > limit) throw tooLarge(decoded, size, limit);
     }
   }
   return { metadata, rows: Number(metadata.num_rows), decoded };
@@ -100,12 +143,18 @@ function tooLarge(decoded: number, fileBytes: number, limit: number): UnsafeParq
 }
 
 /** The most a column chunk decodes to, from its page headers (`budget`: what is left of the file's limit). */
-function chunkBound(view: DataView, column: ColumnMetaData, leaf: SchemaElement | undefined, schemaPath: ReturnType<typeof getSchemaPath>, dataEnd: number, budget: number): number {
+function chunkBound(source: ParquetBytes, column: ColumnMetaData, leaf: SchemaElement | undefined, schemaPath: ReturnType<typeof getSchemaPath>, dataEnd: number, budget: number): number {
   // A dictionary offset of 0 (older writers, for chunks without a dictionary) is no offset.
-  const start = Number(column.dictionary_page_offset !== undefined && column.dictionary_page_offset > 0n ? column.dictionary_page_offset : column.data_page_offset);
-  const end = start + Number(column.total_compressed_size);
+  const first = Number(column.dictionary_page_offset !== undefined && column.dictionary_page_offset > 0n ? column.dictionary_page_offset : column.data_page_offset);
+  const last = first + Number(column.total_compressed_size);
   const name = column.path_in_schema.join('.');
-  if (!(start >= 4 && end <= dataEnd && end >= start)) throw new UnsafeParquet(`column ${name} lies outside the file's data`);
+  if (!(first >= 4 && last <= dataEnd && last >= first)) throw new UnsafeParquet(`column ${name} lies outside the file's data`);
+  if (last - first > MAX_CHUNK_BYTES) throw new UnsafeParquet(`column ${name} has a chunk of ${last - first} bytes, more than the ${MAX_CHUNK_BYTES} a chunk of the service's may take`);
+  // The chunk alone, in memory: its pages are read at offsets within it.
+  const bytes = source.read(first, last - first);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const start = 0;
+  const end = bytes.byteLength;
   const width = WIDTHS[column.type] ?? (column.type === 'FIXED_LEN_BYTE_ARRAY' ? leaf?.type_length ?? OFFSET_BYTES : undefined);
   let uncompressed = 0;
   let values = 0;
@@ -128,6 +177,7 @@ function chunkBound(view: DataView, column: ColumnMetaData, leaf: SchemaElement 
     uncompressed += pageSize;
     if (uncompressed > budget) return uncompressed;
     if (header.type === 'DICTIONARY_PAGE') {
+      if (pageSize > MAX_CHUNK_BYTES) throw new UnsafeParquet(`column ${name} has a dictionary of ${pageSize} bytes, more than the ${MAX_CHUNK_BYTES} a dictionary of the service's may take`);
       const entries = header.dictionary_page_header?.num_values ?? 0;
       lengths = width === undefined ? dictionaryLengths(view, reader.offset, size, pageSize, column.codec, entries, name) : undefined;
       longest = Math.max(longest ?? 0, width ?? (lengths ? lengths.reduce((most, length) => Math.max(most, length), 0) : pageSize));

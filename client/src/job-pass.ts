@@ -23,9 +23,18 @@ import { fileLabel, isGrowing, monthWindows, windowLabel, type Window } from './
 /** Files downloaded at once: storage serves each at its own pace; four keep a link busy without crowding memory. */
 export const DOWNLOADS = 4;
 
-/** The longest wait between two polls, whatever Retry-After says (0 is taken: the job is complete); and the wait when it says nothing. */
-const MAX_POLL_WAIT_MS = 30_000;
-const DEFAULT_POLL_WAIT_MS = 2_000;
+/** The longest wait between two status calls, whatever Retry-After says; and the wait when it says nothing. */
+export const MAX_POLL_WAIT_MS = 30_000;
+export const DEFAULT_POLL_WAIT_MS = 2_000;
+/**
+ * The shortest wait between two status calls of a running job, whatever Retry-After says: a
+ * service (or a gateway) answering 202 with `Retry-After: 0` over and over gets one call a second,
+ * each with the token and both keys, not thousands. (The kick-off's own Retry-After is taken as it
+ * is: 0 there means the job is complete already.)
+ */
+export const MIN_POLL_WAIT_MS = 1_000;
+/** Status calls of one job at the most: then the run stops, as at its deadline (with Prefer: wait, hours of a running job). */
+export const MAX_STATUS_CALLS = 600;
 
 /** A window's answer through the job, taken by a pass in date order. */
 export type JobAnswer = () => Promise<Pulled | Unchanged | SchemaChanged>;
@@ -73,13 +82,14 @@ async function runJob(run: Run, months: readonly Window[], etags: Readonly<Recor
     const giveUpAt = run.now() + context.retry.deadlineMs;
     try {
       await run.sleep(Math.min(MAX_POLL_WAIT_MS, waitMs ?? DEFAULT_POLL_WAIT_MS));
-      for (;;) {
+      for (let calls = 1; ; calls++) {
         const answer = await askJob(context, id, months);
         if ('transactionTime' in answer) return answer;
         run.observe({ kind: 'job-progress', done: answer.done, windows: answer.windows });
-        const wait = Math.min(MAX_POLL_WAIT_MS, answer.waitMs ?? DEFAULT_POLL_WAIT_MS);
-        if (run.now() + wait > giveUpAt) {
-          throw new WindowFailure(`the export job ${id} had ${answer.done} of ${answer.windows} windows done after ${context.retry.deadlineMs / 1000} s (SUMMARY_DEADLINE_SECONDS): run again later`);
+        const wait = Math.max(MIN_POLL_WAIT_MS, Math.min(MAX_POLL_WAIT_MS, answer.waitMs ?? DEFAULT_POLL_WAIT_MS));
+        if (run.now() + wait > giveUpAt || calls >= MAX_STATUS_CALLS) {
+          const after = calls >= MAX_STATUS_CALLS ? `${calls} status calls` : `${context.retry.deadlineMs / 1000} s (SUMMARY_DEADLINE_SECONDS)`;
+          throw new WindowFailure(`the export job ${id} had ${answer.done} of ${answer.windows} windows done after ${after}: run again later`);
         }
         await run.sleep(wait);
       }

@@ -842,3 +842,45 @@ def test_via_job_where_the_service_offers_none_is_refused_and_the_default_reads_
     assert len(server.calls()) == 2 and [request.method for request in server.job_calls()] == ["POST", "POST"]
     with pytest.raises(ValueError, match="via must be"):
         summary_client.load_as_arrow("contracts", *JOB_RANGE, via="jobs", **server.settings())
+
+
+def test_a_job_that_stays_running_with_retry_after_0_is_asked_once_a_second_at_most_and_given_up(servers, waits, certificates):  # type: ignore[no-untyped-def]
+    from summary_client import _job
+
+    service, storage = job_service(servers, certificates)
+    running = FakeServer(lambda request: problem(500, "INTERNAL", "not asked"), jobs=lambda request: (
+        (202, {"Content-Type": "application/json", "Location": f"../exports/{JOB}", "Retry-After": "0"}, b"{}") if request.method == "POST"
+        else (202, {"Content-Type": "application/json", "Retry-After": "0"}, json.dumps({"id": JOB, "status": "running", "progress": {"windows": 2, "done": 0}}).encode()))).start()
+    servers.append(running)
+    with pytest.raises(UnavailableError, match=f"after {_job.MAX_STATUS_CALLS} status calls"):
+        summary_client.load_as_arrow("contracts", *JOB_RANGE, **job_settings(running, certificates))
+    status_calls = [request for request in running.job_calls() if request.method == "GET"]
+    assert len(status_calls) == _job.MAX_STATUS_CALLS
+    # Every wait between two status calls (recorded, not slept) is at least the floor, whatever Retry-After said.
+    poll_waits = waits[1:]
+    assert len(poll_waits) == _job.MAX_STATUS_CALLS - 1 and min(poll_waits) >= _job.MIN_POLL_SECONDS
+    assert storage.requests == []
+
+
+def test_a_large_file_goes_to_disk_as_it_comes_and_is_refused_by_its_digest_without_being_held(servers, certificates):  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    size = 256 * 1024 * 1024
+    big = bytes(size)
+    service, storage = job_service(servers, certificates, storage_answer=lambda request: (200, {}, big),
+                                   file_of=lambda label, entry, asked: {**entry, "bytes": size, "sha256": "0" * 64})
+    # The loader in a process of its own, so that its peak memory is its own.
+    script = "\n".join([
+        "import json, resource, sys, summary_client",
+        "try:",
+        "    summary_client.load_as_arrow('contracts', '2025-01-01', '2025-02-28', **json.loads(sys.argv[1]))",
+        "except summary_client.UnsafeAnswerError as error:",
+        "    print(error, file=sys.stderr)",
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)",
+    ])
+    run = subprocess.run([sys.executable, "-c", script, json.dumps(job_settings(service, certificates))], capture_output=True, text=True, timeout=300)
+    assert "sha256 differs" in run.stderr, run.stderr
+    # Both months' 256 MiB came whole (two downloads at once), and the process never held one.
+    assert len(storage.requests) == 2
+    assert int(run.stdout.strip()) < 300 * 1024 * 1024

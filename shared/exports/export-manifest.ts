@@ -1,3 +1,5 @@
+import { ApiError } from '../errors/api-error.js';
+import { toProblem, type ProblemDocument } from '../errors/problem-response.js';
 import type { ExportJob, WindowOutcome } from './export-job.js';
 
 /** A job's status document: progress while it runs, the manifest once every window has its outcome. */
@@ -11,7 +13,13 @@ export interface JobStatusDocument {
   readonly expires: string;
   /** X-Summary-Schema of the files' columns. */
   readonly schema: string;
-  readonly progress: { readonly windows: number; readonly done: number };
+  readonly progress: { readonly windows: number; readonly done: number; readonly failed: number };
+  /**
+   * Once completed, when any window failed: what a caller (or a generic poller's) sees without
+   * walking the windows. The job is `completed` all the same: every window has its outcome, and
+   * the others' files are listed.
+   */
+  readonly problem?: ProblemDocument;
   readonly windows: readonly ManifestWindow[];
   /** Once completed: the windows' files in one list, each with its window and its place among its table's files. */
   readonly files?: readonly ManifestFile[];
@@ -49,6 +57,7 @@ export function jobStatus(job: ExportJob, outcomes: readonly WindowOutcome[], ur
   const byLabel = new Map(outcomes.map((outcome) => [outcome.label, outcome]));
   const complete = isComplete(job, outcomes);
   const windows = windowsOf(job, byLabel, urls);
+  const failed = windows.filter((window) => window.status === 'failed').map((window) => window.label);
   return {
     id: job.id,
     resource: job.resource,
@@ -57,10 +66,17 @@ export function jobStatus(job: ExportJob, outcomes: readonly WindowOutcome[], ur
     transactionTime: job.transactionTime,
     expires: job.expires,
     schema: job.schema,
-    progress: { windows: job.windows.length, done: job.windows.filter((window) => byLabel.has(window.label)).length },
+    progress: { windows: job.windows.length, done: job.windows.filter((window) => byLabel.has(window.label)).length, failed: failed.length },
+    ...(complete && failed.length > 0 ? { problem: windowsFailed(job, failed) } : {}),
     windows,
     ...(urls ? { files: windows.flatMap((window) => (window.files ?? []).map((file, index, all) => ({ window: window.label, part: all.slice(0, index).filter((other) => other.table === file.table).length, ...file }))) } : {}),
   };
+}
+
+/** The job-level problem of a completed job some of whose windows failed. */
+function windowsFailed(job: ExportJob, failed: readonly string[]): ProblemDocument {
+  const error = new ApiError('EXPORT_WINDOW_FAILED', `${failed.length} of the job's ${job.windows.length} windows failed (${failed.join(', ')}): they have no files here, and each says why in its problem. The other windows are complete. Start a new job for the failed months, or pull them with the summary operation.`);
+  return toProblem(error, `export-${job.id}`);
 }
 
 function windowsOf(job: ExportJob, byLabel: ReadonlyMap<string, WindowOutcome>, urls: ReadonlyMap<string, string> | undefined): ManifestWindow[] {

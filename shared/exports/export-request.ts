@@ -7,7 +7,7 @@
 import { ApiError, echo, type FieldError } from '../errors/api-error.js';
 import { parseCalendarDate } from '../filters/calendar-date.js';
 import { PAGINATION_MEMBERS, type FilterMember } from '../filters/filter-members.js';
-import { parseFilters, RESERVED_QUERY } from '../filters/parse-filters.js';
+import { parseFilters, RESERVED_QUERY, unknownMember } from '../filters/parse-filters.js';
 import { parseIfNoneMatch } from '../http/if-none-match.js';
 import { PARQUET_MEDIA_TYPE } from '../model/operation-contract.js';
 import type { DayRangeFilter } from '../model/resource-definition.js';
@@ -57,10 +57,12 @@ export function parseExportRequest({ body, query, view, members, maxPageSize, ma
     if (RESERVED_QUERY.has(name)) continue;
     errors.push({ member: echo(name), code: 'INVALID_FILTER', message: `${echo(name)} is in the query string: an export job takes its filters in the JSON body only.` });
   }
-  const given: Record<string, string> = {};
+  // No prototype: a member named __proto__ is a member like any other, refused below as an unknown filter.
+  const given: Record<string, string> = Object.create(null) as Record<string, string>;
   let ifNoneMatchValue: unknown;
   for (const [name, value] of Object.entries(body)) {
     if (name === IF_NONE_MATCH_MEMBER) ifNoneMatchValue = value;
+    else if (!Object.hasOwn(members, name)) errors.push(unknownMember(name, Object.keys(members).filter((known) => !PAGINATION_MEMBERS.has(known)), 'body'));
     else if (PAGINATION_MEMBERS.has(name)) errors.push({ member: name, code: 'PAGINATION_NOT_ALLOWED', message: `${name} cannot be sent to an export job: its files hold the whole result of every window. Leave ${name} out.` });
     // Every filter is text; a value of another type is refused below, by the filter's own rule.
     else given[name] = value as string;
@@ -175,11 +177,15 @@ function parseWindowEtags(value: unknown, errors: FieldError[]): Record<string, 
     errors.push({ member, code: 'INVALID_PRECONDITION', message: `${member} has ${entries.length} windows; send at most ${MAX_ETAGS}.` });
     return {};
   }
-  const etags: Record<string, string> = {};
+  const etags: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [label, etag] of entries) {
     const at = `${member}.${echo(label)}`;
     if (!LABEL.test(label)) {
       errors.push({ member: at, code: 'INVALID_PRECONDITION', message: `${at}: a window's label is its calendar month, YYYY-MM.` });
+      continue;
+    }
+    if (Object.hasOwn(etags, label)) {
+      errors.push({ member: at, code: 'INVALID_PRECONDITION', message: `${at} is given more than once; send one ETag per window.` });
       continue;
     }
     try {

@@ -124,7 +124,8 @@ function capped(errors: FieldError[]): FieldError[] {
   return [...errors.slice(0, MAX_ERRORS - 1), { member: 'body', code: first.code, message: `${errors.length - MAX_ERRORS + 1} more problems are not listed; fix these first.` }];
 }
 
-function unknownMember(name: string, known: readonly string[], source: Source): FieldError {
+/** The problem of a member that is no filter of the endpoint, with the known ones or the one it mistook the case of. */
+export function unknownMember(name: string, known: readonly string[], source: Source): FieldError {
   const sameName = known.find((candidate) => candidate.toLowerCase() === name.toLowerCase());
   const hint = sameName
     ? `Filter names are case-sensitive: did you mean ${sameName}?`

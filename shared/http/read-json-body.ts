@@ -44,7 +44,7 @@ export async function readJsonBody(request: BodySource): Promise<unknown> {
   if (isObject && [...PAGINATION_MEMBERS].some((member) => typeof (body as Record<string, unknown>)[member] === 'number')) body = withIntegerLiterals(text, body);
   const duplicate = isObject ? findDuplicateMember(text) : undefined;
   if (duplicate !== undefined) {
-    throw new ApiError('INVALID_BODY', `The member ${echo(duplicate)} appears more than once in the body; send each filter once.`, {
+    throw new ApiError('INVALID_BODY', `The member ${echo(duplicate)} appears more than once in the body; send each member once.`, {
       errors: [{ member: echo(duplicate), code: 'INVALID_BODY', message: `${echo(duplicate)} is given more than once.` }],
     });
   }

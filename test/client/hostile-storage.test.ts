@@ -312,4 +312,38 @@ describe('summary-client pull through a job, against its storage', () => {
     expect(parquetIn(dir)).toEqual(['contracts-2025-02.parquet']);
     expect(readdirSync(dir).filter((name) => name.startsWith('.') || name.startsWith('_lock'))).toEqual([]);
   });
+
+  it('writes a large file to disk as it comes and refuses it by its digest or its pages, never holding it whole', async () => {
+    const size = 256 * 1024 * 1024;
+    const zeros = Buffer.alloc(size);
+    const storage = await startStorage((_request, response) => response.writeHead(200, { 'content-length': String(size) }).end(zeros));
+    // January's digest is not what storage sends; February's is (its pages are then checked, from disk: it has none).
+    const settings = await serveJob(storage, { file: (month, entry) => ({ ...entry, bytes: size, sha256: month === '2025-01' ? '0'.repeat(64) : sha256(zeros) }) });
+    const dir = outDir();
+    // The client's own peak memory, said by the process as it exits.
+    const peak = 'data:text/javascript,process.on("exit",()=>process.stderr.write("peak-rss "+process.resourceUsage().maxRSS*1024+"\\n"))';
+    const result = await runChild(process.execPath, ['--import', peak, CLI, 'pull', 'contracts', ...RANGE, '--out', dir, '--via', 'job', '--max-retry-wait', '0'], settings, 120_000);
+    expect(result.stderr).toMatch(/^2025-01 failed: contracts-2025-01\.parquet: its sha256 is not the manifest's/m);
+    expect(result.stderr).toMatch(/^2025-02 failed: contracts-2025-02\.parquet: a file that no reader of the folder should open: it is not a Parquet file/m);
+    expect(seen).toHaveLength(2);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.parquet') || name.endsWith('.partial'))).toEqual([]);
+    const rss = Number(/^peak-rss (\d+)$/m.exec(result.stderr)?.[1]);
+    expect(rss).toBeLessThan(300 * 1024 * 1024);
+  }, 120_000);
+
+  it('asks a job that stays running with Retry-After: 0 once a second at most, and gives it up at its deadline', async () => {
+    fake = await startFakeService((request, response) => {
+      const headers = { 'content-type': 'application/json', 'retry-after': '0' };
+      if (request.path === '/v1/contracts/exports') return void response.writeHead(202, { ...headers, location: `../exports/${JOB_ID}` }).end(JSON.stringify({ id: JOB_ID, status: 'running' }));
+      response.writeHead(202, headers).end(JSON.stringify({ id: JOB_ID, status: 'running', progress: { windows: 2, done: 0 } }));
+    });
+    const settings = { ...clientSettings({ ...stack, identities }), SUMMARY_BASE_URL: fake.baseUrl, SUMMARY_DEADLINE_SECONDS: '4' };
+    const result = await runPull(outDir(), settings);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/had 0 of 2 windows done after 4 s/);
+    const statusCalls = fake.requests.filter((request) => request.path === `/v1/exports/${JOB_ID}`);
+    // Without the floor: thousands in those 4 s. With it: one a second, and the first at once.
+    expect(statusCalls.length).toBeGreaterThanOrEqual(2);
+    expect(statusCalls.length).toBeLessThanOrEqual(5);
+  });
 });

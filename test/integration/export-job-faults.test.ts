@@ -93,6 +93,9 @@ describe('export jobs when things go wrong', () => {
         ['2025-05', 'failed', 'EXPORT_WINDOW_FAILED', 500, []],
       ]);
       expect(own.service.logs.filter((line) => line.includes('moved to export-windows-poison')).length).toBe(2);
+      // ... and the job says so itself, for a caller (or a generic poller's) that does not walk the windows.
+      expect([manifest.progress, manifest.problem?.code, manifest.problem?.status]).toEqual([{ windows: 2, done: 2, failed: 2 }, 'EXPORT_WINDOW_FAILED', 500]);
+      expect(manifest.problem?.detail).toMatch(/2025-04, 2025-05/);
       // The failure's message stays in our log: the manifest says only what the caller can act on.
       expect(JSON.stringify(manifest)).not.toContain('the store broke');
     } finally {

@@ -58,7 +58,8 @@ async function jobDocuments(tenant: string): Promise<number> {
 describe('an export job, end to end', () => {
   it('exports every calendar month of contracts as the summary operation exports it, in files fetched without our credentials', async () => {
     const { manifest } = await runJob(own.service, 'contoso-full', 'contracts', RANGE);
-    expect(manifest).toMatchObject({ resource: 'contracts', status: 'completed', progress: { windows: 6, done: 6 }, request: { ...RANGE, orderBy: 'createdDate', order: 'asc' } });
+    expect(manifest).toMatchObject({ resource: 'contracts', status: 'completed', progress: { windows: 6, done: 6, failed: 0 }, request: { ...RANGE, orderBy: 'createdDate', order: 'asc' } });
+    expect(manifest.problem).toBeUndefined();
     expect(manifest.windows.map((window) => [window.label, window.from, window.to])[1]).toEqual(['2025-02', '2025-02-01', '2025-02-28']);
     expect(manifest.windows.reduce((sum, window) => sum + window.records!, 0)).toBeGreaterThan(10);
     expect(Date.parse(manifest.expires) - Date.parse(manifest.transactionTime)).toBeGreaterThan(23 * 3600 * 1000);
@@ -213,6 +214,13 @@ describe('an export job, end to end', () => {
       [{ ...RANGE, ifNoneMatch: { '2025-01': 'not an etag' } }, 'INVALID_PRECONDITION'],
       [{ ...RANGE, ifNoneMatch: { January: 'W/"x"' } }, 'INVALID_PRECONDITION'],
       ['[1]', 'INVALID_BODY'],
+      // Members that reach for a prototype, as raw JSON (a literal __proto__ would set the prototype here).
+      ['{"createdFrom":"2025-01-01","createdTo":"2025-03-31","__proto__":{"createdTo":"2025-12-31"}}', 'UNKNOWN_FILTER'],
+      ['{"createdFrom":"2025-01-01","__proto__":{"createdTo":"2025-12-31"}}', 'UNKNOWN_FILTER'],
+      ['{"createdFrom":"2025-01-01","createdTo":"2025-03-31","constructor":"x"}', 'UNKNOWN_FILTER'],
+      // A window's ETag given twice, as an object and as a manifest's windows.
+      ['{"createdFrom":"2025-01-01","createdTo":"2025-03-31","ifNoneMatch":{"2025-01":"W/\\"a\\"","2025-01":"W/\\"b\\""}}', 'INVALID_BODY'],
+      [{ ...RANGE, ifNoneMatch: [{ label: '2025-01', etag: 'W/"a"' }, { label: '2025-01', etag: 'W/"b"' }] }, 'INVALID_PRECONDITION'],
     ];
     for (const [body, code] of cases) {
       const response = await kickOff(own.service, 'contoso-full', 'contracts', body);

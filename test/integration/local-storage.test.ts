@@ -42,6 +42,17 @@ describe('the local stack\'s storage (Azurite)', () => {
     expect([401, 403, 404]).toContain(anonymous.status);
   });
 
+  it('is the service identity\'s alone: a dev client gets no storage token, and cannot list the export files', async () => {
+    const caller = client('contoso-full');
+    const token = await fetch(`${stack.authUrl}/${identities.tenantId}/oauth2/v2.0/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: caller.clientId, client_secret: caller.clientSecret, scope: 'https://storage.azure.com/.default' }),
+    });
+    expect([token.status, ((await token.json()) as { error?: string }).error]).toEqual([400, 'invalid_scope']);
+    const theirs = new BlobServiceClient(stack.blobUrl, new ClientSecretCredential(identities.tenantId, caller.clientId, caller.clientSecret, { authorityHost: stack.authUrl, disableInstanceDiscovery: true }));
+    await expect(theirs.getContainerClient(container.containerName).listBlobsFlat().next()).rejects.toThrow();
+  });
+
   it('hands one blob to anyone holding its SAS, and nothing else', async () => {
     const url = sasUrl(name);
     expect(new URL(url).searchParams.get('spr')).toBe('https');

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +23,7 @@ import requests
 from ._cache import Cached, WindowCache
 from ._datasets import Dataset
 from ._errors import ServiceFailedError, UnavailableError, UnsafeAnswerError, printable
+from ._settings import DEFAULT_DEADLINE_SECONDS
 from ._transport import MAX_DOCUMENT_BYTES, Answer, BodyTooLarge, Transport, fetch, retry_after_seconds, with_retries
 from ._windows import Window
 
@@ -31,8 +33,14 @@ log = logging.getLogger("summary_client")
 DOWNLOADS = 4
 #: How long a status call asks the service to hold its answer until the job completes.
 JOB_WAIT_SECONDS = 20
-#: The longest wait between two status calls, whatever Retry-After says.
+#: The longest wait between two status calls, whatever Retry-After says; and the wait when it says nothing.
 MAX_POLL_SECONDS = 30.0
+DEFAULT_POLL_SECONDS = 2.0
+#: The shortest wait between two status calls of a running job, whatever Retry-After says (a 202
+#: with ``Retry-After: 0`` over and over gets one call a second); the kick-off's own is taken as it is.
+MIN_POLL_SECONDS = 1.0
+#: Status calls of one job at the most: then the load stops, as at its deadline.
+MAX_STATUS_CALLS = 600
 _LOCATION = re.compile(r"(?:^|/)exports/([0-9a-f]{32})$")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -156,17 +164,22 @@ def _run_job(transport: Transport, spec: Dataset, body: Mapping[str, Any], windo
             raise UnsafeAnswerError(f"the service started an export job without saying where it is (request id {answer.request_id})")
         job_id = match.group(1)
         log.info("export job %s: %d windows, %d sent with the ETag of a copy", job_id, len(windows), len(body.get("ifNoneMatch") or {}))
-        give_up = time.monotonic() + (deadline_seconds if deadline_seconds is not None else 900.0)
+        give_up = time.monotonic() + (deadline_seconds if deadline_seconds is not None else DEFAULT_DEADLINE_SECONDS)
         time.sleep(_wait(answer))
+        calls = 0
         while True:
+            calls += 1
             manifest = _ask(transport, job_id, windows, labels, failure)
             if manifest is None:
                 break  # gone: started again
             if manifest.get("status") == "completed":
                 return manifest
-            if time.monotonic() + manifest["_wait"] > give_up:
+            wait = max(MIN_POLL_SECONDS, manifest["_wait"])
+            if calls >= MAX_STATUS_CALLS:
+                raise UnavailableError(f"the export job {job_id} had not completed after {calls} status calls; load again later")
+            if time.monotonic() + wait > give_up:
                 raise UnavailableError(f"the export job {job_id} had not completed within SUMMARY_DEADLINE_SECONDS; load again later")
-            time.sleep(manifest["_wait"])
+            time.sleep(wait)
         if attempt == 2:
             raise UnavailableError("the export job was gone twice before it completed (expired or cancelled); load again")
     raise AssertionError("unreachable")
@@ -174,7 +187,7 @@ def _run_job(transport: Transport, spec: Dataset, body: Mapping[str, Any], windo
 
 def _wait(answer: Answer) -> float:
     asked = retry_after_seconds(answer.headers.get("retry-after"))
-    return min(MAX_POLL_SECONDS, 2.0 if asked is None else asked)
+    return min(MAX_POLL_SECONDS, DEFAULT_POLL_SECONDS if asked is None else asked)
 
 
 def _ask(transport: Transport, job_id: str, windows: Sequence[Window], labels: List[str], failure: Callable[[Answer], Exception]) -> Optional[dict]:
@@ -215,7 +228,9 @@ def _check_manifest(document: dict, job_id: str, windows: Sequence[Window], labe
 
 
 def _download(storage: requests.Session, file: dict, cap: int, deadline_seconds: Optional[float]) -> bytes:
-    """One file by its URL: https only, no credentials, no redirect, at most its declared size, checked whole."""
+    """One file by its URL: https only, no credentials, no redirect, at most its declared size,
+    spooled to a temporary file and hashed as it comes (memory holds a chunk, whatever the manifest
+    declares), and read back only once its size and sha256 are the manifest's."""
     url = file["url"]
     if not url.startswith("https://") or "@" in url.split("/")[2]:
         raise UnsafeAnswerError("the export job lists a file URL that is not plain https: refused")
@@ -223,16 +238,33 @@ def _download(storage: requests.Session, file: dict, cap: int, deadline_seconds:
     if declared > cap:
         raise UnsafeAnswerError(f"the export job lists a file of {declared} bytes, more than SUMMARY_MAX_EXPORT_BYTES {cap}")
     where = "storage (" + printable(url.split("?")[0].split("/")[2]) + ")"
-    try:
-        answer = with_retries(lambda deadline: fetch(storage, "GET", url, declared, deadline, headers={"Accept-Encoding": "identity"}), where, deadline_seconds)
-    except BodyTooLarge:
-        raise UnsafeAnswerError(f"{where} sent more than the {declared} bytes the manifest declares") from None
-    if answer.status == 403:
-        raise _UrlRefused()
-    if answer.status != 200:
-        raise UnsafeAnswerError(f"{where} answered {answer.status}" + (" (the job was cancelled or has expired, and its files are gone)" if answer.status == 404 else ""))
-    if len(answer.body) != declared:
-        raise UnsafeAnswerError(f"{where} sent {len(answer.body)} bytes, the manifest declares {declared}")
-    if hashlib.sha256(answer.body).hexdigest() != file["sha256"]:
-        raise UnsafeAnswerError(f"a file from {where} is not the manifest's (its sha256 differs)")
-    return bytes(answer.body)
+    with tempfile.TemporaryFile() as spool:
+        digest = [hashlib.sha256()]
+
+        def attempt(deadline: Optional[float]) -> Answer:
+            # Each attempt starts the file again.
+            spool.seek(0)
+            spool.truncate()
+            digest[0] = hashlib.sha256()
+
+            def sink(chunk: bytes) -> None:
+                spool.write(chunk)
+                digest[0].update(chunk)
+
+            return fetch(storage, "GET", url, declared, deadline, sink=sink, headers={"Accept-Encoding": "identity"})
+
+        try:
+            answer = with_retries(attempt, where, deadline_seconds)
+        except BodyTooLarge:
+            raise UnsafeAnswerError(f"{where} sent more than the {declared} bytes the manifest declares") from None
+        if answer.status == 403:
+            raise _UrlRefused()
+        if answer.status != 200:
+            raise UnsafeAnswerError(f"{where} answered {answer.status}" + (" (the job was cancelled or has expired, and its files are gone)" if answer.status == 404 else ""))
+        received = spool.tell()
+        if received != declared:
+            raise UnsafeAnswerError(f"{where} sent {received} bytes, the manifest declares {declared}")
+        if digest[0].hexdigest() != file["sha256"]:
+            raise UnsafeAnswerError(f"a file from {where} is not the manifest's (its sha256 differs)")
+        spool.seek(0)
+        return spool.read()

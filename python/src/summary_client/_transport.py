@@ -211,10 +211,12 @@ def _clock_failure(error: BaseException) -> Optional[str]:
     return None
 
 
-def fetch(session: requests.Session, method: str, url: str, cap: int, deadline: Optional[float] = None, **options: Any) -> Answer:
+def fetch(session: requests.Session, method: str, url: str, cap: int, deadline: Optional[float] = None,
+          sink: Optional[Callable[[bytes], None]] = None, **options: Any) -> Answer:
     """One request, its body read within ``cap`` (a success's; a refusal's within MAX_DOCUMENT_BYTES,
     dropped past it) and by ``deadline`` (``time.monotonic()``; raises DeadlinePassed): a server that
-    trickles its body or never sends its headers holds it no longer."""
+    trickles its body or never sends its headers holds it no longer. With ``sink``, a success's body
+    is handed to it chunk by chunk as it comes (the answer's body is then empty): memory holds a chunk."""
     left = float("inf") if deadline is None else deadline - time.monotonic()
     if left <= 0:
         raise DeadlinePassed()
@@ -231,7 +233,7 @@ def fetch(session: requests.Session, method: str, url: str, cap: int, deadline: 
         watchdog.daemon = True
         watchdog.start()
     try:
-        answer = _read(response, url, cap)
+        answer = _read(response, url, cap, sink)
     except (requests.exceptions.RequestException, OSError, ValueError):
         if passed.is_set():
             raise DeadlinePassed() from None
@@ -245,7 +247,7 @@ def fetch(session: requests.Session, method: str, url: str, cap: int, deadline: 
     return answer
 
 
-def _read(response: requests.Response, url: str, cap: int) -> Answer:
+def _read(response: requests.Response, url: str, cap: int, sink: Optional[Callable[[bytes], None]] = None) -> Answer:
     with response:
         status = response.status_code
         if 300 <= status < 400:
@@ -261,12 +263,17 @@ def _read(response: requests.Response, url: str, cap: int) -> Answer:
             raise UnsafeAnswerError(f"{printable(url.split('?')[0])} answered in the {printable(coding[:40])} coding, which this client did not ask for (it asks for identity: the exports are compressed already): refused before reading it")
         declared = whole_number(response.headers.get("content-length"))
         body = bytearray()
+        received = 0
         if declared is None or declared <= limit:
             for chunk in response.iter_content(_CHUNK):
-                body += chunk
-                if len(body) > limit:
+                received += len(chunk)
+                if received > limit:
                     break
-        if (declared is not None and declared > limit) or len(body) > limit:
+                if success and sink is not None:
+                    sink(chunk)
+                else:
+                    body += chunk
+        if (declared is not None and declared > limit) or received > limit:
             if success:
                 raise BodyTooLarge(limit)
             body = bytearray()  # a refusal past the cap: its status still says what it is

@@ -10,6 +10,8 @@ import { DEFAULT_MAX_EXPORT_BYTES, ENTRA } from '../../../client/src/settings.js
 import { MAX_DOCUMENT_BYTES, READ_TIMEOUT_MS } from '../../../client/src/summary-api.js';
 import { QUIET_WAIT_MS, SERVICE_QUIET_MS } from '../../../client/src/pull.js';
 import { QUIET_SECONDS } from '../../../shared/output/result-etag.js';
+import { DEFAULT_POLL_WAIT_MS, DOWNLOADS, MAX_POLL_WAIT_MS, MAX_STATUS_CALLS, MIN_POLL_WAIT_MS } from '../../../client/src/job-pass.js';
+import { JOB_WAIT_SECONDS } from '../../../client/src/summary-api.js';
 
 // The pull client (TypeScript) and the Python loader restate the same policy: how often and how
 // long they retry, how long they wait, what they take. This holds each Python constant equal to its
@@ -45,6 +47,12 @@ describe('the facts the two clients share', () => {
     ['_transport.py', 'MIN_BYTES_PER_CONTAINER', MIN_BYTES_PER_CONTAINER],
     ['_load.py', 'MAX_ZIP_ENTRIES', MAX_ZIP_ENTRIES],
     ['_load.py', 'MAX_ZIP_DIRECTORY_BYTES', MAX_ZIP_DIRECTORY_BYTES],
+    ['_job.py', 'DOWNLOADS', DOWNLOADS],
+    ['_job.py', 'JOB_WAIT_SECONDS', JOB_WAIT_SECONDS],
+    ['_job.py', 'MAX_POLL_SECONDS', MAX_POLL_WAIT_MS / 1000],
+    ['_job.py', 'DEFAULT_POLL_SECONDS', DEFAULT_POLL_WAIT_MS / 1000],
+    ['_job.py', 'MIN_POLL_SECONDS', MIN_POLL_WAIT_MS / 1000],
+    ['_job.py', 'MAX_STATUS_CALLS', MAX_STATUS_CALLS],
   ])('%s %s is the pull client\'s', (file, name, value) => {
     expect(constant(python(file), name)).toBe(value);
   });

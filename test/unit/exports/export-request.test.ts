@@ -79,6 +79,7 @@ describe('a kick-off', () => {
     const error = refused({ createdFrom: '2025-01-01', createdTo: '2028-01-01', page: 2, colour: 'red', ifNoneMatch: { '2025-13': 'W/"x"', '2025-01': '*' } });
     expect(error.errors.map((problem) => [problem.member, problem.code])).toEqual([
       ['page', 'PAGINATION_NOT_ALLOWED'],
+      ['colour', 'UNKNOWN_FILTER'],
       ['createdTo', 'DATE_RANGE_TOO_LONG'],
       ['ifNoneMatch.2025-13', 'INVALID_PRECONDITION'],
       ['ifNoneMatch.2025-01', 'INVALID_PRECONDITION'],
@@ -89,5 +90,24 @@ describe('a kick-off', () => {
     expect(refused({ createdFrom: '2025-01-01', createdTo: '2025-02-01', code: 'x' }).code).toBe('UNKNOWN_FILTER');
     expect(refused(undefined).code).toBe('INVALID_BODY');
     expect(refused({ createdFrom: 20250101, createdTo: '2025-02-01' }).code).toBe('INVALID_DATE');
+  });
+});
+
+describe('a kick-off body with members that reach for a prototype or repeat a window', () => {
+  const range = { createdFrom: '2025-01-01', createdTo: '2025-03-31' };
+
+  it.each(['__proto__', 'constructor', 'toString'])('refuses %s as the summary operation does: 400 UNKNOWN_FILTER, nothing taken from it', (name) => {
+    // As readJsonBody hands it over: JSON.parse makes __proto__ an own member.
+    const body = JSON.parse(`{"createdFrom":"2025-01-01","${name}":{"createdTo":"2025-12-31"}}`) as Record<string, unknown>;
+    const error = refused(body);
+    expect([error.status, error.errors.map((problem) => [problem.member, problem.code])]).toEqual([400, expect.arrayContaining([[name, 'UNKNOWN_FILTER']])]);
+    // The value inside it was never read as the range's end.
+    expect(error.errors.map((problem) => problem.code)).toContain('DATE_RANGE_INCOMPLETE');
+    expect(({} as Record<string, unknown>).createdTo).toBeUndefined();
+  });
+
+  it('refuses a window given twice in a manifest\'s windows: 400 INVALID_PRECONDITION', () => {
+    const error = refused({ ...range, ifNoneMatch: [{ label: '2025-01', etag: 'W/"a"' }, { label: '2025-01', etag: 'W/"b"' }] });
+    expect([error.status, error.errors.map((problem) => [problem.member, problem.code])]).toEqual([400, [['ifNoneMatch.2025-01', 'INVALID_PRECONDITION']]]);
   });
 });

@@ -89,8 +89,9 @@ describe('readJsonBody', () => {
     expect(error.errors.map((problem) => problem.member)).toEqual(['page']);
   });
 
-  it('leaves repeated names inside nested values alone (they are not filters)', async () => {
-    await expect(readJsonBody(source(['{"a":{"x":1,"x":2},"b":[{"y":1},{"y":2}]}']).request)).resolves.toEqual({ a: { x: 2 }, b: [{ y: 1 }, { y: 2 }] });
+  it('refuses a name repeated inside a nested object too (an export job\'s ifNoneMatch), and leaves alike objects in a list alone', async () => {
+    await expect(readJsonBody(source(['{"a":{"x":1,"x":2}}']).request)).rejects.toMatchObject({ code: 'INVALID_BODY', errors: [{ member: 'a.x' }] });
+    await expect(readJsonBody(source(['{"b":[{"y":1},{"y":2}]}']).request)).resolves.toEqual({ b: [{ y: 1 }, { y: 2 }] });
   });
 
   it('returns a JSON value that is not an object for the filter parser to refuse', async () => {
