@@ -58,8 +58,13 @@ export function createFunctionsHost(registrations: readonly FunctionRegistration
     const context = new azureFunctions.InvocationContext({ functionName: registration.name, logHandler: () => {} });
     const result = await registration.options.handler(httpRequest, context);
     const headers = new Headers(result.headers as Record<string, string> | undefined);
-    // The rest of an oversized body was never read: close the connection once it is drained.
-    if (body.byteLength > MAX_BODY_BYTES) headers.set('Connection', 'close');
+    // The rest of an oversized body was never read: the answer waits until the caller has sent it
+    // (drained unread, for DRAIN_WAIT_MS at most), then closes the connection. Answered while the
+    // caller still sends, the close would reset the connection under it before it reads the 413.
+    if (body.byteLength > MAX_BODY_BYTES) {
+      headers.set('Connection', 'close');
+      await drained(request);
+    }
     response.writeHead(result.status ?? 200, Object.fromEntries(headers));
     response.end(toBuffer(result.body));
   };
@@ -130,20 +135,40 @@ function flattenHeaders(request: IncomingMessage): Record<string, string> {
 
 /**
  * Reads the body up to `limit` bytes. Past it the rest is drained unread (not destroyed: that
- * would reset the connection under a client still sending, instead of letting it read the 413).
+ * would reset the connection under a client still sending, instead of letting it read the 413):
+ * the data listener stays, dropping what comes, so the body flows to its end.
  */
-async function readAtMost(request: IncomingMessage, limit: number): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= limit) {
-      request.resume();
-      break;
+function readAtMost(request: IncomingMessage, limit: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => resolve(Buffer.concat(chunks, Math.min(size, limit)).subarray(0, limit));
+    request.on('data', (chunk: Buffer) => {
+      if (size >= limit) return;
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) done();
+    });
+    request.once('end', done);
+    request.once('error', reject);
+  });
+}
+
+/** The longest an oversized body's answer waits for the caller to finish sending it (a caller that trickles is cut off then). */
+const DRAIN_WAIT_MS = 10_000;
+
+/** Resolves once the request's body has all come (it is being drained), or after DRAIN_WAIT_MS. */
+function drained(request: IncomingMessage): Promise<void> {
+  if (request.readableEnded || request.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, DRAIN_WAIT_MS);
+    function done() {
+      clearTimeout(timer);
+      request.off('end', done).off('close', done);
+      resolve();
     }
-  }
-  return Buffer.concat(chunks, Math.min(size, limit)).subarray(0, limit);
+    request.once('end', done).once('close', done);
+  });
 }
 
 function toBuffer(body: unknown): Buffer {

@@ -245,10 +245,44 @@ export interface components {
             expires: string;
             /** @description The fingerprint of the files' columns: the X-Summary-Schema of the synchronous export. */
             schema: string;
-            /** @description Windows of the job, and how many have their outcome. */
+            /** @description Windows of the job, how many have their outcome, and how many of those failed. */
             progress: {
                 windows: number;
                 done: number;
+                failed: number;
+            };
+            /** @description Once the job is completed, when any of its windows failed (code EXPORT_WINDOW_FAILED, naming them): the job is `completed` all the same (every window has its outcome, the others' files are listed), and this says so without walking the windows. Absent when every window was exported or unchanged. */
+            problem?: {
+                /**
+                 * Format: uri
+                 * @description Identifies the problem type: https://summary-service.invalid/problems/<code in kebab-case>. An identifier, not a page to fetch.
+                 */
+                type: string;
+                /** @description A short summary of the problem type. */
+                title: string;
+                /** @description The HTTP status code. */
+                status: number;
+                /** @description What went wrong in this request and how to fix it. */
+                detail: string;
+                /**
+                 * @description The stable error code: match on it, never on title, detail or message.
+                 * @enum {string}
+                 */
+                code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+                /** @description Equals the X-Request-ID response header; quote it to support. */
+                requestId: string;
+                /** @description Every problem found in the request (validation errors); the first decides `code`. */
+                errors?: {
+                    /** @description The filter (or `body`) at fault. */
+                    member: string;
+                    /**
+                     * @description The stable error code: match on it, never on title, detail or message.
+                     * @enum {string}
+                     */
+                    code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+                    /** @description What was wrong and how to fix it. */
+                    message: string;
+                }[];
             };
             windows: {
                 /** @description The calendar month, YYYY-MM: the key of `ifNoneMatch`. */
