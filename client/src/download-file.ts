@@ -101,7 +101,8 @@ export async function downloadFile(file: JobFile, options: DownloadOptions): Pro
           void reader.cancel().catch(() => {});
           throw new BodyTooLarge(file.bytes, response.status, true);
         }
-        await sink.write(value);
+        // At its place in the file: a restart truncates it, and a write goes where `received` says.
+        await sink.write(value, 0, value.byteLength, received);
         hash.update(value);
         received += value.byteLength;
       }

@@ -51,8 +51,10 @@ export function createBlobExportFiles(options: ExportStorageOptions): ExportFile
         metadata: { expires: expires.toISOString() },
       });
     },
-    async removeAll(prefix) {
-      for await (const blob of container.listBlobsFlat({ prefix })) await container.deleteBlob(blob.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
+    async removeAll(prefix, keep) {
+      for await (const blob of container.listBlobsFlat({ prefix })) {
+        if (!keep?.has(blob.name)) await container.deleteBlob(blob.name, { deleteSnapshots: 'include' }).catch(ignoreNotFound);
+      }
     },
     async readUrls(blobs, expires) {
       const userKey = await delegationKey(expires);

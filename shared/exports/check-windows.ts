@@ -52,7 +52,7 @@ interface Vouched {
 export async function sortWindows({ job, endpoint, jobs, requestId, meter }: CheckInput): Promise<SortedWindows> {
   const asked = job.windows.filter((window) => job.ifNoneMatch[window.label] !== undefined);
   const changed = new Set(job.windows.filter((window) => !asked.includes(window)));
-    const readers = new Map(asked.map((window) => [window.label, windowReader(job, window, endpoint, requestId, meter)]));
+  const readers = new Map(asked.map((window) => [window.label, windowReader(job, window, endpoint, requestId, meter)]));
   const summary = endpoint.deps;
 
   const alone = async (window: Window): Promise<WindowOutcome[]> => {

@@ -4,6 +4,7 @@ import { DATABASE_ID } from '../model/resources.js';
 import { EXPORT_JOBS_CONTAINER } from '../store/container-definitions.js';
 import type { CheckedVersion, ExportJob, ExportJobs, WindowOutcome } from './export-job.js';
 import { createCosmosAdmissionLedger } from './cosmos-admission-ledger.js';
+import { statusOf } from '../store/store-fault.js';
 
 /** How long job state outlives the job: a worker still finishing, a late status call answered 404 from the record. */
 const KEPT_AFTER_EXPIRY_SECONDS = 3600;
@@ -45,7 +46,7 @@ const outcomeDocument = z.object({
 
 /**
  * Export jobs in their Cosmos container (EXPORT_JOBS_CONTAINER), one data tenant per partition:
- * a job document, one document per window outcome (`<job>.<label>`) and a done marker
+ * a job document, one document per window outcome (`<job>.<label>`, created once: the first wins) and a done marker
  * (`<job>.done`), and the service's one ledger of admitted jobs (cosmos-admission-ledger.ts). Each of a job's carries a `ttl` that ends an hour after the job's expiry. A document that
  * does not read as what it should be is no job (and no outcome): a caller gets 404, never another's job.
  */
@@ -94,7 +95,13 @@ export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
       });
     },
     async record(job, outcome) {
-      await container.items.upsert({ ...outcome, id: `${job.id}.${outcome.label}`, tenantId: job.tenant, kind: 'window', jobId: job.id, ttl: ttl(job) });
+      try {
+        await container.items.create({ ...outcome, id: `${job.id}.${outcome.label}`, tenantId: job.tenant, kind: 'window', jobId: job.id, ttl: ttl(job) });
+        return true;
+      } catch (error) {
+        if (statusOf(error) === 409) return false;
+        throw error;
+      }
     },
     async markDone(job) {
       await container.items.upsert({ id: `${job.id}.done`, tenantId: job.tenant, kind: 'done', jobId: job.id, clientId: job.clientId, ttl: ttl(job) });

@@ -84,8 +84,11 @@ export interface ExportJobs {
   remove(tenant: string, id: string): Promise<void>;
   /** The outcomes recorded so far of a job's windows. */
   outcomes(tenant: string, id: string): Promise<WindowOutcome[]>;
-  /** Records a window's outcome (again, when a redelivered message redid it). */
-  record(job: ExportJob, outcome: WindowOutcome): Promise<void>;
+  /**
+   * Records a window's outcome unless it has one: true when this one was recorded, false when
+   * another was first (a redelivered message that redid the window). An outcome never changes.
+   */
+  record(job: ExportJob, outcome: WindowOutcome): Promise<boolean>;
   /** Marks a job whose windows all have their outcome (or that was cancelled): it leaves the ledger of admitted jobs. */
   markDone(job: ExportJob): Promise<void>;
   /**

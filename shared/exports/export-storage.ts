@@ -12,12 +12,12 @@ export interface WindowMessage {
   readonly then?: readonly string[];
 }
 
-/** The files of export jobs, in one container: `<job id>/<window label>/<table>-<part>.parquet`. */
+/** The files of export jobs, in one container: `<job id>/<window label>/<try>/<table>-<part>.parquet`. */
 export interface ExportFiles {
   /** Writes a file as it comes (replacing one of the same name), labelled with when its job expires. */
   write(blob: string, chunks: readonly Uint8Array[], expires: Date): Promise<void>;
-  /** Deletes every file whose name starts with `prefix` (a job's `<id>/`, a window's `<id>/<label>/`). */
-  removeAll(prefix: string): Promise<void>;
+  /** Deletes every file whose name starts with `prefix` (a job's `<id>/`, a window's `<id>/<label>/`), but those in `keep`. */
+  removeAll(prefix: string, keep?: ReadonlySet<string>): Promise<void>;
   /** For each file, a URL that reads it and nothing else, over https, until `expires`. */
   readUrls(blobs: readonly string[], expires: Date): Promise<string[]>;
   /** Deletes the files whose job has expired by `now`; returns how many. */

@@ -80,11 +80,10 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
     const accepted: ExportJob = { ...job, accepted: true };
     try {
       sorted = await sortWindows({ job, endpoint, jobs: deps.jobs, requestId, meter });
+      // The outcomes known now first: the worker that settles the last window then sees the job complete.
+      await fromStore(Promise.all(sorted.unchanged.map((outcome) => deps.jobs.record(job, outcome))));
       const chains = windowChains({ jobId: job.id, tenant: job.tenant }, sorted.toExport.map((window) => window.label));
       await fromStorage(Promise.all(chains.map((message) => deps.queue.send(message))));
-      await fromStore(Promise.all(sorted.unchanged.map((outcome) => deps.jobs.record(job, outcome))));
-      // From now on it counts the windows it queued, until it is done (markDone releases it) or expires.
-      await fromStore(deps.jobs.admissions.update({ jobId: job.id, tenant: job.tenant, clientId: job.clientId, windows: sorted.toExport.length, until: Date.parse(job.expires) }));
       await fromStore(deps.jobs.replace(accepted));
     } catch (error) {
       // Never accepted: the caller retries, and what went (outcomes, messages) finds no job to work on.
@@ -92,6 +91,11 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
       await release();
       throw error;
     }
+    // From now on it counts the windows it queued, until it is done (markDone releases it) or
+    // expires. Should this fail, it stops counting at the end of its kick-off's time: a cap
+    // briefly loose, never a client shut out for the job's life by an entry nobody releases.
+    await deps.jobs.admissions.update({ jobId: job.id, tenant: job.tenant, clientId: job.clientId, windows: sorted.toExport.length, until: Date.parse(job.expires) })
+      .catch((error: unknown) => summary.log.warning(requestId, `the ledger of admitted jobs kept this job's kick-off entry (${error instanceof Error ? error.name : 'unknown'}): it counts until ${new Date(now + PLATFORM_HTTP_LIMIT_SECONDS * 1000).toISOString()}`));
     // Prefer: wait=N: the answer waits for the job to complete, as a status call does.
     const outcomes = sorted.toExport.length === 0 ? [...sorted.unchanged] : await outcomesWithin(accepted, deps, preferredWait(header('prefer')), [...sorted.unchanged]);
     const complete = isComplete(accepted, outcomes);

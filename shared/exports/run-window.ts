@@ -5,6 +5,7 @@
  * exports, the store streamed), renders into files instead of a body, and sends the next window
  * of its chain (window-chains.ts).
  */
+import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { ApiError } from '../errors/api-error.js';
 import { toProblem } from '../errors/problem-response.js';
@@ -64,9 +65,10 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
   if (!job || !window) return;
   const done = await deps.jobs.outcomes(job.tenant, job.id);
   if (done.some((outcome) => outcome.label === window.label)) return settled(job, message, done, deps);
-  const endpoint = deps.endpoints.get(job.resource);
-  if (!endpoint) return;
   const requestId = `export-${job.id}-${window.label}`;
+  const endpoint = deps.endpoints.get(job.resource);
+  // A resource no longer served: the window fails (its chain goes on), as for a view that changed.
+  if (!endpoint) return void (await settle(job, message, failed(window.label, viewChanged(), requestId), deps));
   const summary = endpoint.deps;
   const started = performance.now();
   const meter: StoreMeter = { documents: 0, requestCharge: 0 };
@@ -77,28 +79,26 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
     storeDocuments: meter.documents, requestCharge: Math.round(meter.requestCharge * 100) / 100,
   });
   let outcome: WindowOutcome;
+  // Each try writes into a folder of its own: a duplicate delivery running at once never
+  // overwrites or deletes the files of the try whose outcome is recorded.
+  const tryFolder = `${windowFolder(job, window.label)}${randomBytes(4).toString('hex')}/`;
   try {
     const { reader, cleaning, query } = windowReader(job, window, endpoint, requestId, meter);
     const expires = new Date(job.expires);
-    const prefix = `${job.id}/${window.label}/`;
-    const read = await reader.whole(async (records, signal) => {
-      // What an earlier try of this window left (a part past this try's last among them) goes first.
-      await deps.files.removeAll(prefix);
-      return writeWindowFiles(records, cleaning, {
-        prefix,
-        partBytes: summary.config.parquetMaxBytes,
-        signal,
-        metadata: [
-          { key: 'summary.requestId', value: requestId },
-          { key: 'summary.generatedAt', value: new Date(summary.clock()).toISOString() },
-          { key: 'summary.resource', value: query.resource.name },
-          { key: 'summary.filters', value: JSON.stringify(query.given) },
-        ],
-        write: (blob, chunks) => deps.files.write(blob, chunks, expires),
-      });
-    }, { deadlineMs: WINDOW_DEADLINE_MS, background: true });
+    const read = await reader.whole((records, signal) => writeWindowFiles(records, cleaning, {
+      prefix: tryFolder,
+      partBytes: summary.config.parquetMaxBytes,
+      signal,
+      metadata: [
+        { key: 'summary.requestId', value: requestId },
+        { key: 'summary.generatedAt', value: new Date(summary.clock()).toISOString() },
+        { key: 'summary.resource', value: query.resource.name },
+        { key: 'summary.filters', value: JSON.stringify(query.given) },
+      ],
+      write: (blob, chunks) => deps.files.write(blob, chunks, expires),
+    }), { deadlineMs: WINDOW_DEADLINE_MS, background: true });
     // Cancelled while it ran: its files go, as the cancel deleted the others'.
-    if ((await deps.jobs.get(job.tenant, job.id))?.cancelled !== false) return void (await deps.files.removeAll(prefix));
+    if ((await deps.jobs.get(job.tenant, job.id))?.cancelled !== false) return void (await deps.files.removeAll(windowFolder(job, window.label)));
     const { etag, version, takenAt } = read.validators;
     outcome = { label: window.label, status: 'exported', etag, records: read.rendered.records, files: read.rendered.files, checked: { ...version, takenAt } };
     logWindow(200, null, outcome.records, outcome.files.reduce((total, file) => total + file.bytes, 0));
@@ -122,8 +122,25 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
       throw error;
     }
   }
-  await deps.jobs.record(job, outcome);
+  await settle(job, message, outcome, deps, tryFolder);
+}
+
+/**
+ * Records a window's outcome, unless another try recorded one first, and goes on with its chain.
+ * The try whose outcome is recorded deletes what the others wrote or left (a worker that died
+ * mid-window, a duplicate delivery): no other outcome can be recorded after it. One that lost
+ * deletes its own files.
+ */
+async function settle(job: ExportJob, message: WindowMessage, outcome: WindowOutcome, deps: ExportDeps, tryFolder?: string): Promise<void> {
+  const recorded = await deps.jobs.record(job, outcome);
+  if (recorded) await deps.files.removeAll(windowFolder(job, outcome.label), new Set(outcome.files.map((file) => file.blob)));
+  else if (tryFolder) await deps.files.removeAll(tryFolder);
   await settled(job, message, await deps.jobs.outcomes(job.tenant, job.id), deps);
+}
+
+/** Where a window's files are, every try's folder in it. */
+function windowFolder(job: ExportJob, label: string): string {
+  return `${job.id}/${label}/`;
 }
 
 /**
@@ -135,12 +152,9 @@ export async function failWindow(raw: unknown, deps: ExportDeps): Promise<void> 
   if (!message) return;
   const job = await liveJob(message, deps);
   if (!job || !job.windows.some((window) => window.label === message.label)) return;
-  const done = await deps.jobs.outcomes(job.tenant, job.id);
-  if (!done.some((outcome) => outcome.label === message.label)) {
-    const error = new ApiError('EXPORT_WINDOW_FAILED', `The window ${message.label} could not be exported after every retry (the store or the export storage kept failing). Start a new job for this window, or pull it with the summary operation.`);
-    await deps.jobs.record(job, failed(message.label, error, `export-${job.id}-${message.label}`));
-  }
-  await settled(job, message, await deps.jobs.outcomes(job.tenant, job.id), deps);
+  const error = new ApiError('EXPORT_WINDOW_FAILED', `The window ${message.label} could not be exported after every retry (the store or the export storage kept failing). Start a new job for this window, or pull it with the summary operation.`);
+  // A late delivery may have recorded it meanwhile: then that outcome stands.
+  await settle(job, message, failed(message.label, error, `export-${job.id}-${message.label}`), deps);
 }
 
 /** The job of a message, unless it is gone, cancelled or expired. */

@@ -248,6 +248,30 @@ describe('summary-client pull through a job, against its storage', () => {
     expect(seen.filter((request) => request.url!.includes('/2025-01/')).map((request) => request.headers.range ?? 'whole')).toEqual(['whole', 'bytes=200-']);
   });
 
+  it.each([
+    ['answers the rest with the whole file (it ignores Range)', 'whole'],
+    ['answers 412 (the blob changed since)', '412'],
+  ])('starts a download broken off mid-body again from its first byte when storage %s', async (_what, answer) => {
+    let broken = false;
+    const storage = await startStorage((request, response, file) => {
+      if (request.headers.range && answer === '412') return void response.writeHead(412).end();
+      response.writeHead(200, { 'content-length': String(file.length), etag: '"v1"' });
+      if (request.url!.includes('/2025-01/') && !broken) {
+        broken = true;
+        response.write(file.subarray(0, 200));
+        return void setTimeout(() => response.destroy(), 50);
+      }
+      response.end(file);
+    });
+    const settings = await serveJob(storage);
+    const dir = outDir();
+    const result = await runPull(dir, settings);
+    expect([result.code, result.stderr]).toEqual([0, expect.any(String)]);
+    // The file holds the whole body from its first byte: nothing of the broken try before it.
+    expect(readFileSync(join(dir, 'contracts-2025-01.parquet')).equals(monthFile('2025-01'))).toBe(true);
+    expect(seen.filter((request) => request.url!.includes('/2025-01/')).map((request) => request.headers.range ?? 'whole')).toEqual(answer === '412' ? ['whole', 'bytes=200-', 'whole'] : ['whole', 'bytes=200-']);
+  });
+
   it('resumes a run killed mid-download: the month committed before stays, and the next run sends its ETag and downloads the rest', async () => {
     const options: { unchanged?: string[] } = {};
     let stall = true;

@@ -40,14 +40,14 @@ async function cancelAll(answers: readonly [string, number, string | undefined, 
 }
 
 describe('export job admission under concurrent kick-offs', () => {
-  it('accepts exactly the client\'s cap of twenty at once from one client; the others are 429 with Retry-After', async () => {
+  it('accepts exactly the client\'s cap (2) of twenty kick-offs at once from one client; the others are 429 with Retry-After', async () => {
     const answers = await race(Array.from({ length: 20 }, () => 'contoso-full'));
     expect(answers.filter(([, status]) => status === 202)).toHaveLength(JOBS_PER_CLIENT);
     expect(answers.filter(([, status, code]) => status === 429 && code === 'TOO_MANY_EXPORT_JOBS')).toHaveLength(20 - JOBS_PER_CLIENT);
     await cancelAll(answers);
   }, 120_000);
 
-  it('accepts exactly the tenant\'s cap of twenty at once from five clients of one tenant, none past its own', async () => {
+  it('accepts exactly the tenant\'s cap (4) of twenty kick-offs at once from five clients of one tenant, none past its own', async () => {
     const answers = await race(CLIENTS.flatMap((name) => [name, name, name, name]));
     const accepted = answers.filter(([, status]) => status === 202);
     expect(accepted).toHaveLength(JOBS_PER_TENANT);

@@ -73,6 +73,8 @@ describe('export jobs when things go wrong', () => {
     // ... having written half a file.
     const container = new BlobServiceClient(own.service.exports!.azurite.blobUrl, serviceCredential()).getContainerClient(EXPORT_STORAGE.container);
     await container.getBlockBlobClient(`${id}/2025-03/contracts-000.parquet`).upload('PAR1 half a file', 16);
+    // ... and a part past what the next try writes.
+    await container.getBlockBlobClient(`${id}/2025-03/contracts-001.parquet`).upload('PAR1 more', 9);
     await new Promise((resolve) => setTimeout(resolve, 1200));
     own.service.exports!.startTriggers(FAST);
     const manifest = await waitForManifest(own.service, 'contoso-full', location);
@@ -80,6 +82,10 @@ describe('export jobs when things go wrong', () => {
     expect(window).toMatchObject({ label: '2025-03', status: 'exported' });
     const read = await readParquet(await download(window!.files![0]!));
     expect(read.numRows).toBe(window!.records);
+    // What the dead worker left is gone: the window's folder holds exactly the manifest's files.
+    const left: string[] = [];
+    for await (const blob of container.listBlobsFlat({ prefix: `${id}/2025-03/` })) left.push(blob.name);
+    expect(left.sort()).toEqual(window!.files!.map((file) => decodeURIComponent(new URL(file.url).pathname).replace(/^\/[^/]+\/exports\//, '')).sort());
     expect(own.service.logs.some((line) => line.includes('"dequeueCount"'))).toBe(false);
   });
 

@@ -141,7 +141,10 @@ export function resultReader(input: OutputStageInput): ResultReader {
         throw error;
       }
       // Gone while the version was taken: no slot, no store read for nobody.
-      if (callerGone?.aborted) throw new CallerGone('the caller went away before the export started');
+      if (callerGone?.aborted) {
+        early?.();
+        throw new CallerGone('the caller went away before the export started');
+      }
       const release = early ?? await slot();
       // The export stops reading the store when its caller has gone, or at its deadline (every host).
       const deadline = AbortSignal.timeout(deadlineMs);
