@@ -870,14 +870,15 @@ def test_a_large_file_goes_to_disk_as_it_comes_and_is_refused_by_its_digest_with
     big = bytes(size)
     service, storage = job_service(servers, certificates, storage_answer=lambda request: (200, {}, big),
                                    file_of=lambda label, entry, asked: {**entry, "bytes": size, "sha256": "0" * 64})
-    # The loader in a process of its own, so that its peak memory is its own.
+    # The loader in a process of its own, so that its peak memory is its own: VmHWM, the high-water
+    # mark of its own memory (ru_maxrss would count this process's, which a vfork'ed child inherits).
     script = "\n".join([
-        "import json, resource, sys, summary_client",
+        "import json, re, sys, summary_client",
         "try:",
         "    summary_client.load_as_arrow('contracts', '2025-01-01', '2025-02-28', **json.loads(sys.argv[1]))",
         "except summary_client.UnsafeAnswerError as error:",
         "    print(error, file=sys.stderr)",
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)",
+        "print(int(re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)) * 1024)",
     ])
     run = subprocess.run([sys.executable, "-c", script, json.dumps(job_settings(service, certificates))], capture_output=True, text=True, timeout=300)
     assert "sha256 differs" in run.stderr, run.stderr

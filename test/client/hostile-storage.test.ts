@@ -326,8 +326,9 @@ describe('summary-client pull through a job, against its storage', () => {
     // January's digest is not what storage sends; February's is (its pages are then checked, from disk: it has none).
     const settings = await serveJob(storage, { file: (month, entry) => ({ ...entry, bytes: size, sha256: month === '2025-01' ? '0'.repeat(64) : sha256(zeros) }) });
     const dir = outDir();
-    // The client's own peak memory, said by the process as it exits.
-    const peak = 'data:text/javascript,process.on("exit",()=>process.stderr.write("peak-rss "+process.resourceUsage().maxRSS*1024+"\\n"))';
+    // The client's own peak memory, said by the process as it exits: VmHWM, the high-water mark of
+    // its own memory (maxRSS may count the parent's, from before the child's exec).
+    const peak = 'data:text/javascript,import{readFileSync}from"node:fs";process.on("exit",()=>process.stderr.write("peak-rss "+Number(/VmHWM:\\s+(\\d+)/.exec(readFileSync("/proc/self/status","utf8"))[1])*1024+"\\n"))';
     const result = await runChild(process.execPath, ['--import', peak, CLI, 'pull', 'contracts', ...RANGE, '--out', dir, '--via', 'job', '--max-retry-wait', '0'], settings, 120_000);
     expect(result.stderr).toMatch(/^2025-01 failed: contracts-2025-01\.parquet: its sha256 is not the manifest's/m);
     expect(result.stderr).toMatch(/^2025-02 failed: contracts-2025-02\.parquet: a file that no reader of the folder should open: it is not a Parquet file/m);
