@@ -64,7 +64,7 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
   const window = job?.windows.find((candidate) => candidate.label === message.label);
   if (!job || !window) return;
   const done = await deps.jobs.outcomes(job.tenant, job.id);
-  if (done.some((outcome) => outcome.label === window.label)) return settled(job, message, done, deps);
+  if (done.some((outcome) => outcome.label === window.label)) return goOn(job, message, done, deps);
   const requestId = `export-${job.id}-${window.label}`;
   const endpoint = deps.endpoints.get(job.resource);
   // A resource no longer served: the window fails (its chain goes on), as for a view that changed.
@@ -135,7 +135,7 @@ async function settle(job: ExportJob, message: WindowMessage, outcome: WindowOut
   const recorded = await deps.jobs.record(job, outcome);
   if (recorded) await deps.files.removeAll(windowFolder(job, outcome.label), new Set(outcome.files.map((file) => file.blob)));
   else if (tryFolder) await deps.files.removeAll(tryFolder);
-  await settled(job, message, await deps.jobs.outcomes(job.tenant, job.id), deps);
+  await goOn(job, message, await deps.jobs.outcomes(job.tenant, job.id), deps);
 }
 
 /** Where a window's files are, every try's folder in it. */
@@ -187,7 +187,7 @@ export function windowReader(job: ExportJob, window: ExportJob['windows'][number
  * A message's window has its outcome: its chain goes on with the next window that has none, and
  * once every window has one, the job no longer counts against its caps.
  */
-async function settled(job: ExportJob, message: WindowMessage, outcomes: readonly WindowOutcome[], deps: ExportDeps): Promise<void> {
+async function goOn(job: ExportJob, message: WindowMessage, outcomes: readonly WindowOutcome[], deps: ExportDeps): Promise<void> {
   const labels = new Set(outcomes.map((outcome) => outcome.label));
   const next = nextInChain(message, labels);
   if (next) await deps.queue.send(next);

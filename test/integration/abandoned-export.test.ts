@@ -59,7 +59,8 @@ describe('an export whose caller has gone', () => {
     // The same client's next export finds its slot free (no 2 s wait, no EXPORTS_BUSY): it runs.
     const second = new AbortController();
     const next = exportRequest(second.signal);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Waited for, within the 2 s a request would wait for a slot still held (then EXPORTS_BUSY, no page read).
+    for (let waited = 0; pagesRead === readWhenStopped && waited < 1900; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(pagesRead).toBeGreaterThan(readWhenStopped);
     second.abort();
     await next.catch(() => undefined);
