@@ -5,7 +5,7 @@ import { createSummaryDeps } from '../shared/app/create-summary-deps.js';
 import type { SummaryDeps } from '../shared/http/summary-deps.js';
 import { handleSummary } from '../shared/http/handle-summary.js';
 import { summaryEndpoint } from '../shared/http/summary-endpoint.js';
-import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../shared/telemetry/request-log-entry.js';
 import { CONTRACTS } from '../shared/model/contracts.js';
 import { requestTokens } from '../dev/request-tokens.js';
 import { BENCH_CLIENT } from './full-view.js';

@@ -13,8 +13,9 @@ import { loadConfig } from '../shared/config/load-config.js';
 import { createSummaryDeps } from '../shared/app/create-summary-deps.js';
 import { exportFunctions } from '../shared/app/export-functions.js';
 import { summaryFunctions } from '../shared/app/summary-function.js';
+import { summaryEndpoints } from '../shared/http/summary-endpoint.js';
 import type { JobStatusDocument } from '../shared/exports/export-manifest.js';
-import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../shared/telemetry/request-log-entry.js';
 import { partitionKeyOf } from '../shared/model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
 import { QUIET_SECONDS } from '../shared/output/result-etag.js';
@@ -89,8 +90,9 @@ async function measure(input: ExportJobInput): Promise<ExportJobFigures> {
   const registry = { [clientId(BENCH_CLIENT)]: TENANT, [clientId(SECOND_BUSY_CLIENT)]: TENANT, [clientId(QUIET_CLIENT)]: QUIET_TENANT };
   const config = loadConfig({ ...stack.settings, LOG_REQUESTS: 'true', PUBLIC_BASE_URL: '', CLIENT_REGISTRY: JSON.stringify(registry) });
   const deps = createSummaryDeps(config, { log: { request: (entry) => lines.push(entry), fault: () => {}, warning: () => {} } });
-  const jobs = exportFunctions(RESOURCES, deps);
-  const service = await startService({ registrations: [...summaryFunctions(RESOURCES, deps), ...jobs.http], subscriptionKeys: stack.identities.subscriptionKeys, port: 0 });
+  const endpoints = summaryEndpoints(RESOURCES, deps);
+  const jobs = exportFunctions(endpoints, deps);
+  const service = await startService({ registrations: [...summaryFunctions(endpoints), ...jobs.http], subscriptionKeys: stack.identities.subscriptionKeys, port: 0 });
   const triggers = startTriggerHost({ queues: jobs.queues, timers: [], settings: { ...process.env, ...stack.settings } });
   try {
     // The seed's months moved to end with this month: the range is the `months` months up to it.

@@ -6,7 +6,7 @@ import { MAX_BODY_BYTES } from '../shared/http/read-json-body.js';
 import type { FunctionRegistration } from '../shared/app/summary-function.js';
 import { validClientRequestId } from '../shared/http/request-id.js';
 import { tellCallerGone } from '../shared/http/caller-gone.js';
-import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../shared/telemetry/request-log-entry.js';
 import { unmatchedRequestLog } from './unmatched-request-log.js';
 
 export type { FunctionRegistration };

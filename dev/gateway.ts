@@ -5,7 +5,7 @@ import { createKeyMatcher } from '../shared/auth/key-matcher.js';
 import { errorResponse } from '../shared/http/error-response.js';
 import { CLIENT_REQUEST_ID_HEADER } from '../shared/model/operation-contract.js';
 import { pickRequestId, validClientRequestId } from '../shared/http/request-id.js';
-import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../shared/telemetry/request-log-entry.js';
 import type { HostListener } from './functions-host.js';
 import { unmatchedRequestLog } from './unmatched-request-log.js';
 

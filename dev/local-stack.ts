@@ -6,7 +6,7 @@ import { startIdentityProvider, type IdentityProvider } from './identity-provide
 import { issueServerCertificate, loadOrCreateLocalCa, trustInThisProcess } from './local-ca.js';
 import { clientRegistry, loadDevIdentities, type DevIdentities } from './identities.js';
 import type { FunctionRegistration } from './functions-host.js';
-import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../shared/telemetry/request-log-entry.js';
 import { startService } from './start-service.js';
 import { ensureExportStorage, localExportSettings } from './ensure-storage.js';
 import { startTriggerHost, type QueueSettings } from './trigger-host.js';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createFunctionsHost, type FunctionRegistration } from './functions-host.js';
 import { createGateway } from './gateway.js';
 import { referencePage, type ReferenceStack } from './reference-page.js';
-import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../shared/telemetry/request-log-entry.js';
 import { errorResponse } from '../shared/http/error-response.js';
 
 /** Options of the service part of the local stack: the gateway in front of the functions host. */

@@ -1,4 +1,4 @@
-import type { RequestLogEntry } from '../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../shared/telemetry/request-log-entry.js';
 
 /** A log line for a request nothing else logs (a gateway refusal, a 404 or 405 of the host). */
 export function unmatchedRequestLog(requestId: string, clientRequestId: string | null, status: number, code: string, bytes: number, started: number): RequestLogEntry {

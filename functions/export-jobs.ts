@@ -1,6 +1,5 @@
 import azureFunctions from '@azure/functions';
-import { RESOURCES } from '../shared/model/resources.js';
-import { runtimeDeps } from '../shared/app/runtime-deps.js';
+import { runtimeDeps, runtimeEndpoints } from '../shared/app/runtime-deps.js';
 import { exportFunctions } from '../shared/app/export-functions.js';
 
 /**
@@ -8,7 +7,7 @@ import { exportFunctions } from '../shared/app/export-functions.js';
  * GET and DELETE /api/v1/exports/{id}, the queue-triggered window worker, its poison handler and
  * the timer that sweeps expired files.
  */
-export const functions = exportFunctions(RESOURCES, runtimeDeps());
+export const functions = exportFunctions(runtimeEndpoints(), runtimeDeps());
 
 for (const { name, options } of functions.http) azureFunctions.app.http(name, options);
 for (const { name, options } of functions.queues) azureFunctions.app.storageQueue(name, options);

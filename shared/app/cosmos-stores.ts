@@ -2,8 +2,8 @@ import { createCosmosClient, type CosmosClientOptions } from '../store/create-co
 import { createCosmosRecordStore, type CosmosRecordStoreOptions } from '../store/cosmos-record-store.js';
 import { createCosmosPageCursors, type PageCursors } from '../cursors/page-cursors.js';
 import type { RecordStore } from '../store/record-store.js';
-import { createCosmosExportJobs } from '../exports/cosmos-export-jobs.js';
-import type { ExportJobs } from '../exports/export-job.js';
+import { createCosmosExportJobs } from '../store/cosmos-export-jobs.js';
+import type { ExportJobs } from '../store/export-jobs.js';
 
 /** The record store, the page cursors and the export jobs, over one Cosmos client (one connection pool). */
 export interface CosmosStores {

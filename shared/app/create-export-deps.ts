@@ -2,7 +2,7 @@ import type { TokenCredential } from '@azure/core-auth';
 import type { ExportSettings } from '../config/load-config.js';
 import type { ExportDeps } from '../exports/export-deps.js';
 import type { ExportFiles, WindowQueue } from '../exports/export-storage.js';
-import type { SummaryEndpoint } from '../http/summary-endpoint.js';
+import type { PreparedResource } from '../results/prepared-resource.js';
 import type { SummaryDeps } from '../http/summary-deps.js';
 import { cosmosStoresOf } from './create-summary-deps.js';
 import { lazyManagedIdentity } from './managed-identity.js';
@@ -14,9 +14,9 @@ import { lazyManagedIdentity } from './managed-identity.js';
  * with the first call, off the cold start of instances that serve no export.
  *
  * @example
- * const exports = createExportDeps(deps.config.exports!, deps, endpoints);
+ * const exports = createExportDeps(deps.config.exports!, deps, summaryEndpoints(RESOURCES, deps));
  */
-export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, endpoints: ReadonlyMap<string, SummaryEndpoint>): ExportDeps {
+export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, resources: ReadonlyMap<string, PreparedResource>): ExportDeps {
   const storage = { blobServiceUri: settings.blobServiceUri, queueServiceUri: settings.queueServiceUri, credential: storageCredential(settings) };
   const sdk = () => import('../exports/azure-export-storage.js');
   let files: Promise<ExportFiles> | undefined;
@@ -34,8 +34,8 @@ export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, en
     queue: {
       send: async (...args) => (await (queue ??= sdk().then((module) => module.createWindowQueue(storage)))).send(...args),
     },
-    endpoints,
-    clock: deps.clock,
+    resources,
+    results: deps,
   };
 }
 

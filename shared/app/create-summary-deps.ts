@@ -11,7 +11,7 @@ import { lazyStores } from './lazy-stores.js';
 import { createExportSlots, EXPORT_SLOTS } from '../admission/export-slots.js';
 import { createJsonLogger } from './json-logger.js';
 import { SYSTEM_CLOCK, type Clock } from '../util/clock.js';
-import type { RequestLogger } from '../http/request-log-entry.js';
+import type { RequestLogger } from '../telemetry/request-log-entry.js';
 import type { SummaryDeps } from '../http/summary-deps.js';
 import { CURSOR_GUARD, guardCursors } from '../cursors/guarded-cursors.js';
 import { recordCursorFailure } from '../telemetry/telemetry.js';

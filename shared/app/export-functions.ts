@@ -1,12 +1,12 @@
 import type { HttpRequest, HttpResponseInit, StorageQueueFunctionOptions, TimerFunctionOptions } from '@azure/functions';
-import type { ResourceDefinition } from '../model/resource-definition.js';
 import type { SummaryDeps } from '../http/summary-deps.js';
-import { summaryEndpoint } from '../http/summary-endpoint.js';
-import type { HttpResult } from '../http/handlers/output-stage.js';
+import type { SummaryEndpoint } from '../http/summary-endpoint.js';
+import type { HttpResult } from '../http/output-stages/output-stage.js';
 import { EXPORT_STORAGE } from '../exports/export-storage.js';
 import { CANCEL_NAMES, kickOffNames, STATUS_NAMES } from '../exports/export-operations.js';
-import { handleCancel, handleKickOff, handleStatus } from '../exports/handle-exports.js';
-import { failWindow, runWindow } from '../exports/run-window.js';
+import { handleCancel, handleKickOff, handleStatus } from '../http/handle-exports.js';
+import { runWindow } from '../exports/run-window.js';
+import { recordPoisonedWindow } from '../exports/poisoned-window.js';
 import { createExportDeps } from './create-export-deps.js';
 import type { FunctionRegistration } from './summary-function.js';
 
@@ -36,13 +36,13 @@ export interface ExportFunctions {
 export const SWEEP_SCHEDULE = '0 */15 * * * *';
 
 /**
- * The export jobs' functions over the summary operations' collaborators, or none when the
- * settings configure no export storage (a deployment without exports answers 404 for them).
+ * The export jobs' functions over the summary operations' endpoints (summaryEndpoints: made once
+ * per process) and collaborators, or none when the settings configure no export storage (a
+ * deployment without exports answers 404 for them).
  */
-export function exportFunctions(resources: readonly ResourceDefinition[], deps: SummaryDeps): ExportFunctions {
+export function exportFunctions(endpoints: ReadonlyMap<string, SummaryEndpoint>, deps: SummaryDeps): ExportFunctions {
   const settings = deps.config.exports;
   if (!settings) return { http: [], queues: [], timers: [] };
-  const endpoints = new Map(resources.map((resource) => [resource.name, summaryEndpoint(resource, deps)]));
   const exportDeps = createExportDeps(settings, deps, endpoints);
   const http = (handle: (request: HttpRequest) => Promise<HttpResult>) => async (request: HttpRequest): Promise<HttpResponseInit> => {
     const { status, headers, body } = await handle(request);
@@ -54,12 +54,12 @@ export function exportFunctions(resources: readonly ResourceDefinition[], deps: 
         const names = kickOffNames(endpoint.resource);
         return { name: names.id, options: { route: names.route, methods: [names.method], authLevel: 'function', handler: http((request) => handleKickOff(endpoint, exportDeps, request)) } };
       }),
-      { name: STATUS_NAMES.id, options: { route: STATUS_NAMES.route, methods: [STATUS_NAMES.method], authLevel: 'function', handler: http((request) => handleStatus(exportDeps, request)) } },
-      { name: CANCEL_NAMES.id, options: { route: CANCEL_NAMES.route, methods: [CANCEL_NAMES.method], authLevel: 'function', handler: http((request) => handleCancel(exportDeps, request)) } },
+      { name: STATUS_NAMES.id, options: { route: STATUS_NAMES.route, methods: [STATUS_NAMES.method], authLevel: 'function', handler: http((request) => handleStatus(deps, exportDeps, request)) } },
+      { name: CANCEL_NAMES.id, options: { route: CANCEL_NAMES.route, methods: [CANCEL_NAMES.method], authLevel: 'function', handler: http((request) => handleCancel(deps, exportDeps, request)) } },
     ],
     queues: [
       { name: 'exportWindow', options: { queueName: EXPORT_STORAGE.queue, connection: EXPORTS_CONNECTION, handler: (message) => runWindow(message, exportDeps) } },
-      { name: 'exportWindowFailed', options: { queueName: EXPORT_STORAGE.poisonQueue, connection: EXPORTS_CONNECTION, handler: (message) => failWindow(message, exportDeps) } },
+      { name: 'exportWindowFailed', options: { queueName: EXPORT_STORAGE.poisonQueue, connection: EXPORTS_CONNECTION, handler: (message) => recordPoisonedWindow(message, exportDeps) } },
     ],
     timers: [
       {

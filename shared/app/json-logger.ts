@@ -1,4 +1,4 @@
-import type { RequestLogger } from '../http/request-log-entry.js';
+import type { RequestLogger } from '../telemetry/request-log-entry.js';
 
 /**
  * A logger writing JSON lines through the given sinks: the console, locally and in Azure alike

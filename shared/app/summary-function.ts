@@ -1,17 +1,13 @@
 import type { HttpFunctionOptions, HttpRequest, HttpResponseInit } from '@azure/functions';
-import type { ResourceDefinition } from '../model/resource-definition.js';
-import { operationNames } from '../model/operation-contract.js';
 import { handleSummary } from '../http/handle-summary.js';
-import { summaryEndpoint } from '../http/summary-endpoint.js';
-import type { SummaryDeps } from '../http/summary-deps.js';
+import type { SummaryEndpoint } from '../http/summary-endpoint.js';
 
 /**
  * The Azure Functions registration of one summary operation: POST only, function-key auth level
  * (API Management calls the backend with a function key; local hosts do not enforce it), and a
  * thin adapter from the host's request to the pipeline.
  */
-export function summaryFunction(resource: ResourceDefinition, deps: SummaryDeps): HttpFunctionOptions & { route: string } {
-  const endpoint = summaryEndpoint(resource, deps);
+export function summaryFunction(endpoint: SummaryEndpoint): HttpFunctionOptions & { route: string } {
   return {
     route: endpoint.names.route,
     methods: ['POST'],
@@ -29,7 +25,7 @@ export interface FunctionRegistration {
   readonly options: HttpFunctionOptions & { route: string };
 }
 
-/** The registration of every resource's summary operation, named after its operationId. */
-export function summaryFunctions(resources: readonly ResourceDefinition[], deps: SummaryDeps): FunctionRegistration[] {
-  return resources.map((resource) => ({ name: operationNames(resource).id, options: summaryFunction(resource, deps) }));
+/** The registration of every resource's summary operation (summaryEndpoints: made once per process), named after its operationId. */
+export function summaryFunctions(endpoints: ReadonlyMap<string, SummaryEndpoint>): FunctionRegistration[] {
+  return [...endpoints.values()].map((endpoint) => ({ name: endpoint.names.id, options: summaryFunction(endpoint) }));
 }

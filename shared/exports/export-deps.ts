@@ -1,17 +1,18 @@
-import type { Clock } from '../util/clock.js';
 import type { ExportSettings } from '../config/load-config.js';
-import type { SummaryEndpoint } from '../http/summary-endpoint.js';
-import type { ExportJobs } from './export-job.js';
+import type { PreparedResource } from '../results/prepared-resource.js';
+import type { ResultDeps } from '../results/result-deps.js';
+import type { ExportJobs } from '../store/export-jobs.js';
+import type { RequestLogger } from '../telemetry/request-log-entry.js';
 import type { ExportFiles, WindowQueue } from './export-storage.js';
 
-/** What export jobs work with, beside the summary operations' collaborators (each endpoint's deps). */
+/** What export jobs work with: their own stores, and what reading results needs (the summary operations' own). */
 export interface ExportDeps {
   readonly settings: ExportSettings;
   readonly jobs: ExportJobs;
   readonly files: ExportFiles;
   readonly queue: WindowQueue;
-  /** The summary operation of each resource, by name: a job reads and checks through it (its view, its filters, its reader). */
-  readonly endpoints: ReadonlyMap<string, SummaryEndpoint>;
-  /** The one clock (util/clock.ts). */
-  readonly clock: Clock;
+  /** Each resource prepared for reading, by name: made once per process, shared with the summary operations. */
+  readonly resources: ReadonlyMap<string, PreparedResource>;
+  /** The summary operations' collaborators as a job reads through them, and the log a window's line goes to. */
+  readonly results: ResultDeps & { readonly log: RequestLogger };
 }

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
 import { toProblem, type ProblemDocument } from '../errors/problem-response.js';
-import type { ExportJob, WindowOutcome } from './export-job.js';
+import type { ExportJob, WindowOutcome } from '../store/export-jobs.js';
 
 /** A job's status document: progress while it runs, the manifest once every window has its outcome. */
 export interface JobStatusDocument {

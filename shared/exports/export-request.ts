@@ -8,12 +8,13 @@ import { ApiError, echo, type FieldError } from '../errors/api-error.js';
 import { parseCalendarDate } from '../filters/calendar-date.js';
 import { PAGINATION_MEMBERS, type FilterMember } from '../filters/filter-members.js';
 import { parseFilters, RESERVED_QUERY, unknownMember } from '../filters/parse-filters.js';
-import { parseIfNoneMatch } from '../http/if-none-match.js';
+import { parseIfNoneMatch } from '../results/if-none-match.js';
 import { PARQUET_MEDIA_TYPE } from '../model/operation-contract.js';
 import type { DayRangeFilter } from '../model/resource-definition.js';
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { View } from '../model/view.js';
-import { monthsTouched, monthWindows, type ExportWindow } from './export-windows.js';
+import { monthsTouched, monthWindows } from './export-windows.js';
+import type { ExportWindow } from '../store/export-jobs.js';
 
 /** The request member that carries the caller's ETags per window. */
 export const IF_NONE_MATCH_MEMBER = 'ifNoneMatch';

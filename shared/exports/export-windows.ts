@@ -1,12 +1,5 @@
 import { calendarMonthOf, formatDay } from '../filters/calendar-date.js';
-
-/** One calendar month of an export job's range, cut to the range: both ends included, UTC days. */
-export interface ExportWindow {
-  /** The calendar month, `YYYY-MM`: the window's name in the manifest and in `ifNoneMatch`. */
-  readonly label: string;
-  readonly from: string;
-  readonly to: string;
-}
+import type { ExportWindow } from '../store/export-jobs.js';
 
 /**
  * The calendar-month windows of the days `fromDay`..`toDay` (days since the epoch, both

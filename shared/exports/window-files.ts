@@ -3,9 +3,9 @@ import type { KeyValue } from 'hyparquet-writer';
 import type { StoredRecord } from '../model/view.js';
 import type { CleaningPlan } from '../output/record-cleaner.js';
 import { newCleaningReport } from '../output/record-cleaner.js';
-import { cleaningMetadata, exportTables, writeTables, type ExportTable, type TableSink } from '../output/export-parquet.js';
+import { cleaningMetadata, exportTables, tableWriter, writeTables, type ExportTable, type TableSink } from '../output/export-parquet.js';
 import { ParquetTableWriter } from '../output/parquet/parquet-table-writer.js';
-import type { ExportFileEntry } from './export-job.js';
+import type { ExportFileEntry } from '../store/export-jobs.js';
 
 /** How one window's files are written. */
 export interface WindowFilesOptions {
@@ -93,12 +93,7 @@ class PartedTable implements TableSink {
   }
 
   private newWriter(): ParquetTableWriter {
-    return new ParquetTableWriter({
-      fields: this.table.fields,
-      // The part size closes a file; this only keeps one from growing without bound.
-      maxBytes: Number.MAX_SAFE_INTEGER,
-      metadata: [...this.options.metadata, { key: 'summary.table', value: this.table.name }],
-      ...(this.options.rowGroupSize ? { rowGroupSize: this.options.rowGroupSize } : {}),
-    });
+    // The part size closes a file; the writer's own bound only keeps one from growing without bound.
+    return tableWriter(this.table, { ...this.options, maxBytes: Number.MAX_SAFE_INTEGER });
   }
 }

@@ -5,7 +5,6 @@
  * export it is told of stops reading the store and frees its slot.
  */
 import type { HttpRequest } from '@azure/functions';
-import { PLATFORM_HTTP_LIMIT_SECONDS } from './platform-limit.js';
 
 const signals = new WeakMap<HttpRequest, AbortSignal>();
 
@@ -23,6 +22,3 @@ export function callerGone(request: HttpRequest): AbortSignal | undefined {
 export class CallerGone extends Error {
   override readonly name = 'CallerGone';
 }
-
-/** How long an export may run: 30 s inside the platform's limit, so that its 503 still reaches the caller. */
-export const EXPORT_DEADLINE_MS = (PLATFORM_HTTP_LIMIT_SECONDS - 30) * 1000;

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import type { HttpResult } from './handlers/output-stage.js';
+import type { HttpResult } from './output-stages/output-stage.js';
 import { QUALITY_PATTERN } from './negotiate.js';
 
 /** The content codings the service can send, in order of preference on equal q. */

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { PROBLEM_MEDIA_TYPE, toProblem } from '../errors/problem-response.js';
 import type { ErrorCode } from '../errors/error-codes.js';
-import type { HttpResult } from './handlers/output-stage.js';
+import type { HttpResult } from './output-stages/output-stage.js';
 import { baseHeaders } from './response-headers.js';
 
 /**

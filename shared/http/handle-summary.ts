@@ -3,11 +3,11 @@ import { ApiError } from '../errors/api-error.js';
 import { parseFilters } from '../filters/parse-filters.js';
 import { negotiateOffer, type Offer } from './negotiate.js';
 import { readJsonBody } from './read-json-body.js';
-import { parseIfNoneMatch } from './if-none-match.js';
+import { parseIfNoneMatch } from '../results/if-none-match.js';
 import { callerGone } from './caller-gone.js';
 import { serveRequest } from './serve-request.js';
-import { OUTPUT_STAGES } from './handlers/stages.js';
-import type { HttpResult } from './handlers/output-stage.js';
+import { OUTPUT_STAGES } from './output-stages/stages.js';
+import type { HttpResult } from './output-stages/output-stage.js';
 import type { SummaryEndpoint } from './summary-endpoint.js';
 
 /**

@@ -3,8 +3,8 @@ import type { Principal } from '../auth/authenticate.js';
 import { ApiError } from '../errors/api-error.js';
 import { recordRequest } from '../telemetry/telemetry.js';
 import { CLIENT_REQUEST_ID_HEADER, type Format } from '../model/operation-contract.js';
-import type { HttpResult } from './handlers/output-stage.js';
-import type { RequestLogEntry, RequestLogger } from './request-log-entry.js';
+import type { HttpResult } from './output-stages/output-stage.js';
+import type { RequestLogEntry, RequestLogger } from '../telemetry/request-log-entry.js';
 import { pickRequestId, validClientRequestId } from './request-id.js';
 
 /**

@@ -5,7 +5,7 @@ import { inRequestSpan } from '../telemetry/telemetry.js';
 import { CallerGone } from './caller-gone.js';
 import { compressResponse } from './compress-response.js';
 import { errorResponse } from './error-response.js';
-import type { HttpResult } from './handlers/output-stage.js';
+import type { HttpResult } from './output-stages/output-stage.js';
 import { observeRequest, type RequestFacts } from './request-observer.js';
 import { baseHeaders } from './response-headers.js';
 import type { SummaryDeps } from './summary-deps.js';

@@ -1,43 +1,24 @@
 /**
- * One summary operation as it runs: everything worked out from its resource, made once when its
- * function is registered (as fastify makes a route's context: schema, handler and serializers at
- * registration), and the collaborators it runs with. The pipeline (handle-summary.ts) reads these
- * and works nothing out of the resource itself.
+ * One summary operation as it runs: its prepared resource (../results/prepared-resource.ts:
+ * filter members, role sets' views), what HTTP adds (names, offers), and the collaborators it runs
+ * with, made once per resource at registration. The pipeline (handle-summary.ts) reads these and
+ * works nothing out of the resource itself.
  */
 import type { ResourceDefinition } from '../model/resource-definition.js';
-import { operationNames, type Format, type OperationNames } from '../model/operation-contract.js';
-import { schemaTag } from '../output/result-etag.js';
-import type { View } from '../model/view.js';
-import { filterMembers, type FilterMember } from '../filters/filter-members.js';
-import { planCleaning, type CleaningPlan } from '../output/record-cleaner.js';
+import { operationNames, type OperationNames } from '../model/operation-contract.js';
+import { preparedResource, type PreparedResource } from '../results/prepared-resource.js';
 import { resourceOffers, type Offer } from './negotiate.js';
 import type { SummaryDeps } from './summary-deps.js';
 
-/** A caller's view of the resource and what is compiled of it, prepared once per role set. */
-export interface PreparedView {
-  readonly view: View;
-  readonly cleaning: CleaningPlan;
-  /** The fingerprint of its columns in each format (X-Summary-Schema, and part of every ETag). */
-  readonly schemaTags: Readonly<Record<Format, string>>;
-}
-
-export interface SummaryEndpoint {
-  readonly resource: ResourceDefinition;
+export interface SummaryEndpoint extends PreparedResource {
   readonly names: OperationNames;
   /** The media types the operation answers, and the format of each (negotiate.ts). */
   readonly offers: readonly Offer[];
-  /** The request members it accepts, by name (filter-members.ts). */
-  readonly members: Readonly<Record<string, FilterMember>>;
   readonly deps: SummaryDeps;
-  /** The view of a role set, with its cleaning plan. */
-  prepare(roles: readonly string[]): PreparedView;
 }
 
-/** Views kept per operation; a deployment sees a few role sets, a caller may send many. */
-const MAX_PREPARED_VIEWS = 1000;
-
 /**
- * The operation of `resource`, running with `deps`: made once per resource at registration.
+ * The operation of `resource`, running with `deps`.
  *
  * @example
  * const endpoint = summaryEndpoint(CONTRACTS, deps);
@@ -45,26 +26,18 @@ const MAX_PREPARED_VIEWS = 1000;
  * endpoint.prepare(['Data.Read']).view.fields; // the fields that role set may see
  */
 export function summaryEndpoint(resource: ResourceDefinition, deps: SummaryDeps): SummaryEndpoint {
-  // The one cache here, and why: a role set's view is the allowlist worked out for it (fields,
-  // line fields, Drafts, value checks), the same on every request of that role set. Keyed by the
-  // role set as JSON, so no role name, whatever characters it holds, can stand for two.
-  const prepared = new Map<string, PreparedView>();
+  const prepared = preparedResource(resource, deps.allowlist);
   return Object.freeze({
     resource,
+    members: prepared.members,
+    prepare: prepared.prepare,
     names: operationNames(resource),
     offers: Object.freeze(resourceOffers(resource)),
-    members: filterMembers(resource),
     deps,
-    prepare(roles: readonly string[]): PreparedView {
-      const key = JSON.stringify(roles);
-      let found = prepared.get(key);
-      if (found === undefined) {
-        const view = deps.allowlist.view(resource, roles);
-        found = Object.freeze({ view, cleaning: planCleaning(view), schemaTags: Object.freeze({ json: schemaTag(view, 'json'), parquet: schemaTag(view, 'parquet') }) });
-        if (prepared.size >= MAX_PREPARED_VIEWS) prepared.clear();
-        prepared.set(key, found);
-      }
-      return found;
-    },
   });
+}
+
+/** Every resource's operation, by resource name: made once per process, shared by the summary operations and export jobs. */
+export function summaryEndpoints(resources: readonly ResourceDefinition[], deps: SummaryDeps): ReadonlyMap<string, SummaryEndpoint> {
+  return new Map(resources.map((resource) => [resource.name, summaryEndpoint(resource, deps)]));
 }

@@ -2,11 +2,32 @@ import type { KeyValue } from 'hyparquet-writer';
 import type { FieldSpec } from '../model/fields.js';
 import { fieldSpec } from '../model/resource-definition.js';
 import type { StoredRecord, View } from '../model/view.js';
+import type { SummaryQuery } from '../model/summary-query.js';
 import { unreachable } from '../util/unreachable.js';
 import { OutputLimitExceeded } from './output-limit-exceeded.js';
 import { cleaningWarning, cleanRecord, newCleaningReport, type CleaningPlan, type CleaningReport } from './record-cleaner.js';
 import { ParquetTableWriter } from './parquet/parquet-table-writer.js';
 import { zipOverhead, zipStored } from './zip-stored.js';
+
+/** The key-value metadata in the footer of every exported file, the table's name added per file (tableWriter). */
+export function footerMetadata({ requestId, generatedAt, query }: { readonly requestId: string; readonly generatedAt: Date; readonly query: SummaryQuery }): KeyValue[] {
+  return [
+    { key: 'summary.requestId', value: requestId },
+    { key: 'summary.generatedAt', value: generatedAt.toISOString() },
+    { key: 'summary.resource', value: query.resource.name },
+    { key: 'summary.filters', value: JSON.stringify(query.given) },
+  ];
+}
+
+/** The writer of one table of an export: its fields, the export's footer metadata and the table's name, within `maxBytes`. */
+export function tableWriter(table: ExportTable, options: { readonly maxBytes: number; readonly metadata: readonly KeyValue[]; readonly rowGroupSize?: number | undefined }): ParquetTableWriter {
+  return new ParquetTableWriter({
+    fields: table.fields,
+    maxBytes: options.maxBytes,
+    metadata: [...options.metadata, { key: 'summary.table', value: table.name }],
+    ...(options.rowGroupSize ? { rowGroupSize: options.rowGroupSize } : {}),
+  });
+}
 
 /** Options of one export. */
 export interface ExportOptions {
@@ -37,12 +58,7 @@ export interface ExportResult {
  */
 export async function exportParquet(records: AsyncIterable<readonly StoredRecord[]>, cleaning: CleaningPlan, options: ExportOptions): Promise<ExportResult> {
   const tables = exportTables(cleaning.view);
-  const writer = (table: ExportTable) => new ParquetTableWriter({
-    fields: table.fields,
-    maxBytes: options.maxBytes,
-    metadata: [...options.metadata, { key: 'summary.table', value: table.name }],
-    ...(options.rowGroupSize ? { rowGroupSize: options.rowGroupSize } : {}),
-  });
+  const writer = (table: ExportTable) => tableWriter(table, options);
   const main = writer(tables.records);
   const lines = tables.lines && writer(tables.lines);
   const shape = cleaning.view.resource.export;

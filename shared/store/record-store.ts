@@ -42,6 +42,11 @@ export interface ResultVersion {
   readonly latestWrite: number;
 }
 
+/** A version, and when it was taken (ms since the epoch, the service's clock, before its aggregate): what an ETag was worked out from. */
+export interface TakenVersion extends ResultVersion {
+  readonly takenAt: number;
+}
+
 /** The version of a result that matches nothing. */
 export const EMPTY_VERSION: ResultVersion = Object.freeze({ records: 0, latestWrite: 0 });
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createGateway } from '../../dev/gateway.js';
-import type { RequestLogEntry } from '../../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../../shared/telemetry/request-log-entry.js';
 
 // The local stand-in for API Management, on a real loopback server, in front of a host listener
 // that records what the function side would see.

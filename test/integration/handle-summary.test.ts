@@ -6,7 +6,7 @@ import { createSummaryDeps } from '../../shared/app/create-summary-deps.js';
 import { handleSummary } from '../../shared/http/handle-summary.js';
 import { summaryEndpoint } from '../../shared/http/summary-endpoint.js';
 import { createCosmosClient } from '../../shared/store/create-cosmos-client.js';
-import type { RequestLogEntry } from '../../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../../shared/telemetry/request-log-entry.js';
 import { startCosmosServer, type RunningCosmosServer } from '../../dev/cosmos-server.js';
 import { startIdentityProvider, type IdentityProvider } from '../../dev/identity-provider.js';
 import { throwawayServerCertificate } from '../../dev/local-ca.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../shared/config/load-config.js';
 import { createSummaryDeps } from '../../shared/app/create-summary-deps.js';
-import { respondJson } from '../../shared/http/handlers/respond-json.js';
-import { respondParquet } from '../../shared/http/handlers/respond-parquet.js';
-import type { OutputStageInput } from '../../shared/http/handlers/output-stage.js';
+import { respondJson } from '../../shared/http/output-stages/respond-json.js';
+import { respondParquet } from '../../shared/http/output-stages/respond-parquet.js';
+import type { OutputStageInput } from '../../shared/http/output-stages/output-stage.js';
 import { CONTRACTS } from '../../shared/model/contracts.js';
 import { INVOICES } from '../../shared/model/invoices.js';
 import type { ResourceDefinition } from '../../shared/model/resource-definition.js';

@@ -1,7 +1,7 @@
 import { DATAPOINTS } from '../../shared/access/datapoints.js';
 import { parseFilters } from '../../shared/filters/parse-filters.js';
-import { parseIfNoneMatch } from '../../shared/http/if-none-match.js';
-import type { OutputStageInput } from '../../shared/http/handlers/output-stage.js';
+import { parseIfNoneMatch } from '../../shared/results/if-none-match.js';
+import type { OutputStageInput } from '../../shared/http/output-stages/output-stage.js';
 import { summaryEndpoint } from '../../shared/http/summary-endpoint.js';
 import type { SummaryDeps } from '../../shared/http/summary-deps.js';
 import type { ResourceDefinition } from '../../shared/model/resource-definition.js';

@@ -1,6 +1,7 @@
 import { loadConfig } from '../../shared/config/load-config.js';
 import { createAuthenticator, createSummaryDeps } from '../../shared/app/create-summary-deps.js';
 import { summaryFunctions } from '../../shared/app/summary-function.js';
+import { summaryEndpoints } from '../../shared/http/summary-endpoint.js';
 import { buildAllowlist } from '../../shared/access/allowlist.js';
 import type { RoleDatapoints } from '../../shared/access/datapoints.js';
 import type { ResourceDefinition } from '../../shared/model/resource-definition.js';
@@ -108,7 +109,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     Object.assign(deps, { cursors, pageCursors: guardCursors(cursors, { ...CURSOR_GUARD, ...(options.clock ? { now: options.clock } : {}), onFailure: recordCursorFailure }) });
   }
   const resources = options.resources ?? RESOURCES;
-  const functions = exportFunctions(resources, deps);
+  const endpoints = summaryEndpoints(resources, deps);
+  const functions = exportFunctions(endpoints, deps);
   let triggers: TriggerHost | undefined;
   const triggerSettings = { ...exportSettings, AUTH_AUTHORITY_HOST: config.exports?.identity?.authorityHost ?? '' };
   const startTriggers = (queueSettings?: Partial<QueueSettings>) => {
@@ -117,7 +119,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   };
   if (azurite && options.exports?.triggers !== false) startTriggers();
   const service = await startService({
-    registrations: [...summaryFunctions(resources, deps), ...functions.http],
+    registrations: [...summaryFunctions(endpoints), ...functions.http],
     subscriptionKeys: identities.subscriptionKeys,
     port: options.port ?? 0,
     logRequest: (entry) => logs.push(JSON.stringify(entry)),

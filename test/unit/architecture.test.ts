@@ -3,15 +3,18 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 
 // The direction of dependencies (docs/architecture.md), checked on the source: functions/ →
-// shared/app → shared/exports → shared/http → shared/{auth,filters,access,store,cursors,output,admission} →
+// shared/app → shared/http → shared/exports → shared/results →
+// shared/{auth,filters,access,store,cursors,output,admission} →
 // shared/{model,errors,config,telemetry} → shared/util. A folder may import its own rank
 // or below, never above, and folders of one rank never import each other in a cycle.
 const RANK: Readonly<Record<string, number>> = {
   functions: 5,
   'shared/app': 4,
-  // Export jobs run the summary operations' pipeline (its edges, its reader) for another caller.
-  'shared/exports': 3.5,
   'shared/http': 3,
+  // Export jobs read results as the summary operations do, and speak no HTTP: their operations' edges are http's.
+  'shared/exports': 2.75,
+  // Reading a result (its version, precondition, slot, store reads) for any consumer, HTTP or not.
+  'shared/results': 2.5,
   'shared/auth': 2, 'shared/filters': 2, 'shared/access': 2, 'shared/store': 2, 'shared/cursors': 2, 'shared/output': 2, 'shared/admission': 2,
   'shared/model': 1, 'shared/errors': 1, 'shared/config': 1, 'shared/telemetry': 1,
   'shared/util': 0,
@@ -68,10 +71,10 @@ describe('the dependencies of the runtime code', () => {
     for (const folder of edges.keys()) expect([folder, reaches(folder, folder)]).toEqual([folder, false]);
   });
 
-  it('keep each SDK behind its seams: @azure/functions in the app and http, @azure/cosmos in store, cursors and exports, the storage SDKs in exports, @azure/identity in the app', () => {
+  it('keep each SDK behind its seams: @azure/functions in the app and http, @azure/cosmos in store and cursors, the storage SDKs in exports, @azure/identity in the app', () => {
     const owners: Readonly<Record<string, readonly string[]>> = {
-      '@azure/functions': ['functions', 'shared/app', 'shared/exports', 'shared/http'],
-      '@azure/cosmos': ['shared/store', 'shared/cursors', 'shared/exports'],
+      '@azure/functions': ['functions', 'shared/app', 'shared/http'],
+      '@azure/cosmos': ['shared/store', 'shared/cursors'],
       '@azure/storage-blob': ['shared/exports'],
       '@azure/storage-queue': ['shared/exports'],
       // The service's own identity is made at start-up; others only name its type.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createJsonLogger } from '../../../shared/app/json-logger.js';
-import type { RequestLogEntry } from '../../../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../../../shared/telemetry/request-log-entry.js';
 
 const ENTRY: RequestLogEntry = {
   requestId: 'req-"1"', clientRequestId: null, operation: 'contracts.summary', clientId: 'contoso-full', dataTenant: 'contoso',

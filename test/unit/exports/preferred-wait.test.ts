@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { preferredWait } from '../../../shared/exports/handle-exports.js';
+import { preferredWait } from '../../../shared/http/handle-exports.js';
 import { MAX_STATUS_WAIT_SECONDS } from '../../../shared/exports/export-operations.js';
 
 describe('a status call\'s Prefer: wait', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { compressResponse, MIN_COMPRESSED_BYTES, negotiateEncoding } from '../../../shared/http/compress-response.js';
-import type { HttpResult } from '../../../shared/http/handlers/output-stage.js';
+import type { HttpResult } from '../../../shared/http/output-stages/output-stage.js';
 
 const json = (size: number, contentType = 'application/json; charset=utf-8'): HttpResult => ({
   status: 200,

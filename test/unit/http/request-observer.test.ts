@@ -3,7 +3,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { SpanStatusCode } from '@opentelemetry/api';
 import { ApiError } from '../../../shared/errors/api-error.js';
 import { observeRequest } from '../../../shared/http/request-observer.js';
-import type { RequestLogEntry } from '../../../shared/http/request-log-entry.js';
+import type { RequestLogEntry } from '../../../shared/telemetry/request-log-entry.js';
 
 // The observer alone: a recording span from the OpenTelemetry SDK (not registered globally), a
 // log that keeps its lines, and the facts a pipeline tells it at the end.

@@ -6,7 +6,7 @@ import { ApiError } from '../../../shared/errors/api-error.js';
 import { ERROR_CODES, EXPORT_JOB_CODES, type ErrorCode } from '../../../shared/errors/error-codes.js';
 import { exportProblemName } from '../../../openapi/export-operations.js';
 import { jobStatus } from '../../../shared/exports/export-manifest.js';
-import type { ExportJob } from '../../../shared/exports/export-job.js';
+import type { ExportJob } from '../../../shared/store/export-jobs.js';
 import { toProblem, type ProblemDocument } from '../../../shared/errors/problem-response.js';
 import { buildJsonEnvelope, type JsonEnvelope } from '../../../shared/output/json-envelope.js';
 import { CONTRACTS } from '../../../shared/model/contracts.js';

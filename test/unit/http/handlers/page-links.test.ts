@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import parseLinkHeader from 'parse-link-header';
-import { linkBase, pageLinks } from '../../../../shared/http/handlers/page-links.js';
+import { linkBase, pageLinks } from '../../../../shared/http/output-stages/page-links.js';
 import { paginate, type PageInfo } from '../../../../shared/output/pagination.js';
 
 const BASE = 'https://gateway.example.com/summary';

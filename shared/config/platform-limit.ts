@@ -5,3 +5,6 @@
  * both clients' silence bound are held to it by test/unit/http/platform-limit.test.ts.
  */
 export const PLATFORM_HTTP_LIMIT_SECONDS = 230;
+
+/** How long an export may run: 30 s inside the platform's limit, so that its 503 still reaches the caller. */
+export const EXPORT_DEADLINE_MS = (PLATFORM_HTTP_LIMIT_SECONDS - 30) * 1000;

@@ -7,19 +7,20 @@ import { baseHeaders } from '../response-headers.js';
 import { mediaTypeOf } from '../../model/operation-contract.js';
 import { linkBase, pageLinks } from './page-links.js';
 import { paginate } from '../../output/pagination.js';
-import { resultReader } from './result-reader.js';
-import { validatorHeaders } from './result-validator.js';
+import { readResult } from '../../results/result-reader.js';
+import { outcomeError, validatorHeaders } from './answer-outcome.js';
 
 /**
- * The JSON page renderer: the page the reader read (result-reader.ts: version, 412, cursors,
- * store reads), each record cleaned to exactly the view's fields (record-cleaner.ts), in the
+ * The JSON page renderer: the page the reader read (../../results/result-reader.ts: version,
+ * precondition, cursors, store reads), each record cleaned to exactly the view's fields (record-cleaner.ts), in the
  * envelope with its pagination, links and validators. A page past the end is an empty 200 with a
  * warning.
  */
 export const respondJson: OutputStage = async (input) => {
   const { cleaning, query, requestId, request, deps, meter } = input;
   const { page, pageSize } = query;
-  const read = await resultReader(input).page();
+  const read = await readResult({ ...input, format: 'json', schemaTag: input.schemaTags.json }).page();
+  if (read.kind !== 'page') throw outcomeError(read, input.schemaTags.json);
   // Every value checked against its field, and exactly the allowlisted fields, on the way out.
   const cleaned = newCleaningReport();
   const records: StoredRecord[] = [];

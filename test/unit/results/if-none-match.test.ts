@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiError } from '../../../shared/errors/api-error.js';
-import { matchesIfNoneMatch, parseIfNoneMatch } from '../../../shared/http/if-none-match.js';
+import { matchesIfNoneMatch, parseIfNoneMatch } from '../../../shared/results/if-none-match.js';
 
 const ETAG = 'W/"0123456789abcdef0123456789abcdef"';
 

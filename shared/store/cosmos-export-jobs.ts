@@ -1,10 +1,12 @@
 import type { Container, CosmosClient } from '@azure/cosmos';
 import * as z from 'zod';
 import { DATABASE_ID } from '../model/resources.js';
-import { EXPORT_JOBS_CONTAINER } from '../store/container-definitions.js';
-import type { CheckedVersion, ExportJob, ExportJobs, WindowOutcome } from './export-job.js';
+import { EXPORT_JOBS_CONTAINER } from './container-definitions.js';
+import type { ExportJob, ExportJobs, WindowOutcome } from './export-jobs.js';
+import type { TakenVersion } from './record-store.js';
+import { ApiError } from '../errors/api-error.js';
 import { createCosmosAdmissionLedger } from './cosmos-admission-ledger.js';
-import { statusOf } from '../store/store-fault.js';
+import { statusOf, storeFault } from './store-fault.js';
 
 /** How long job state outlives the job: a worker still finishing, a late status call answered 404 from the record. */
 const KEPT_AFTER_EXPIRY_SECONDS = 3600;
@@ -69,7 +71,7 @@ export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
     const { resources } = await container.items.query<T>({ query: `${text} AND c.tenantId = @tenant`, parameters: [...parameters, { name: '@tenant', value: tenant }] }, { partitionKey: tenant }).fetchAll();
     return resources;
   };
-  return {
+  return translated({
     async create(job) {
       await container.items.create(toDocument(job));
     },
@@ -108,7 +110,7 @@ export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
       await admissions.release([job.id]);
     },
     async versionsOf(tenant, etags) {
-      const versions = new Map<string, CheckedVersion>();
+      const versions = new Map<string, TakenVersion>();
       if (etags.length === 0) return versions;
       const rows = await query<unknown>(tenant, 'SELECT c.etag, c.checked FROM c WHERE c.kind = "window" AND ARRAY_CONTAINS(@etags, c.etag) AND IS_DEFINED(c.checked)', [{ name: '@etags', value: etags }]);
       for (const row of rows) {
@@ -119,6 +121,25 @@ export function createCosmosExportJobs(client: CosmosClient): ExportJobs {
       }
       return versions;
     },
-    admissions,
-  };
+    admissions: translated(admissions),
+  });
+}
+
+/**
+ * The store's faults translated once, here at its seam, as the record store's are (store-fault.ts):
+ * every call of `calls` rejects with 503 STORE_UNAVAILABLE (throttling, outages, the network) or
+ * the SDK's own error (a bug), never anything its callers must translate again.
+ */
+function translated<T extends object>(calls: T): T {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, call] of Object.entries(calls)) {
+    wrapped[name] = typeof call !== 'function' ? call : async (...args: unknown[]) => {
+      try {
+        return await (call as (...args: unknown[]) => Promise<unknown>)(...args);
+      } catch (error) {
+        throw error instanceof ApiError ? error : storeFault(error, false);
+      }
+    };
+  }
+  return wrapped as T;
 }

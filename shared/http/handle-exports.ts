@@ -7,26 +7,26 @@ import { randomBytes } from 'node:crypto';
 import type { HttpRequest } from '@azure/functions';
 import type { Principal } from '../auth/authenticate.js';
 import { ApiError } from '../errors/api-error.js';
-import type { HttpResult } from '../http/handlers/output-stage.js';
-import { notAcceptable } from '../http/handle-summary.js';
-import { negotiateOffer, type Offer } from '../http/negotiate.js';
-import { readJsonBody } from '../http/read-json-body.js';
-import { baseHeaders } from '../http/response-headers.js';
-import { serveRequest } from '../http/serve-request.js';
-import type { SummaryEndpoint } from '../http/summary-endpoint.js';
+import type { HttpResult } from './output-stages/output-stage.js';
+import { notAcceptable } from './handle-summary.js';
+import { negotiateOffer, type Offer } from './negotiate.js';
+import { readJsonBody } from './read-json-body.js';
+import { baseHeaders } from './response-headers.js';
+import { serveRequest } from './serve-request.js';
+import type { SummaryEndpoint } from './summary-endpoint.js';
 import { mediaTypeOf } from '../model/operation-contract.js';
 import { resultAsOf } from '../output/result-etag.js';
-import { storeFault } from '../store/store-fault.js';
 import type { AdmittedJob } from '../admission/job-admission.js';
-import { PLATFORM_HTTP_LIMIT_SECONDS } from '../http/platform-limit.js';
-import type { ExportDeps } from './export-deps.js';
-import type { ExportJob, WindowOutcome } from './export-job.js';
-import { isComplete, jobStatus } from './export-manifest.js';
-import { CANCEL_NAMES, JOB_ID, kickOffNames, MAX_STATUS_WAIT_SECONDS, STATUS_NAMES, STATUS_POLL_MS, STATUS_RETRY_SECONDS } from './export-operations.js';
-import { parseExportRequest, windowQuery } from './export-request.js';
-import { sortWindows, type SortedWindows } from './check-windows.js';
-import { viewChanged } from './run-window.js';
-import { windowChains } from './window-chains.js';
+import { PLATFORM_HTTP_LIMIT_SECONDS } from '../config/platform-limit.js';
+import type { ExportDeps } from '../exports/export-deps.js';
+import type { ExportJob, WindowOutcome } from '../store/export-jobs.js';
+import { isComplete, jobStatus } from '../exports/export-manifest.js';
+import { CANCEL_NAMES, JOB_ID, kickOffNames, MAX_STATUS_WAIT_SECONDS, STATUS_NAMES, STATUS_POLL_MS, STATUS_RETRY_SECONDS } from '../exports/export-operations.js';
+import { parseExportRequest, windowQuery } from '../exports/export-request.js';
+import { sortWindows, type SortedWindows } from '../exports/check-windows.js';
+import { viewChanged } from '../exports/window-view.js';
+import type { SummaryDeps } from './summary-deps.js';
+import { windowChains } from '../exports/window-chains.js';
 
 const JSON_OFFERS: readonly Offer[] = [{ format: 'json', mediaType: mediaTypeOf('json') }];
 
@@ -46,7 +46,7 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
     const context = { view, members: endpoint.members, maxPageSize: summary.config.maxPageSize };
     const asked = parseExportRequest({ body, query: new URL(request.url).searchParams, ...context, maxMonths: deps.settings.maxMonths });
     const first = windowQuery(asked, asked.windows[0]!, context);
-    const now = deps.clock();
+    const now = summary.clock();
     const job: ExportJob = {
       id: randomBytes(16).toString('hex'),
       tenant: principal.dataTenant,
@@ -65,9 +65,9 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
       accepted: false,
       cancelled: false,
     };
-    await admit(job, deps);
+    await admit(job, deps, now);
     const release = () => deps.jobs.admissions.release([job.id]).catch(() => {});
-    await fromStore(deps.jobs.create(job)).catch(async (error: unknown) => {
+    await deps.jobs.create(job).catch(async (error: unknown) => {
       await release();
       throw error;
     });
@@ -79,12 +79,12 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
     let sorted: SortedWindows;
     const accepted: ExportJob = { ...job, accepted: true };
     try {
-      sorted = await sortWindows({ job, endpoint, jobs: deps.jobs, requestId, meter });
+      sorted = await sortWindows({ job, resource: endpoint, deps: summary, jobs: deps.jobs, requestId, meter });
       // The outcomes known now first: the worker that settles the last window then sees the job complete.
-      await fromStore(Promise.all(sorted.unchanged.map((outcome) => deps.jobs.record(job, outcome))));
+      await Promise.all(sorted.unchanged.map((outcome) => deps.jobs.record(job, outcome)));
       const chains = windowChains({ jobId: job.id, tenant: job.tenant }, sorted.toExport.map((window) => window.label));
       await fromStorage(Promise.all(chains.map((message) => deps.queue.send(message))));
-      await fromStore(deps.jobs.replace(accepted));
+      await deps.jobs.replace(accepted);
     } catch (error) {
       // Never accepted: the caller retries, and what went (outcomes, messages) finds no job to work on.
       await deps.jobs.remove(job.tenant, job.id).catch(() => {});
@@ -110,15 +110,14 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
  * URL per file, expiring with the job) once every window has its outcome; 404 for a job that is
  * not the caller's, was cancelled or has expired.
  */
-export async function handleStatus(deps: ExportDeps, request: HttpRequest): Promise<HttpResult> {
-  const summary = firstEndpoint(deps).deps;
+export async function handleStatus(summary: SummaryDeps, deps: ExportDeps, request: HttpRequest): Promise<HttpResult> {
   return serveRequest(STATUS_NAMES, summary, request, async ({ principal, header, requestId, told }) => {
     negotiateOffer(header('accept'), JSON_OFFERS) ?? notAcceptable(JSON_OFFERS);
     told.format = 'json';
     const job = await callersJob(request, principal, deps);
     checkView(job, principal, deps);
     const wait = preferredWait(header('prefer'));
-    const outcomes = await outcomesWithin(job, deps, wait, await fromStore(deps.jobs.outcomes(job.tenant, job.id)));
+    const outcomes = await outcomesWithin(job, deps, wait, await deps.jobs.outcomes(job.tenant, job.id));
     // Cancelled or expired while the answer waited: 404, as it would be now.
     if (wait > 0) await callersJob(request, principal, deps);
     if (!isComplete(job, outcomes)) {
@@ -133,11 +132,10 @@ export async function handleStatus(deps: ExportDeps, request: HttpRequest): Prom
 }
 
 /** DELETE /v1/exports/{id}: the job stops (its windows not yet begun are skipped), its files are deleted, a later GET is 404. */
-export async function handleCancel(deps: ExportDeps, request: HttpRequest): Promise<HttpResult> {
-  const summary = firstEndpoint(deps).deps;
+export async function handleCancel(summary: SummaryDeps, deps: ExportDeps, request: HttpRequest): Promise<HttpResult> {
   return serveRequest(CANCEL_NAMES, summary, request, async ({ principal, requestId }) => {
     const job = await callersJob(request, principal, deps);
-    await fromStore(deps.jobs.replace({ ...job, cancelled: true }));
+    await deps.jobs.replace({ ...job, cancelled: true });
     await deps.jobs.markDone(job).catch(() => {});
     // A file left by a failure here is never handed out again (the job is 404) and goes at expiry (the sweep, the lifecycle rule).
     await deps.files.removeAll(`${job.id}/`).catch((error: unknown) => summary.log.warning(requestId, `the files of a cancelled job were not all deleted (${error instanceof Error ? error.name : 'unknown'}); they go when the job expires`));
@@ -154,7 +152,7 @@ async function outcomesWithin(job: ExportJob, deps: ExportDeps, seconds: number,
   const until = performance.now() + seconds * 1000;
   while (!isComplete(job, outcomes) && performance.now() + STATUS_POLL_MS < until) {
     await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
-    outcomes = await fromStore(deps.jobs.outcomes(job.tenant, job.id));
+    outcomes = await deps.jobs.outcomes(job.tenant, job.id);
   }
   return outcomes;
 }
@@ -172,20 +170,19 @@ export function preferredWait(prefer: string | null | undefined): number {
  * tenant that is complete but was never released (its last worker died before it could) is
  * released here first.
  */
-async function admit(job: ExportJob, deps: ExportDeps): Promise<void> {
+async function admit(job: ExportJob, deps: ExportDeps, now: number): Promise<void> {
   const { admissions } = deps.jobs;
-  const now = deps.clock();
   const claim: AdmittedJob = { jobId: job.id, tenant: job.tenant, clientId: job.clientId, windows: job.windows.length, until: now + PLATFORM_HTTP_LIMIT_SECONDS * 1000 };
-  let refusal = await fromStore(admissions.admit(claim, deps.settings.caps, now));
+  let refusal = await admissions.admit(claim, deps.settings.caps, now);
   if (refusal && refusal.scope !== 'service') {
-    const theirs = (await fromStore(admissions.admitted(now))).filter((entry) => entry.tenant === job.tenant && (refusal!.scope === 'tenant' || entry.clientId === job.clientId));
+    const theirs = (await admissions.admitted(now)).filter((entry) => entry.tenant === job.tenant && (refusal!.scope === 'tenant' || entry.clientId === job.clientId));
     const finished = await Promise.all(theirs.map(async (entry) => {
-      const kept = await fromStore(deps.jobs.get(entry.tenant, entry.jobId));
-      return kept && (kept.cancelled || (kept.accepted && isComplete(kept, await fromStore(deps.jobs.outcomes(kept.tenant, kept.id))))) ? [entry.jobId] : [];
+      const kept = await deps.jobs.get(entry.tenant, entry.jobId);
+      return kept && (kept.cancelled || (kept.accepted && isComplete(kept, await deps.jobs.outcomes(kept.tenant, kept.id)))) ? [entry.jobId] : [];
     }));
     if (finished.flat().length > 0) {
-      await fromStore(admissions.release(finished.flat()));
-      refusal = await fromStore(admissions.admit(claim, deps.settings.caps, now));
+      await admissions.release(finished.flat());
+      refusal = await admissions.admit(claim, deps.settings.caps, now);
     }
   }
   if (!refusal) return;
@@ -206,8 +203,8 @@ const BUSY_RETRY_SECONDS = 60;
 /** The caller's job named in the path, or 404: another client's or tenant's, cancelled, expired, never accepted and never existing are one answer. */
 async function callersJob(request: HttpRequest, principal: Principal, deps: ExportDeps): Promise<ExportJob> {
   const id = request.params.id ?? '';
-  const job = JOB_ID.test(id) ? await fromStore(deps.jobs.get(principal.dataTenant, id)) : undefined;
-  if (!job || job.clientId !== principal.clientId || !job.accepted || job.cancelled || Date.parse(job.expires) <= deps.clock()) {
+  const job = JOB_ID.test(id) ? await deps.jobs.get(principal.dataTenant, id) : undefined;
+  if (!job || job.clientId !== principal.clientId || !job.accepted || job.cancelled || Date.parse(job.expires) <= deps.results.clock()) {
     throw new ApiError('NOT_FOUND', 'No export job of yours has this id: it was never started by your client application, was cancelled, or has expired. Start a new job.');
   }
   return job;
@@ -215,10 +212,10 @@ async function callersJob(request: HttpRequest, principal: Principal, deps: Expo
 
 /** The caller sees the job only through the view it was started with: its files hold that view's columns and records. */
 function checkView(job: ExportJob, principal: Principal, deps: ExportDeps): void {
-  const endpoint = deps.endpoints.get(job.resource);
-  if (!endpoint) throw viewChanged();
-  const now = endpoint.prepare(principal.roles);
-  const then = endpoint.prepare(job.roles);
+  const resource = deps.resources.get(job.resource);
+  if (!resource) throw viewChanged();
+  const now = resource.prepare(principal.roles);
+  const then = resource.prepare(job.roles);
   if (now.schemaTags.parquet !== job.schema || then.schemaTags.parquet !== job.schema || now.view.drafts !== then.view.drafts) throw viewChanged();
 }
 
@@ -237,19 +234,6 @@ function statusAnswer(status: number, document: unknown, requestId: string, head
  */
 function jobLocation(publicBaseUrl: string | undefined, id: string): string {
   return publicBaseUrl === undefined ? `../exports/${id}` : `${publicBaseUrl}/v1/exports/${id}`;
-}
-
-function firstEndpoint(deps: ExportDeps): SummaryEndpoint {
-  return deps.endpoints.values().next().value!;
-}
-
-/** A job store call: its faults are the data store's (503 STORE_UNAVAILABLE with Retry-After). */
-async function fromStore<T>(call: Promise<T>): Promise<T> {
-  try {
-    return await call;
-  } catch (error) {
-    throw error instanceof ApiError ? error : storeFault(error, false);
-  }
 }
 
 /** An export storage call: its faults are 503 STORAGE_UNAVAILABLE with Retry-After. */

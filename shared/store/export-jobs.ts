@@ -3,10 +3,17 @@
  * came to. Plain data, written by the kick-off (the job), the window workers (each window's
  * outcome) and a cancel (the job again); read by the status operation and the workers.
  */
-import type { ExportWindow } from './export-windows.js';
 import type { ProblemDocument } from '../errors/problem-response.js';
-import type { ResultVersion } from '../store/record-store.js';
+import type { TakenVersion } from './record-store.js';
 import type { AdmissionLedger } from '../admission/job-admission.js';
+
+/** One calendar month of an export job's range, cut to the range: both ends included, UTC days (export-windows.ts). */
+export interface ExportWindow {
+  /** The calendar month, `YYYY-MM`: the window's name in the manifest and in `ifNoneMatch`. */
+  readonly label: string;
+  readonly from: string;
+  readonly to: string;
+}
 
 /** A job, as the kick-off recorded it. */
 export interface ExportJob {
@@ -51,15 +58,6 @@ export interface ExportFileEntry {
   readonly sha256: string;
 }
 
-/**
- * What a window's ETag was worked out from: the result's version, and when it was taken (ms since
- * the epoch, the service's clock, before its aggregate). Kept with the outcome so that a later
- * kick-off sent that ETag can check the window together with its neighbours (check-windows.ts).
- */
-export interface CheckedVersion extends ResultVersion {
-  readonly takenAt: number;
-}
-
 /** What one window came to. */
 export interface WindowOutcome {
   readonly label: string;
@@ -69,11 +67,11 @@ export interface WindowOutcome {
   readonly records: number;
   readonly files: readonly ExportFileEntry[];
   readonly problem?: ProblemDocument;
-  /** The version behind `etag` (never in a status document). */
-  readonly checked?: CheckedVersion;
+  /** The version behind `etag`, kept so that a later kick-off sent that ETag can check the window together with its neighbours (check-windows.ts); never in a status document. */
+  readonly checked?: TakenVersion;
 }
 
-/** Where jobs are kept. Every call is scoped to a data tenant (the partition). */
+/** Where jobs are kept. Every call is scoped to a data tenant (the partition); a store fault is 503 STORE_UNAVAILABLE (store-fault.ts), translated once by the store. */
 export interface ExportJobs {
   /** Records a new job (not accepted yet). */
   create(job: ExportJob): Promise<void>;
@@ -95,7 +93,7 @@ export interface ExportJobs {
    * The versions recorded with these ETags in the tenant's outcomes (any client's job: an ETag names
    * its view and filters), the latest taken of each; ETags recorded with none are left out.
    */
-  versionsOf(tenant: string, etags: readonly string[]): Promise<Map<string, CheckedVersion>>;
+  versionsOf(tenant: string, etags: readonly string[]): Promise<Map<string, TakenVersion>>;
   /** The jobs admitted and not yet done, against the caps (job-admission.ts). */
   readonly admissions: AdmissionLedger;
 }

@@ -1,7 +1,7 @@
 import type { Container } from '@azure/cosmos';
 import * as z from 'zod';
 import { admitJob, type AdmissionLedger, type AdmittedJob } from '../admission/job-admission.js';
-import { statusOf } from '../store/store-fault.js';
+import { statusOf } from './store-fault.js';
 
 /**
  * Where the ledger lives: one document in the export jobs container, in a partition of its own
