@@ -31,7 +31,7 @@ export interface RunningAzurite {
 }
 
 /** Azurite's one account. Its well-known key is never used here: every call carries a token. */
-export const AZURITE_ACCOUNT = 'devstoreaccount1';
+const AZURITE_ACCOUNT = 'devstoreaccount1';
 
 /** How long Azurite may take to listen (it starts in about a second). */
 const START_TIMEOUT_MS = 30_000;

@@ -96,7 +96,7 @@ function referenceStack(identities: DevIdentities, authUrl: string): Omit<Refere
 export const AZURITE_PORTS = { blob: 10_000, queue: 10_001, table: 10_002 } as const;
 
 /** The dev client the reference page is filled in with. */
-export const REFERENCE_CLIENT = 'contoso-full';
+const REFERENCE_CLIENT = 'contoso-full';
 
 /**
  * Starts everything a developer (or a test run) needs, with no Docker, Azure or Core Tools:

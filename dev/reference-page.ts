@@ -9,7 +9,7 @@ import { OPENAPI_FILE } from '../openapi/build-openapi.js';
 export const REFERENCE_PATH = '/docs';
 
 /** Where the page asks for a token: relayed to the local identity provider (see referencePage). */
-export const TOKEN_RELAY_PATH = `${REFERENCE_PATH}/token`;
+const TOKEN_RELAY_PATH = `${REFERENCE_PATH}/token`;
 
 // Swagger UI from npm (swagger-ui-dist: the project's own prebuilt bundle, no dependencies), served
 // from node_modules so the page needs nothing but this server: no CDN, no font or validator calls.
@@ -40,7 +40,7 @@ const PAGE = `<!doctype html>
  * Swagger UI sets inline styles), never framed. Its calls go to its own origin too: the operations
  * are served there, and so is the token relay.
  */
-export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
   + "connect-src 'self'; font-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** What the local stack tells its reference page, so that Execute works against it as served. */

@@ -12,7 +12,7 @@ function cell(value: unknown): string {
 }
 
 /** Rows as an aligned text table under a header line. */
-export function formatTable(rows: readonly Record<string, unknown>[]): string {
+function formatTable(rows: readonly Record<string, unknown>[]): string {
   if (rows.length === 0) return '(no rows)\n';
   const columns = Object.keys(rows[0]!);
   const cells = [columns, ...rows.map((row) => columns.map((column) => cell(row[column])))];

@@ -44,7 +44,7 @@ export type InvoiceDocument = {
 export const SEED_PERIOD = { from: '2025-01-01T00:00:00.000Z', to: '2026-10-31T23:59:59.999Z' } as const;
 
 /** The seed used when none is given. */
-export const DEFAULT_SEED = 20250101;
+const DEFAULT_SEED = 20250101;
 
 const PERIOD_START = Date.parse(SEED_PERIOD.from);
 const PERIOD_END = Date.parse(SEED_PERIOD.to);

@@ -166,7 +166,7 @@ function timeSpanSeconds(value: string): number {
 }
 
 /** The interval of a schedule of the two NCRONTAB forms the service uses: every N minutes ("0 *\/N ...") or every N seconds ("*\/N ..."). */
-export function intervalOf(schedule: string): number {
+function intervalOf(schedule: string): number {
   const minutes = /^0 \*\/(\d+) \* \* \* \*$/.exec(schedule);
   if (minutes) return Number(minutes[1]) * 60_000;
   const seconds = /^\*\/(\d+) \* \* \* \* \*$/.exec(schedule);

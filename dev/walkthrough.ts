@@ -4,7 +4,7 @@ import type { LocalStack } from './local-stack.js';
 import { clientSettings } from './client-settings.js';
 
 /** The Python loader beside the CLI: the same settings, one table (the system tests run these lines). */
-export const PYTHON_LOADER_INTRO = "Or in Python, in a notebook, one table for the whole range (pip install './python[pandas]': python/README.md):";
+const PYTHON_LOADER_INTRO = "Or in Python, in a notebook, one table for the whole range (pip install './python[pandas]': python/README.md):";
 export const PYTHON_LOADER = [
   'import summary_client',
   'contracts = summary_client.load_as_pandas("contracts", "2025-01-01", "2025-12-31")',

@@ -79,7 +79,7 @@ interface Parsed {
   readonly via?: Via;
 }
 
-export function parseCommand(argv: readonly string[]): Parsed | 'help' | 'version' {
+function parseCommand(argv: readonly string[]): Parsed | 'help' | 'version' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -213,7 +213,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     }
   } catch (error) {
     // What the user must change, said as it is: the client's own stops, and a bad argument to pull.
-    if (error instanceof SummaryClientError || error instanceof RangeError) return fail(error.message);
+    if (error instanceof SummaryClientError) return fail(error.message);
     // Anything else is a fault of this client or of the machine (a full disk): one line, no stack.
     return fail(`stopped by an unexpected error: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -224,7 +224,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
  * folder with its status, asOf, rows and files, for the next step of a pipeline (which partitions
  * to load again).
  */
-export function summaryDocument(summary: PullSummary, command: Pick<Parsed, 'dataset' | 'out'>) {
+function summaryDocument(summary: PullSummary, command: Pick<Parsed, 'dataset' | 'out'>) {
   return {
     complete: isComplete(summary),
     dataset: command.dataset,

@@ -48,7 +48,7 @@ export const FOOTER_SHARE = 64;
  * bounds what checking a file holds, whatever its size. The service's chunks (50,000 rows of one
  * column) and dictionaries are a few MB.
  */
-export const MAX_CHUNK_BYTES = 64 * 1024 * 1024;
+const MAX_CHUNK_BYTES = 64 * 1024 * 1024;
 
 /** A Parquet file to check: in memory, or on disk (`fileBytes`), read a part at a time. */
 export interface ParquetBytes {

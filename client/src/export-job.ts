@@ -46,7 +46,7 @@ export class JobGone extends Error {
 }
 
 /** The job's id in a Location (absolute, or relative as `../exports/<id>`): 32 hex digits after `exports/`. */
-const JOB_LOCATION = /(?:^|\/)exports\/([0-9a-f]{32})$/;
+export const JOB_LOCATION = /(?:^|\/)exports\/([0-9a-f]{32})$/;
 
 /** Starts a job of `range`, sending `ifNoneMatch` (window label → ETag); resolves with its id and the wait its Retry-After asks for before the first status call. */
 export async function startJob(context: FetchContext, range: { readonly from: string; readonly to: string }, ifNoneMatch: Readonly<Record<string, string>>): Promise<{ id: string; waitMs: number | undefined }> {

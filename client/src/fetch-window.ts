@@ -46,7 +46,7 @@ export interface FetchContext {
 }
 
 /** A window's answer, its files written hidden. */
-export interface Pulled {
+export interface FetchedFiles {
   readonly kind: 'pulled';
   readonly etag: string;
   /** The answer's X-Summary-Schema. */
@@ -64,11 +64,12 @@ export interface Pulled {
   readonly grewPast?: number;
 }
 
-export type Fetched = { readonly kind: 'unchanged'; readonly schema: string; readonly asOf: string } | { readonly kind: 'too-large' } | Pulled;
+export type Fetched = { readonly kind: 'unchanged'; readonly schema: string; readonly asOf: string } | { readonly kind: 'too-large' } | FetchedFiles;
 
 /** The service refuses what no window of this pull could change: the pull stops (exit 2). */
 export class PullStopped extends SummaryClientError {
   override readonly name = 'PullStopped';
+  readonly code = 'PULL_STOPPED';
 }
 
 /** A window that could not be pulled, with the reason and the service's request id for the manifest. */
@@ -89,7 +90,7 @@ export async function fetchWindow(context: FetchContext, window: Window, label: 
   const current = await fetchOnce(context, window, label, ifNoneMatch);
   if (current.kind !== 'pulled') return current;
   refuseUnconfirmable(context, current);
-  const pulled: Pulled = current;
+  const pulled: FetchedFiles = current;
   let check: Fetched;
   try {
     if (context.confirmWaitMs > 0) await (context.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))))(context.confirmWaitMs);
@@ -107,7 +108,7 @@ export async function fetchWindow(context: FetchContext, window: Window, label: 
 }
 
 /** An answer without an ETag, or a walk cut at the pages it announced, is no answer to keep: its files are removed. */
-function refuseUnconfirmable(context: FetchContext, pulled: Pulled): void {
+function refuseUnconfirmable(context: FetchContext, pulled: FetchedFiles): void {
   if (pulled.etag !== '' && pulled.grewPast === undefined) return;
   discard(context, pulled);
   const announced = pulled.grewPast;
@@ -348,7 +349,7 @@ async function walkPages(context: FetchContext, window: Window, label: string, i
 }
 
 /** The most records one window's walk takes (a month past it fails, naming --filter and Parquet). */
-export const MAX_WALK_RECORDS = 10_000_000;
+const MAX_WALK_RECORDS = 10_000_000;
 
 /** Whether a 200 answer is a page the walk can go by. */
 function isPage(value: unknown): value is Page {

@@ -37,6 +37,7 @@ const STARTED_AT = Date.now() - process.uptime() * 1000;
 
 /** The folder is another run's: wait for it, or pull elsewhere (exit 2). */
 export class FolderBusy extends SummaryClientError {
+  readonly code = 'FOLDER_BUSY';
   override readonly name = 'FolderBusy';
 }
 

@@ -1,5 +1,5 @@
 /** The pull client as a library: the same parts the summary-client CLI is made of. */
-export { SummaryClientError } from './client-error.js';
+export { OptionsError, SummaryClientError, type ClientErrorCode } from './client-error.js';
 export { DATASETS, type DatasetName, type DateBy, type Format } from './datasets.js';
 export { readSettings, trustCaFile, SettingsError, DEFAULT_MAX_EXPORT_BYTES, type ClientSettings } from './settings.js';
 export { summaryApi, TokenError, BodyTooLarge, type SummaryApi, type Filters, type Page, type Problem } from './summary-api.js';

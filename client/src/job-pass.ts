@@ -16,8 +16,9 @@ import { WindowFailure } from './fetch-window.js';
 import { dataFile, partialFile } from './layout.js';
 import { listedFiles, type ManifestFile, type ManifestWindow } from './manifest.js';
 import type { Unit } from './plan.js';
+import type { Answer, WindowSource } from './pull-passes.js';
 import type { Rewrite } from './pull-summary.js';
-import { expectSchema, SCHEMA_CHANGED, type Pulled, type Run, type SchemaChanged, type Unchanged } from './run-state.js';
+import { expectSchema, SCHEMA_CHANGED, type Run } from './run-state.js';
 import { fileLabel, isGrowing, monthWindows, windowLabel, type Window } from './windows.js';
 
 /** Files downloaded at once: storage serves each at its own pace; four keep a link busy without crowding memory. */
@@ -36,24 +37,21 @@ export const MIN_POLL_WAIT_MS = 1_000;
 /** Status calls of one job at the most: then the run stops, as at its deadline (with Prefer: wait, hours of a running job). */
 export const MAX_STATUS_CALLS = 600;
 
-/** A window's answer through the job, taken by a pass in date order. */
-export type JobAnswer = () => Promise<Pulled | Unchanged | SchemaChanged>;
-
-/** The job of a run: its manifest, whether the folder is rewritten, and each range window's answer. */
-export interface JobPass {
+/**
+ * The job of a run as its passes' source: its manifest, whether the folder is rewritten, and each
+ * range window's answer from the job's files; a window the job cannot answer (split into several
+ * files, unchanged for an ETag this run did not send) goes to `fallback`, the service.
+ */
+export interface JobPass extends WindowSource {
   readonly manifest: JobManifest;
   readonly rewrite: Rewrite | undefined;
-  /** The answer of a window of the range, or undefined: pulled the windows way (an `unchanged` this job was not sent the ETag for among them). */
-  answer(unit: Unit): JobAnswer | undefined;
-  /** Stops what is still downloading and removes the files no pass took. */
-  close(): Promise<void>;
 }
 
 /**
  * Runs the job of the run's range to its manifest and starts its downloads. Throws JobNotOffered
  * (the run goes the windows way), PullStopped, or WindowFailure (Unreachable: the run stops).
  */
-export async function openJob(run: Run, units: readonly Unit[]): Promise<JobPass> {
+export async function openJob(run: Run, units: readonly Unit[], fallback: WindowSource): Promise<JobPass> {
   const { options, manifest } = run;
   const months = monthWindows(options.from, options.to);
   const older = manifest.schema === undefined && listedFiles(manifest).size > 0;
@@ -70,7 +68,15 @@ export async function openJob(run: Run, units: readonly Unit[]): Promise<JobPass
     sent = {};
     job = await runJob(run, months, sent);
   }
-  return passOf(run, job, months, rewrite, sent);
+  const downloads = startDownloads(run, job, months);
+  const answer = (unit: Unit) => answerOf(run, job, downloads, unit, sent);
+  return {
+    manifest: job,
+    rewrite,
+    update: (unit) => (answer(unit) ?? (() => fallback.update(unit)))(),
+    whole: (unit) => (answer(unit) ?? (() => fallback.whole(unit)))(),
+    close: downloads.close,
+  };
 }
 
 /** Starts a job and polls it to its manifest; a job gone meanwhile (expired, cancelled, another view) is started again, once. */
@@ -99,11 +105,24 @@ async function runJob(run: Run, months: readonly Window[], etags: Readonly<Recor
   }
 }
 
-/** The job's answers: downloads started in date order, DOWNLOADS at a time. */
-function passOf(run: Run, job: JobManifest, months: readonly Window[], rewrite: Rewrite | undefined, sent: Readonly<Record<string, string>>): JobPass {
+/** One window of the job and its files: downloading, then taken by a pass (or removed by close). */
+interface JobEntry {
+  readonly window: JobWindow;
+  files?: Promise<ManifestFile[]>;
+  written: ManifestFile[];
+  taken: boolean;
+}
+
+/** The job's windows by first day, their files downloading in date order, DOWNLOADS at a time; `close` stops them. */
+interface Downloads {
+  readonly entries: ReadonlyMap<string, JobEntry>;
+  close(): Promise<void>;
+}
+
+function startDownloads(run: Run, job: JobManifest, months: readonly Window[]): Downloads {
   const controller = new AbortController();
   const limit = pool(DOWNLOADS);
-  const answers = new Map<string, { window: JobWindow; files?: Promise<ManifestFile[]>; written: ManifestFile[]; taken: boolean }>();
+  const entries = new Map<string, JobEntry>();
   let refreshed: Promise<JobManifest> | undefined;
   /** New URLs for the job's files (a URL storage refused), asked for once per run. */
   const refresh = () => (refreshed ??= (async () => {
@@ -114,13 +133,13 @@ function passOf(run: Run, job: JobManifest, months: readonly Window[], rewrite: 
   })());
   for (const [index, window] of job.windows.entries()) {
     const month = months[index]!;
-    const entry: { window: JobWindow; files?: Promise<ManifestFile[]>; written: ManifestFile[]; taken: boolean } = { window, written: [], taken: false };
-    answers.set(month.from, entry);
+    const entry: JobEntry = { window, written: [], taken: false };
+    entries.set(month.from, entry);
     if (window.status !== 'exported' || !isSingle(window)) continue;
     const label = fileLabel(month, isGrowing(month, run.now()));
+    const options = { out: run.out, retry: run.context.retry, maxBytes: run.context.api.maxExportBytes, signal: controller.signal, onRetry: run.context.onRetry };
     const tasks = window.files.map((file) => limit(async () => {
       const target: JobFile = { ...file, file: dataFile(run.options.dataset, file.table, label, 'parquet') };
-      const options = { out: run.out, retry: run.context.retry, maxBytes: run.context.api.maxExportBytes, signal: controller.signal, onRetry: run.context.onRetry };
       let written: ManifestFile;
       try {
         written = await downloadFile(target, options);
@@ -154,39 +173,41 @@ function passOf(run: Run, job: JobManifest, months: readonly Window[], rewrite: 
     entry.files.catch(() => {});
   }
   return {
-    manifest: job,
-    rewrite,
-    answer(unit) {
-      const entry = answers.get(unit.window.from);
-      if (!entry || entry.window.to !== unit.window.to) return undefined;
-      const { window } = entry;
-      if (window.status === 'exported' && !entry.files) return undefined;
-      // Unchanged is the answer to the ETag this run sent for the window, and to nothing else.
-      const held = unit.parts?.length === 1 ? unit.parts[0]! : undefined;
-      if (window.status === 'unchanged' && (sent[window.label] === undefined || sent[window.label] !== window.etag || held?.etag !== window.etag || held.from !== unit.window.from || held.to !== unit.window.to)) return undefined;
-      return async () => {
-        if (window.status === 'failed') throw new WindowFailure(`the export job failed this window: ${window.problem}`, `export-${job.id}`);
-        if (!expectSchema(run, job.schema)) return SCHEMA_CHANGED;
-        if (window.status === 'unchanged') {
-          return { kind: 'unchanged', kept: [{ ...withoutMoving(held!), asOf: job.transactionTime }] };
-        }
-        const files = await entry.files!;
-        for (const file of files) run.staged.add(file.file);
-        entry.taken = true;
-        const entryOf: ManifestWindow = {
-          window: windowLabel(unit.window), from: unit.window.from, to: unit.window.to, status: 'done', etag: window.etag, asOf: job.transactionTime,
-          // A row of the dataset is a row of its first table (invoices: not their lines).
-          rows: files[0]!.rows, bytes: files.reduce((total, file) => total + file.bytes, 0), files,
-          requestIds: [`export-${job.id}-${window.label}`], finishedAt: new Date(run.now()).toISOString(),
-        };
-        return { kind: 'pulled', fresh: [entryOf], kept: [], staged: files.map((file) => file.file) };
-      };
-    },
+    entries,
     async close() {
       controller.abort(new FileRefused('the run ended'));
-      await Promise.allSettled([...answers.values()].map((entry) => entry.files));
-      for (const entry of answers.values()) if (!entry.taken) removeHidden(run, entry.written);
+      await Promise.allSettled([...entries.values()].map((entry) => entry.files));
+      for (const entry of entries.values()) if (!entry.taken) removeHidden(run, entry.written);
     },
+  };
+}
+
+/**
+ * The job's answer of a window of the range, or undefined: the window is pulled the windows way
+ * (split by the job into several files per table, or `unchanged` for an ETag this run did not send).
+ */
+function answerOf(run: Run, job: JobManifest, downloads: Downloads, unit: Unit, sent: Readonly<Record<string, string>>): (() => Promise<Answer>) | undefined {
+  const entry = downloads.entries.get(unit.window.from);
+  if (!entry || entry.window.to !== unit.window.to) return undefined;
+  const { window } = entry;
+  if (window.status === 'exported' && !entry.files) return undefined;
+  // Unchanged is the answer to the ETag this run sent for the window, and to nothing else.
+  const held = unit.parts?.length === 1 ? unit.parts[0]! : undefined;
+  if (window.status === 'unchanged' && (sent[window.label] === undefined || sent[window.label] !== window.etag || held?.etag !== window.etag || held.from !== unit.window.from || held.to !== unit.window.to)) return undefined;
+  return async () => {
+    if (window.status === 'failed') throw new WindowFailure(`the export job failed this window: ${window.problem}`, `export-${job.id}`);
+    if (!expectSchema(run, job.schema)) return SCHEMA_CHANGED;
+    if (window.status === 'unchanged') return { kind: 'unchanged', kept: [{ ...withoutMoving(held!), asOf: job.transactionTime }] };
+    const files = await entry.files!;
+    for (const file of files) run.staged.add(file.file);
+    entry.taken = true;
+    const pulled: ManifestWindow = {
+      window: windowLabel(unit.window), from: unit.window.from, to: unit.window.to, status: 'done', etag: window.etag, asOf: job.transactionTime,
+      // A row of the dataset is a row of its first table (invoices: not their lines).
+      rows: files[0]!.rows, bytes: files.reduce((total, file) => total + file.bytes, 0), files,
+      requestIds: [`export-${job.id}-${window.label}`], finishedAt: new Date(run.now()).toISOString(),
+    };
+    return { kind: 'pulled', fresh: [pulled], kept: [], staged: files.map((file) => file.file) };
   };
 }
 

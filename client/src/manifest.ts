@@ -85,6 +85,7 @@ const VERSION = 3;
 
 /** The folder cannot take this pull: another request's pull, or a manifest that cannot be read or trusted. */
 export class ManifestError extends SummaryClientError {
+  readonly code = 'MANIFEST_INVALID';
   override readonly name = 'ManifestError';
 }
 

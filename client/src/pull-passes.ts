@@ -2,31 +2,50 @@
  * The passes of a pull run over its windows (pull.ts runs them): the update (every window checked
  * by its ETag, what changed pulled again and committed window by window) and the rewrite (every
  * window pulled hidden, committed at once, when the columns changed). A pass that meets another
- * schema returns SCHEMA_CHANGED. Given a job (job-pass.ts), a pass takes the answers of the job's
- * windows from it, in date order, and asks the service itself for the rest.
+ * schema returns SCHEMA_CHANGED. A pass takes each window's answer from its WindowSource: the
+ * service, window by window (serviceSource), or an export job's files (job-pass.ts), chosen once.
  */
 import { fetchWindow, Unreachable, WindowFailure } from './fetch-window.js';
-import type { JobPass } from './job-pass.js';
 import { type ManifestWindow } from './manifest.js';
 import { overlaps, type Unit } from './plan.js';
 import { failedEntry, type Rewrite } from './pull-summary.js';
 import { fileLabel, halves, isGrowing, windowLabel, type Window } from './windows.js';
-import { commit, discardStaged, expectSchema, failWindow, record, SCHEMA_CHANGED, type Pulled, type Run, type SchemaChanged, type Unchanged } from './run-state.js';
+import { commit, discardStaged, expectSchema, record, recordFailure, SCHEMA_CHANGED, type Pulled, type Run, type SchemaChanged, type Unchanged } from './run-state.js';
+
+/** A window's answer, as a pass takes it. */
+export type Answer = Pulled | Unchanged | SchemaChanged;
+
+/** Where a pass's answers come from: the service window by window, an export job, (next) a delta. */
+export interface WindowSource {
+  /** A window checked by the ETags the folder holds, what changed pulled hidden. */
+  update(unit: Unit): Promise<Answer>;
+  /** A window pulled whole, hidden (a rewrite: nothing may be unchanged). */
+  whole(unit: Unit): Promise<Answer>;
+  /** Ends what the source still has running and removes the files no pass took. */
+  close(): Promise<void>;
+}
+
+/** The service, window by window: one conditional request per window or part (fetch-window.ts). */
+export function serviceSource(run: Run): WindowSource {
+  return {
+    update: (unit) => updateUnit(run, unit),
+    whole: (unit) => pullWhole(run, unit.window, undefined),
+    close: async () => {},
+  };
+}
 
 
 /** Checks every window of `units`, pulls again what changed and commits it window by window. */
-export async function updateFolder(run: Run, units: readonly Unit[], job?: JobPass): Promise<SchemaChanged | undefined> {
-  run.phase = 'updating';
+export async function updateFolder(run: Run, units: readonly Unit[], source: WindowSource): Promise<SchemaChanged | undefined> {
   for (const [index, unit] of units.entries()) {
     run.observe({ kind: 'window-start', window: unit.window, index, count: units.length });
-    let answer: Pulled | Unchanged | SchemaChanged;
+    let answer: Answer;
     try {
-      const prefetched = job?.answer(unit);
-      answer = prefetched ? await prefetched() : await updateUnit(run, unit);
+      answer = await source.update(unit);
     } catch (error) {
       discardStaged(run);
       if (!(error instanceof WindowFailure)) throw error;
-      failWindow(run, unit.window, error);
+      recordFailure(run, unit.window, error);
       if (error instanceof Unreachable) {
         run.stopped = `the service could not be reached (${error.message}); the windows after it were not tried`;
         break;
@@ -54,7 +73,7 @@ export async function updateFolder(run: Run, units: readonly Unit[], job?: JobPa
  * A window checked part by part by their ETags (the parts that changed pulled again, halved as
  * needed), or pulled whole; unchanged when every part is.
  */
-async function updateUnit(run: Run, unit: Unit): Promise<Pulled | Unchanged | SchemaChanged> {
+async function updateUnit(run: Run, unit: Unit): Promise<Answer> {
   if (!unit.parts) return pullWhole(run, unit.window, undefined);
   const result: Pulled = { kind: 'pulled', fresh: [], kept: [], staged: [] };
   for (const part of unit.parts) {
@@ -75,7 +94,7 @@ async function updateUnit(run: Run, unit: Unit): Promise<Pulled | Unchanged | Sc
  * them. With `held` (the entry the folder has), the first request is a check: unchanged when its
  * ETag holds. The files are left hidden, and staged in the run.
  */
-async function pullWhole(run: Run, window: Window, held: ManifestWindow | undefined): Promise<Pulled | Unchanged | SchemaChanged> {
+async function pullWhole(run: Run, window: Window, held: ManifestWindow | undefined): Promise<Answer> {
   const result: Pulled = { kind: 'pulled', fresh: [], kept: [], staged: [] };
   const pending: { window: Window; etag: string | undefined }[] = [{ window, etag: held?.etag }];
   while (pending.length > 0) {
@@ -116,21 +135,19 @@ async function pullWhole(run: Run, window: Window, held: ManifestWindow | undefi
  * Pulls every window again, hidden, and commits them all at once with the new schema: the folder
  * has one schema before and after, never two. A window that fails leaves the folder as it was.
  */
-export async function rewriteFolder(run: Run, units: readonly Unit[], why: Rewrite, job?: JobPass): Promise<SchemaChanged | undefined> {
-  run.phase = 'rewriting';
+export async function rewriteFolder(run: Run, units: readonly Unit[], why: Rewrite, source: WindowSource): Promise<SchemaChanged | undefined> {
   run.schema = undefined;
   run.observe({ kind: 'rewrite', why });
   const all: Pulled = { kind: 'pulled', fresh: [], kept: [], staged: [] };
   for (const [index, unit] of units.entries()) {
     run.observe({ kind: 'window-start', window: unit.window, index, count: units.length });
-    let answer: Pulled | Unchanged | SchemaChanged;
+    let answer: Answer;
     try {
-      const prefetched = job?.answer(unit);
-      answer = prefetched ? await prefetched() : await pullWhole(run, unit.window, undefined);
+      answer = await source.whole(unit);
     } catch (error) {
       discardStaged(run);
       if (!(error instanceof WindowFailure)) throw error;
-      const entry = failWindow(run, unit.window, error, false);
+      const entry = recordFailure(run, unit.window, error, false);
       run.rewritten = why;
       run.stopped = `the folder is rewritten whole or not at all, and ${entry.window} failed: it is as the last run left it`;
       return undefined;

@@ -20,6 +20,7 @@ import { lockFolder } from './folder-lock.js';
 import { MANIFEST_FILE } from './layout.js';
 import { DATASETS, MAX_PAGE_SIZE, type DatasetName, type DateBy, type Format } from './datasets.js';
 import { PullStopped, Unreachable, WindowFailure, type FetchContext } from './fetch-window.js';
+import { OptionsError } from './client-error.js';
 import { foreignFiles, tidyFolder } from './folder.js';
 import { checkableEntries, listedFiles, ManifestError, openManifest, saveManifest, watermarkOf } from './manifest.js';
 import { plan, type Unit } from './plan.js';
@@ -27,44 +28,15 @@ import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { SummaryApi } from './summary-api.js';
 import type { PullEvent, PullSummary, Rewrite, Via } from './pull-summary.js';
 import { JobNotOffered } from './export-job.js';
-import { openJob, type JobPass } from './job-pass.js';
+import { openJob } from './job-pass.js';
 import { monthWindows, windowLabel } from './windows.js';
-import { discardStaged, movingWindows, outcomesOf, SCHEMA_CHANGED, type Run } from './run-state.js';
-import { rewriteFolder, updateFolder } from './pull-passes.js';
+import { discardStaged, failuresOf, movingWindows, outcomesOf, SCHEMA_CHANGED, type Run } from './run-state.js';
+import { rewriteFolder, serviceSource, updateFolder, type WindowSource } from './pull-passes.js';
+import type { PullOptions } from './pull-options.js';
 
 
 export { PullStopped } from './fetch-window.js';
-
-export interface PullOptions {
-  readonly dataset: DatasetName;
-  readonly from: string;
-  readonly to: string;
-  readonly by: DateBy;
-  readonly format: Format;
-  /** Further filters, as body members (`status`, `supplierId`, ...). */
-  readonly filters: Readonly<Record<string, string>>;
-  readonly out: string;
-  /** Whom the files come from: the service's base URL and the client id (kept in the manifest). */
-  readonly source: { readonly service: string; readonly client: string };
-  readonly pageSize?: number;
-  readonly retry?: RetryPolicy;
-  /** The clock, in milliseconds since the epoch (default Date.now): names a growing window's files. */
-  readonly now?: () => number;
-  /**
-   * A strict run (--until-quiet): windows still being written are pulled again, each confirmed
-   * after the service's quiet period, until none moves or this many milliseconds have passed
-   * (then the run is not complete: exit 1).
-   */
-  readonly untilQuietMs?: number;
-  /** Waits (default setTimeout): a strict run's pauses, a job's polls. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  /**
-   * `job`: the range through one export job, its files from storage (refused where the service
-   * offers none); `windows`: a conditional request per window. Default: a job where the service
-   * offers one and the pull can take it (Parquet, no --until-quiet), else windows.
-   */
-  readonly via?: Via;
-}
+export type { PullOptions } from './pull-options.js';
 
 /**
  * How long a result written to stays "moving" for the service: its ETag is one of its own, which
@@ -95,10 +67,10 @@ export const QUIET_WAIT_MS = SERVICE_QUIET_MS + 1000;
 export async function pull(api: SummaryApi, options: PullOptions, observe: (event: PullEvent) => void = () => {}): Promise<PullSummary> {
   const { dataset, by, out } = options;
   if (!(DATASETS[dataset].dateBy as readonly string[]).includes(by)) {
-    throw new RangeError(`${dataset} cannot be split by ${by}: use ${DATASETS[dataset].dateBy.join(' or ')}`);
+    throw new OptionsError(`${dataset} cannot be split by ${by}: use ${DATASETS[dataset].dateBy.join(' or ')}`);
   }
   if (options.via === 'job' && (options.format !== 'parquet' || options.untilQuietMs !== undefined)) {
-    throw new RangeError('a pull through an export job is of Parquet files, without --until-quiet: use via windows');
+    throw new OptionsError('a pull through an export job is of Parquet files, without --until-quiet: use via windows');
   }
   if (existsSync(out) && !statSync(out).isDirectory()) throw new ManifestError(`--out ${out} is a file, not a folder`);
   // The folder is made and locked before anything is written into it or read from it: a second
@@ -114,7 +86,7 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
   }
   let run: Run | undefined;
   try {
-    run = startRun(api, options, observe, unlock);
+    run = startRun(api, options, observe);
     return await pullLocked(run);
   } finally {
     if (run) discardStaged(run);
@@ -124,7 +96,7 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
   }
 }
 
-function startRun(api: SummaryApi, options: PullOptions, observe: (event: PullEvent) => void, unlock: () => void): Run {
+function startRun(api: SummaryApi, options: PullOptions, observe: (event: PullEvent) => void): Run {
   const { dataset, by, format, out } = options;
   const manifest = openManifest(out, { ...options.source, dataset, format, by, filters: options.filters });
   const context: FetchContext = {
@@ -137,14 +109,14 @@ function startRun(api: SummaryApi, options: PullOptions, observe: (event: PullEv
     ...(options.sleep ? { sleep: options.sleep } : {}),
   };
   return {
-    phase: 'starting', out, options, context, observe, unlock, manifest,
+    out, options, context, observe, manifest,
     now: options.now ?? Date.now,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     // A folder with no manifest yet gets one only with the first window pulled: a pull refused at
     // its start (a wrong secret, a bad filter) leaves nothing that would hold the folder.
     saved: manifest.windows.length > 0 || existsSync(join(out, MANIFEST_FILE)),
     schema: manifest.schema,
-    staged: new Set(), outcomes: new Map(), visited: new Map(), failed: [],
+    staged: new Set(), windows: new Map(),
   };
 }
 
@@ -156,10 +128,13 @@ async function pullLocked(run: Run): Promise<PullSummary> {
   const units = plan(manifest, out, monthWindows(options.from, options.to));
   // An older client's folder has no validators and no schema: it is pulled again whole, at once.
   let rewrite: Rewrite | undefined = manifest.schema === undefined && listedFiles(manifest).size > 0 ? 'older-client' : undefined;
-  let job: JobPass | undefined;
+  // The source of the first pass, chosen once: an export job where one is wanted and offered, else the service.
+  const service = serviceSource(run);
+  let source: WindowSource = service;
   if (jobWanted(options)) {
     try {
-      job = await openJob(run, units);
+      const job = await openJob(run, units, service);
+      source = job;
       rewrite = job.rewrite;
       run.job = { id: job.manifest.id, transactionTime: job.manifest.transactionTime };
     } catch (error) {
@@ -172,11 +147,7 @@ async function pullLocked(run: Run): Promise<PullSummary> {
       }
     }
   }
-  try {
-    return await passes(run, units, rewrite, job);
-  } finally {
-    await job?.close();
-  }
+  return passes(run, units, rewrite, source, service);
 }
 
 /** Whether a run asks for a job: asked for, or by default where a job can answer the pull. */
@@ -184,20 +155,28 @@ function jobWanted(options: PullOptions): boolean {
   return options.via === 'job' || (options.via === undefined && options.format === 'parquet' && options.untilQuietMs === undefined && DATASETS[options.dataset].jobsPath !== null);
 }
 
-/** The run's passes over its windows (the job's answers taken by the first), then the folder settled. */
-async function passes(run: Run, units: readonly Unit[], first: Rewrite | undefined, job: JobPass | undefined): Promise<PullSummary> {
+/**
+ * The run's passes over its windows, then the folder settled. The first takes its answers from
+ * `first` (closed once it is done); later passes (another schema met, windows still moving) ask
+ * the service window by window.
+ */
+async function passes(run: Run, units: readonly Unit[], firstRewrite: Rewrite | undefined, first: WindowSource, service: WindowSource): Promise<PullSummary> {
   const { manifest, options, out } = run;
   const quietBy = options.untilQuietMs === undefined ? undefined : run.now() + options.untilQuietMs;
-  let rewrite = first;
+  let rewrite = firstRewrite;
   let pass = units;
+  let source = first;
   for (let changes = 0; ;) {
-    const ended = rewrite ? await rewriteFolder(run, units, rewrite, job) : await updateFolder(run, pass, job);
-    // Later passes (another schema met, windows still moving) ask the service window by window.
-    await job?.close();
-    job = undefined;
+    let ended;
+    try {
+      ended = rewrite ? await rewriteFolder(run, units, rewrite, source) : await updateFolder(run, pass, source);
+    } finally {
+      await source.close();
+      source = service;
+    }
     if (ended === SCHEMA_CHANGED) {
       discardStaged(run);
-      if (++changes > 2) throw new WindowFailure('the columns your roles see changed again and again during the run; run it again once the service\'s roles settle');
+      if (++changes > 2) throw new PullStopped('the columns your roles see changed again and again during the run; run it again once the service\'s roles settle');
       rewrite = 'schema';
       continue;
     }
@@ -205,7 +184,6 @@ async function passes(run: Run, units: readonly Unit[], first: Rewrite | undefin
     const moving = movingWindows(run);
     if (quietBy === undefined || moving.length === 0 || run.stopped !== undefined || run.now() + QUIET_WAIT_MS > quietBy) break;
     // A strict run: the windows still being written are pulled again once they may be quiet.
-    run.phase = 'waiting-quiet';
     run.observe({ kind: 'waiting-quiet', windows: moving.map(windowLabel), waitMs: QUIET_WAIT_MS });
     await run.sleep(QUIET_WAIT_MS);
     pass = moving.map((window) => ({ window, parts: checkableEntries(manifest, out, window.from, window.to) }));
@@ -222,9 +200,8 @@ async function passes(run: Run, units: readonly Unit[], first: Rewrite | undefin
  * windows' asOf and the folder's watermark.
  */
 function settleFolder(run: Run, windows: number, strict: boolean): PullSummary {
-  run.phase = 'settling';
   const { manifest, out, options } = run;
-  const failed = run.failed;
+  const failed = failuresOf(run);
   let foreign: string[] = [];
   if (run.saved) {
     // Only after a run that pulled every window: one that failed keeps a window's old file (its
@@ -241,11 +218,10 @@ function settleFolder(run: Run, windows: number, strict: boolean): PullSummary {
     else manifest.job = run.job;
     saveManifest(out, manifest);
   }
-  run.phase = 'done';
   const outcomes = outcomesOf(run);
   const listed = outcomes.filter((outcome) => outcome.status !== 'failed');
   const moving = outcomes.filter((outcome) => outcome.status === 'moving').map((outcome) => outcome.label);
-  const visited = [...run.visited.values()].map(({ status }) => status);
+  const visited = [...run.windows.values()].map(({ status }) => status);
   return {
     via: run.job ? 'job' : 'windows',
     ...(run.job ? { job: run.job } : {}),

@@ -1,7 +1,8 @@
 /**
- * The state of one pull run (pull.ts): its phase, the folder's lock, the manifest, the schema its
- * answers must have, the files written hidden and not committed yet, and what it did with each
- * window; and the steps that change it (commit, record, fail a window, discard the staged files).
+ * The state of one pull run (pull.ts): the manifest, the schema its answers must have, the files
+ * written hidden and not committed yet, and one ledger of what the run did with each window it
+ * visited, from which its summary is derived (settleFolder); and the steps that change it (commit,
+ * record a window, fail a window, discard the staged files).
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,38 +11,37 @@ import { commitEntries } from './folder.js';
 import { partialFile } from './layout.js';
 import { saveManifest, type Manifest, type ManifestWindow } from './manifest.js';
 import { overlaps } from './plan.js';
+import type { PullOptions } from './pull-options.js';
 import { failedEntry, outcomeOf, type PullEvent, type Rewrite, type WindowOutcome, type WindowStatus } from './pull-summary.js';
 import { windowLabel, type Window } from './windows.js';
-import type { PullOptions } from './pull.js';
 
-
-/** Where a run is: what it may still change. */
-export type Phase = 'starting' | 'updating' | 'rewriting' | 'waiting-quiet' | 'settling' | 'done';
+/** What the run did with one window it visited (a month of the range, or a window the folder holds besides). */
+export interface WindowRecord {
+  readonly window: Window;
+  readonly status: 'pulled' | 'unchanged' | 'failed';
+  /** Each of the window's entries (a file's window: the month, or its parts) as the run left it. */
+  readonly outcomes: readonly WindowOutcome[];
+  /** The failed entries among them, as the manifest records them. */
+  readonly failures: readonly ManifestWindow[];
+}
 
 /** The run's state: everything the steps below read and change. */
 export interface Run {
-  phase: Phase;
   readonly out: string;
   readonly options: PullOptions;
   readonly context: FetchContext;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
   readonly observe: (event: PullEvent) => void;
-  /** Gives the folder's lock back. */
-  readonly unlock: () => void;
   readonly manifest: Manifest;
   /** The manifest is on disk (the folder is this pull's): failures are recorded in it too. */
   saved: boolean;
   /** The schema every answer of this pass must have: the folder's, else the first one answered. */
   schema: string | undefined;
-  /** Files written hidden (partialFile) and not committed: removed in one place, discardStaged. */
+  /** Files written hidden (partialFile) and not committed: removed by discardStaged. */
   readonly staged: Set<string>;
-  /** What the run did with each window of the folder, by its label. */
-  readonly outcomes: Map<string, WindowOutcome>;
-  /** What the run did with each window it visited (a month, or a window the folder holds besides), by `from`. */
-  readonly visited: Map<string, { readonly window: Window; readonly status: 'pulled' | 'unchanged' | 'failed' }>;
-  /** The windows that failed in this run, as the manifest records them. */
-  readonly failed: ManifestWindow[];
+  /** The ledger: what the run did with each window it visited, by the window's first day. A later pass's record replaces an earlier one's. */
+  readonly windows: Map<string, WindowRecord>;
   rewritten?: Rewrite;
   stopped?: string;
   /** The export job the run's range came through (job-pass.ts). */
@@ -59,7 +59,7 @@ export type Unchanged = { readonly kind: 'unchanged'; readonly kept: ManifestWin
 /** The windows visited that hold an entry still being written. */
 export function movingWindows(run: Run): Window[] {
   const moving = run.manifest.windows.filter((entry) => entry.moving);
-  return [...run.visited.values()].map(({ window }) => window).filter((window) => moving.some((entry) => overlaps(entry, window)));
+  return [...run.windows.values()].map(({ window }) => window).filter((window) => moving.some((entry) => overlaps(entry, window)));
 }
 
 /**
@@ -68,15 +68,17 @@ export function movingWindows(run: Run): Window[] {
  */
 export function outcomesOf(run: Run): WindowOutcome[] {
   const byLabel = new Map<string, WindowOutcome>();
-  const failures = [...run.outcomes.values()].filter((outcome) => outcome.status === 'failed');
+  for (const record of run.windows.values()) for (const outcome of record.outcomes) byLabel.set(outcome.label, outcome);
+  const failures = [...byLabel.values()].filter((outcome) => outcome.status === 'failed');
   for (const entry of run.manifest.windows) {
-    if (byLabel.has(entry.window)) continue;
-    const own = run.outcomes.get(entry.window);
-    if (own) byLabel.set(entry.window, own);
-    else if (!failures.some((failure) => overlaps(failure, entry))) byLabel.set(entry.window, outcomeOf(entry, 'not-tried'));
+    if (!byLabel.has(entry.window) && !failures.some((failure) => overlaps(failure, entry))) byLabel.set(entry.window, outcomeOf(entry, 'not-tried'));
   }
-  for (const [label, outcome] of run.outcomes) if (!byLabel.has(label)) byLabel.set(label, outcome);
   return [...byLabel.values()].sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
+}
+
+/** The failed entries of the windows as the run left them. */
+export function failuresOf(run: Run): ManifestWindow[] {
+  return [...run.windows.values()].flatMap((record) => record.failures);
 }
 
 export function expectSchema(run: Run, answered: string): boolean {
@@ -104,17 +106,14 @@ export function save(run: Run): void {
  * beside them for support (unless `listed` is false: a rewrite that fails leaves the manifest as
  * it was), and the next run pulls the window whole. Returns its entry.
  */
-export function failWindow(run: Run, window: Window, error: WindowFailure, listed = true): ManifestWindow {
+export function recordFailure(run: Run, window: Window, error: WindowFailure, listed = true): ManifestWindow {
   const entry = failedEntry(window, error, new Date(run.now()).toISOString(), windowLabel(window));
   if (listed) {
     const { manifest } = run;
     manifest.windows = [...manifest.windows.filter((existing) => !(existing.status === 'failed' && overlaps(existing, window))), entry].sort((a, b) => a.from.localeCompare(b.from));
     if (run.saved) save(run);
   }
-  for (const [label, outcome] of run.outcomes) if (overlaps(outcome, window)) run.outcomes.delete(label);
-  run.outcomes.set(entry.window, outcomeOf(entry, 'failed'));
-  run.visited.set(window.from, { window, status: 'failed' });
-  run.failed.push(entry);
+  run.windows.set(window.from, { window, status: 'failed', outcomes: [outcomeOf(entry, 'failed')], failures: [entry] });
   run.observe({ kind: 'window-failed', entry });
   return entry;
 }
@@ -123,25 +122,19 @@ export function failWindow(run: Run, window: Window, error: WindowFailure, liste
 export function record(run: Run, window: Window, status: 'pulled' | 'unchanged', kept: readonly ManifestWindow[], fresh: readonly ManifestWindow[]): void {
   // A window pulled by an earlier pass of this run (--until-quiet) and found unchanged since is
   // still one whose files this run replaced: a pipeline loads it again.
-  const earlier = new Map<string, WindowStatus>();
-  for (const [label, outcome] of run.outcomes) {
-    if (!overlaps(outcome, window)) continue;
-    earlier.set(label, outcome.status);
-    run.outcomes.delete(label);
-  }
-  const replaced = (label: string) => earlier.get(label) === 'pulled' || earlier.get(label) === 'moving';
-  for (const entry of kept) run.outcomes.set(entry.window, outcomeOf(entry, replaced(entry.window) ? 'pulled' : 'unchanged'));
-  if (run.visited.get(window.from)?.status === 'pulled') status = 'pulled';
-  for (const entry of fresh) {
-    const done: WindowStatus = entry.moving ? 'moving' : 'pulled';
-    run.outcomes.set(entry.window, outcomeOf(entry, done));
-    if (entry.status === 'failed') run.failed.push(entry);
-    run.observe({ kind: entry.status === 'failed' ? 'window-failed' : 'window-done', entry });
-  }
-  run.visited.set(window.from, { window, status: fresh.some((entry) => entry.status === 'failed') ? 'failed' : status });
+  const earlier = run.windows.get(window.from);
+  const before = new Map<string, WindowStatus>(earlier?.outcomes.map((outcome) => [outcome.label, outcome.status]));
+  const replaced = (label: string) => before.get(label) === 'pulled' || before.get(label) === 'moving';
+  const outcomes = [
+    ...kept.map((entry) => outcomeOf(entry, replaced(entry.window) ? 'pulled' : 'unchanged')),
+    ...fresh.map((entry) => outcomeOf(entry, entry.moving ? 'moving' : 'pulled')),
+  ];
+  const failures = fresh.filter((entry) => entry.status === 'failed');
+  for (const entry of fresh) run.observe({ kind: entry.status === 'failed' ? 'window-failed' : 'window-done', entry });
+  run.windows.set(window.from, { window, status: failures.length > 0 ? 'failed' : earlier?.status === 'pulled' ? 'pulled' : status, outcomes, failures });
 }
 
-/** Removes the hidden files the run wrote and did not commit: the one place they are discarded. */
+/** Removes the hidden files the run staged and did not commit (a pass that failed, the run's end). */
 export function discardStaged(run: Run): void {
   for (const file of run.staged) rmSync(join(run.out, partialFile(file)), { force: true });
   run.staged.clear();

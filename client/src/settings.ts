@@ -34,6 +34,7 @@ export const DEFAULT_MAX_EXPORT_BYTES = 2 * 1024 ** 3;
 
 /** A setting that is missing or wrong, with what to set. */
 export class SettingsError extends SummaryClientError {
+  readonly code = 'SETTINGS_INVALID';
   override readonly name = 'SettingsError';
 }
 

@@ -6,6 +6,7 @@
 import createClient from 'openapi-fetch';
 import type { components, paths } from './api.js';
 import type { ClientSettings } from './settings.js';
+import { SummaryClientError } from './client-error.js';
 import { DATASETS, type DatasetName } from './datasets.js';
 import { jsonShapeProblem } from './document-shape.js';
 import { Stalled } from './retry.js';
@@ -20,8 +21,9 @@ export type JobStatus = components['schemas']['ExportJobStatus'];
 export type Page = components['schemas']['ContractsEnvelope'] | components['schemas']['InvoicesEnvelope'];
 
 /** No access token could be had (wrong secret, unreachable or untrusted authority): nothing else can work. */
-export class TokenError extends Error {
+export class TokenError extends SummaryClientError {
   override readonly name = 'TokenError';
+  readonly code = 'TOKEN_REFUSED';
 }
 
 /** An answer's body was larger than the client takes: an export (SUMMARY_MAX_EXPORT_BYTES), else a page or problem (MAX_DOCUMENT_BYTES). */

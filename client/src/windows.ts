@@ -3,6 +3,7 @@
  * apart; calendar months (01–31, then 01–28, ...) never overlap and never exceed that, so a range
  * is pulled month by month, and a month too large for one export is halved down to single days.
  */
+import { OptionsError } from './client-error.js';
 
 /** A window of whole UTC days, both ends included. */
 export interface Window {
@@ -39,7 +40,7 @@ export function formatDay(time: number): string {
 
 function day(value: string): number {
   const time = parseDay(value);
-  if (time === undefined) throw new RangeError(`not a calendar day YYYY-MM-DD: ${value}`);
+  if (time === undefined) throw new OptionsError(`not a calendar day YYYY-MM-DD: ${value}`);
   return time;
 }
 
@@ -47,12 +48,10 @@ function day(value: string): number {
 export function monthWindows(from: string, to: string): Window[] {
   const start = day(from);
   const end = day(to);
-  if (start > end) throw new RangeError(`--from ${from} is after --to ${to}`);
+  if (start > end) throw new OptionsError(`--from ${from} is after --to ${to}`);
   const windows: Window[] = [];
   for (let cursor = start; cursor <= end; ) {
-    const date = new Date(cursor);
-    const monthEnd = utcDay(date.getUTCFullYear(), date.getUTCMonth() + 1, 0);
-    const last = Math.min(monthEnd, end);
+    const last = Math.min(lastDayOfMonth(cursor), end);
     windows.push({ month: formatDay(cursor).slice(0, 7), from: formatDay(cursor), to: formatDay(last) });
     cursor = last + DAY_MS;
   }
@@ -80,10 +79,15 @@ export function isGrowing(window: Pick<Window, 'to'>, now: number): boolean {
   return day(window.to) + 2 * DAY_MS > now;
 }
 
+/** The last day (its midnight, UTC) of the calendar month that `time` is in: the one place a month's end is worked out. */
+function lastDayOfMonth(time: number): number {
+  const date = new Date(time);
+  return utcDay(date.getUTCFullYear(), date.getUTCMonth() + 1, 0);
+}
+
 /** The last day of the calendar month `YYYY-MM`. */
 export function monthEnd(month: string): string {
-  const [year, index] = month.split('-').map(Number) as [number, number];
-  return formatDay(utcDay(year, index, 0));
+  return formatDay(lastDayOfMonth(day(`${month}-01`)));
 }
 
 /**
@@ -92,14 +96,10 @@ export function monthEnd(month: string): string {
  * (`contracts-2026-11.parquet`, not a new `…-11-01_2026-11-24` every night).
  */
 export function fileLabel(window: Window, growing: boolean): string {
-  if (!growing) return windowLabel(window);
-  const start = new Date(day(window.from));
-  return windowLabel({ ...window, to: formatDay(utcDay(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)) });
+  return growing ? windowLabel({ ...window, to: formatDay(lastDayOfMonth(day(window.from))) }) : windowLabel(window);
 }
 
 /** A window's file-name label: `YYYY-MM` for a whole calendar month, else `from_to` (a part of one). */
 export function windowLabel(window: Window): string {
-  const start = new Date(day(window.from));
-  const monthEnd = formatDay(utcDay(start.getUTCFullYear(), start.getUTCMonth() + 1, 0));
-  return window.from.endsWith('-01') && window.to === monthEnd ? window.month : `${window.from}_${window.to}`;
+  return window.from.endsWith('-01') && window.to === formatDay(lastDayOfMonth(day(window.from))) ? window.month : `${window.from}_${window.to}`;
 }

@@ -40,7 +40,7 @@ export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, re
 }
 
 /** Who the service is to export storage: a client secret identity where the settings give one (locally), else the managed identity. */
-export function storageCredential(settings: ExportSettings): TokenCredential {
+function storageCredential(settings: ExportSettings): TokenCredential {
   const { identity } = settings;
   if (!identity) return lazyManagedIdentity();
   let credential: Promise<TokenCredential> | undefined;

@@ -11,7 +11,7 @@ import { createExportDeps } from './create-export-deps.js';
 import type { FunctionRegistration } from './summary-function.js';
 
 /** The name of the Functions connection to the export storage account: its settings are `EXPORTS_STORAGE__*`. */
-export const EXPORTS_CONNECTION = 'EXPORTS_STORAGE';
+const EXPORTS_CONNECTION = 'EXPORTS_STORAGE';
 
 /** A queue-triggered function as a host registers it. */
 export interface QueueRegistration {
@@ -33,7 +33,7 @@ export interface ExportFunctions {
 }
 
 /** When the sweep of expired files runs: every fifteen minutes (NCRONTAB, seconds first). */
-export const SWEEP_SCHEDULE = '0 */15 * * * *';
+const SWEEP_SCHEDULE = '0 */15 * * * *';
 
 /**
  * The export jobs' functions over the summary operations' endpoints (summaryEndpoints: made once

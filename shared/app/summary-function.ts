@@ -7,7 +7,7 @@ import type { SummaryEndpoint } from '../http/summary-endpoint.js';
  * (API Management calls the backend with a function key; local hosts do not enforce it), and a
  * thin adapter from the host's request to the pipeline.
  */
-export function summaryFunction(endpoint: SummaryEndpoint): HttpFunctionOptions & { route: string } {
+function summaryFunction(endpoint: SummaryEndpoint): HttpFunctionOptions & { route: string } {
   return {
     route: endpoint.names.route,
     methods: ['POST'],

@@ -65,7 +65,7 @@ const ALGORITHMS = ['RS256'];
  * problem's detail and, as the key, in the log line): enough for support to tell an expired token
  * from a wrong signature, nothing about the keys or the token's content.
  */
-export const TOKEN_FAILURES = {
+const TOKEN_FAILURES = {
   expired: 'The access token has expired',
   'not yet valid': 'The access token is not valid yet',
   signature: 'The access token is not signed by a key of this API\'s identity provider',

@@ -95,7 +95,7 @@ export function createWindowQueue(options: ExportStorageOptions, queueName: stri
 }
 
 /** A message as the Functions host's queue trigger reads it by default: base64 of its JSON. */
-export function encodeQueueMessage(message: unknown): string {
+function encodeQueueMessage(message: unknown): string {
   return Buffer.from(JSON.stringify(message), 'utf8').toString('base64');
 }
 

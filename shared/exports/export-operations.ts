@@ -13,7 +13,7 @@ export interface ExportOperationNames {
 }
 
 /** The route of a job (the Functions route template: `{id}` is the job id). */
-export const JOB_ROUTE = 'v1/exports/{id}';
+const JOB_ROUTE = 'v1/exports/{id}';
 
 /** The kick-off of a resource's export jobs: POST /v1/<resource>/exports. */
 export function kickOffNames(resource: ResourceDefinition): ExportOperationNames {

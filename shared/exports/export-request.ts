@@ -5,7 +5,7 @@
  * 400s before anything is recorded.
  */
 import { ApiError, echo, type FieldError } from '../errors/api-error.js';
-import { parseCalendarDate } from '../filters/calendar-date.js';
+import { checkDayRange, type RangeSpan } from '../filters/check-date-ranges.js';
 import { PAGINATION_MEMBERS, type FilterMember } from '../filters/filter-members.js';
 import { parseFilters, RESERVED_QUERY, unknownMember } from '../filters/parse-filters.js';
 import { parseIfNoneMatch } from '../results/if-none-match.js';
@@ -70,16 +70,8 @@ export function parseExportRequest({ body, query, view, members, maxPageSize, ma
   }
   const range = pickRange(view, given, errors);
   let windows: ExportWindow[] = [];
-  if (range) {
-    const fromDay = checkDay(range.from, given[range.from], errors);
-    const toDay = checkDay(range.to, given[range.to], errors);
-    if (fromDay !== undefined && toDay !== undefined) {
-      if (fromDay > toDay) errors.push({ member: range.to, code: 'DATE_RANGE_REVERSED', message: `${range.from} must be on or before ${range.to}.` });
-      else if (monthsTouched(fromDay, toDay) > maxMonths) {
-        errors.push({ member: range.to, code: 'DATE_RANGE_TOO_LONG', message: `An export job spans at most ${maxMonths} calendar months; this range touches ${monthsTouched(fromDay, toDay)}. Start one job per part of the range.` });
-      } else windows = monthWindows(fromDay, toDay);
-    }
-  }
+  const days = range && checkDayRange(range, given, monthsSpan(maxMonths), errors);
+  if (days) windows = monthWindows(days.fromDay, days.toDay);
   const ifNoneMatch = parseWindowEtags(ifNoneMatchValue, errors);
   if (errors.length === 0 && range && windows.length > 0) {
     // Every window is the same request but for its range: the first one's problems are every one's.
@@ -134,14 +126,12 @@ function pickRange(view: View, given: Readonly<Record<string, string>>, errors: 
   return undefined;
 }
 
-function checkDay(member: string, value: unknown, errors: FieldError[]): number | undefined {
-  if (value === undefined) {
-    errors.push({ member, code: 'DATE_RANGE_INCOMPLETE', message: `The range needs both ends: add ${member}.` });
-    return undefined;
-  }
-  const day = typeof value === 'string' ? parseCalendarDate(value) : undefined;
-  if (day === undefined) errors.push({ member, code: 'INVALID_DATE', message: `${member} must be a real calendar date YYYY-MM-DD, for example 2025-01-31.` });
-  return day;
+/** An export job's span: at most `maxMonths` calendar months touched. */
+function monthsSpan(maxMonths: number): RangeSpan {
+  return (_range, fromDay, toDay) => {
+    const months = monthsTouched(fromDay, toDay);
+    return months <= maxMonths ? undefined : `An export job spans at most ${maxMonths} calendar months; this range touches ${months}. Start one job per part of the range.`;
+  };
 }
 
 /** A manifest's windows as [label, etag] entries (those without an ETag left out), or null when it is not an array of windows. */

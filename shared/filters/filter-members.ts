@@ -9,7 +9,7 @@ export interface FilterMember {
 }
 
 /** Members every endpoint has that choose order and page rather than filter. */
-export const CONTROL_MEMBERS: Readonly<Record<string, MemberRule>> = {
+const CONTROL_MEMBERS: Readonly<Record<string, MemberRule>> = {
   orderBy: stringRule('INVALID_ORDER_BY', 'the name of a sortable field'),
   order: valuesRule(['asc', 'desc'], '"asc" or "desc"'),
   page: positiveIntegerRule('the page number'),

@@ -7,7 +7,7 @@ import { statusOf } from './store-fault.js';
  * Where the ledger lives: one document in the export jobs container, in a partition of its own
  * that no data tenant can name (data tenants are lower-case names: load-config.ts).
  */
-export const LEDGER = Object.freeze({ id: 'admission-ledger', partition: '~service' });
+const LEDGER = Object.freeze({ id: 'admission-ledger', partition: '~service' });
 
 /** Tries of one change against writers racing it (each loses only to a change that landed). */
 const MAX_TRIES = 40;

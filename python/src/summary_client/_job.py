@@ -199,7 +199,7 @@ def _ask(transport: Transport, job_id: str, windows: Sequence[Window], labels: L
         return {"status": "running", "_wait": _wait(answer)}
     if answer.status != 200:
         raise failure(answer)
-    document = answer.problem()  # the JSON document, its shape bounded before parsing
+    document = answer.document()  # its shape bounded before parsing
     _check_manifest(document, job_id, windows, labels)
     return document
 

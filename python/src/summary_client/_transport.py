@@ -96,9 +96,9 @@ class Answer:
         value = self.headers.get("x-request-id")
         return printable(value)[:128] if value else "none"
 
-    def problem(self) -> dict:
-        """The problem document (RFC 9457) of a refusal, or {} when the body is none (or would cost far
-        more to parse than it weighs: json_shape_ok)."""
+    def document(self) -> dict:
+        """The body as a JSON object (a manifest, a problem document), or {} when it is none (or would
+        cost far more to parse than it weighs: json_shape_ok)."""
         try:
             text = bytes(self.body).decode("utf-8")
             if not json_shape_ok(text):
@@ -107,6 +107,10 @@ class Answer:
         except (UnicodeDecodeError, ValueError):
             return {}
         return document if isinstance(document, dict) else {}
+
+    def problem(self) -> dict:
+        """The problem document (RFC 9457) of a refusal, or {} when it has none."""
+        return self.document() if self.status >= 400 else {}
 
     @property
     def code(self) -> str:

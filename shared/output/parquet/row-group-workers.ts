@@ -9,7 +9,9 @@
  * (tests under ts-jest) there is no script a worker can run, so exports encode in the calling
  * thread.
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import { EXPORT_SLOTS } from '../../admission/export-slots.js';
 import type { ChunkColumn } from './parquet-column.js';
@@ -58,14 +60,19 @@ let shared: RowGroupWorkers | null | undefined;
 export function rowGroupEncoder(): RowGroupEncoder | undefined {
   if (shared === undefined) {
     const workers = Math.min(availableParallelism() - 1, MAX_WORKERS);
-    shared = workers > 0 && import.meta.url.endsWith('.js') ? createRowGroupWorkers(workers) : null;
+    shared = workers > 0 && existsSync(fileURLToPath(workerScript())) ? createRowGroupWorkers(workers) : null;
   }
   return shared ?? undefined;
 }
 
+/** The worker script beside this module's compiled JavaScript (none beside its TypeScript source). */
+function workerScript(): URL {
+  return new URL(`./${WORKER_SCRIPT}`, import.meta.url);
+}
+
 /** `count` row group workers running the worker script beside this module's compiled JavaScript. */
 export function createRowGroupWorkers(count: number): RowGroupWorkers {
-  return new WorkerPool(new URL(`./${WORKER_SCRIPT}`, import.meta.url), count);
+  return new WorkerPool(workerScript(), count);
 }
 
 /** A fixed number of workers; each request goes to the one with the fewest waiting. */

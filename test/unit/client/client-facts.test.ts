@@ -12,6 +12,8 @@ import { QUIET_WAIT_MS, SERVICE_QUIET_MS } from '../../../client/src/pull.js';
 import { QUIET_SECONDS } from '../../../shared/output/result-etag.js';
 import { DEFAULT_POLL_WAIT_MS, DOWNLOADS, MAX_POLL_WAIT_MS, MAX_STATUS_CALLS, MIN_POLL_WAIT_MS } from '../../../client/src/job-pass.js';
 import { JOB_WAIT_SECONDS } from '../../../client/src/summary-api.js';
+import { JOB_LOCATION } from '../../../client/src/export-job.js';
+import { JOB_ID, MAX_STATUS_WAIT_SECONDS } from '../../../shared/exports/export-operations.js';
 
 // The pull client (TypeScript) and the Python loader restate the same policy: how often and how
 // long they retry, how long they wait, what they take. This holds each Python constant equal to its
@@ -57,6 +59,11 @@ describe('the facts the two clients share', () => {
     expect(constant(python(file), name)).toBe(value);
   });
 
+  it('_job.py reads a job\'s id from its Location as the pull client does', () => {
+    const pattern = /^_LOCATION = re\.compile\(r"(.+)"\)$/m.exec(python('_job.py'))?.[1];
+    expect(pattern).toBe(JOB_LOCATION.source.replaceAll('\\/', '/'));
+  });
+
   it('can tell them apart (the reader of the Python source is not blind)', () => {
     expect(constant('ATTEMPTS = 7\n', 'ATTEMPTS')).not.toBe(DEFAULT_RETRY.attempts);
     expect(constant('X = 2 * 1024**3\n', 'X')).toBe(2 * 1024 ** 3);
@@ -68,5 +75,16 @@ describe('the facts the pull client shares with the service', () => {
   it('waits out the service\'s quiet period (a result written to in it has an ETag no check matches) before a strict confirmation', () => {
     expect(SERVICE_QUIET_MS).toBe(QUIET_SECONDS * 1000);
     expect(QUIET_WAIT_MS).toBeGreaterThan(SERVICE_QUIET_MS);
+  });
+
+  it('asks a status call to wait (Prefer: wait) exactly as long as the service lets it', () => {
+    expect(JOB_WAIT_SECONDS).toBe(MAX_STATUS_WAIT_SECONDS);
+  });
+
+  it('reads exactly the job ids the service makes (32 hex digits) from a Location', () => {
+    const id = 'a'.repeat(32);
+    expect(JOB_ID.test(id)).toBe(true);
+    expect(JOB_LOCATION.exec(`../exports/${id}`)?.[1]).toBe(id);
+    for (const other of ['a'.repeat(31), 'a'.repeat(33), 'A'.repeat(32)]) expect([other, JOB_ID.test(other), JOB_LOCATION.test(`../exports/${other}`)]).toEqual([other, false, false]);
   });
 });
