@@ -61,9 +61,9 @@ class PartedTable implements TableSink {
     this.writer = this.newWriter();
   }
 
-  add(row: Readonly<Record<string, unknown>>, leading?: readonly unknown[]): Promise<void> | undefined {
+  addRow(values: readonly unknown[], leading?: readonly unknown[]): Promise<void> | undefined {
     this.rows++;
-    const appending = this.writer.add(row, leading);
+    const appending = this.writer.addRow(values, leading);
     if (appending) return appending.then(() => this.closeIfFull());
     return this.writer.bytesWritten >= this.options.partBytes ? this.close() : undefined;
   }

@@ -5,7 +5,7 @@ import type { StoredRecord, View } from '../model/view.js';
 import type { SummaryQuery } from '../model/summary-query.js';
 import { unreachable } from '../util/unreachable.js';
 import { OutputLimitExceeded } from './output-limit-exceeded.js';
-import { cleaningWarning, cleanRecord, newCleaningReport, type CleaningPlan, type CleaningReport } from './record-cleaner.js';
+import { cleaningWarning, cleanRow, newCleaningReport, type CleaningPlan, type CleaningReport } from './record-cleaner.js';
 import { ParquetTableWriter } from './parquet/parquet-table-writer.js';
 import { zipOverhead, zipStored } from './zip-stored.js';
 
@@ -116,8 +116,8 @@ export function exportTables(view: View): { readonly records: ExportTable; reado
 
 /** Where one table's rows go (a ParquetTableWriter, or one that rolls over into parts). */
 export interface TableSink {
-  /** As ParquetTableWriter.add: a returned promise is awaited before the next row. */
-  add(row: Readonly<Record<string, unknown>>, leading?: readonly unknown[]): Promise<void> | undefined;
+  /** As ParquetTableWriter.addRow: values by column position; a returned promise is awaited before the next row. */
+  addRow(values: readonly unknown[], leading?: readonly unknown[]): Promise<void> | undefined;
 }
 
 /**
@@ -146,17 +146,17 @@ export async function writeTables(
   for await (const page of records) {
     options.signal?.throwIfAborted();
     for (const stored of page) {
-      const record = cleanRecord(cleaning, stored, report);
-      if (record === undefined) continue;
+      // By position: the records table's columns are the view's fields, the lines table's the id then the line fields.
+      const row = cleanRow(cleaning, stored, report);
+      if (row === undefined) continue;
       count++;
-      const appending = tables.records.add(record);
+      const appending = tables.records.addRow(row.values);
       if (appending) await appending;
       if (tables.lines && lineMember !== undefined) {
         // From the stored record: the id leads its lines whether or not the view shows it.
         leading[0] = stored[idName];
-        // Cleaned: an array of objects whose required values are all there.
-        for (const line of record[lineMember] as readonly StoredRecord[]) {
-          const appendingLine = tables.lines.add(line, leading);
+        for (const line of row.lines) {
+          const appendingLine = tables.lines.addRow(line, leading);
           if (appendingLine) await appendingLine;
         }
       }

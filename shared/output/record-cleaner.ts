@@ -6,9 +6,9 @@
  * entry), and the log names record and field, never the value.
  *
  * One plain function does it for both renderers, from the view's fields as data: a record comes
- * out as a new object of exactly the view's fields in the view's order (a missing value null),
- * then its lines the same way. That is also the guard that keeps every answer to allowlisted
- * fields, whatever the store returned.
+ * out as exactly the view's fields in the view's order (a missing value null), then its lines the
+ * same way — as values by position for Parquet (cleanRow), as an object for JSON (cleanRecord).
+ * That is also the guard that keeps every answer to allowlisted fields, whatever the store returned.
  */
 import type { FieldSpec } from '../model/fields.js';
 import type { StoredRecord, View } from '../model/view.js';
@@ -56,10 +56,41 @@ export function newCleaningReport(): CleaningReport {
   return { nulled: 0, recordsLeftOut: 0, linesLeftOut: 0, problems: [] };
 }
 
+/** A record cleaned as rows: its values in the plan's field order, and each line's in the line fields' order. */
+export interface CleanedRow {
+  readonly values: unknown[];
+  readonly lines: unknown[][];
+}
+
+/**
+ * The record as it may be answered, by position: the plan's fields' values in order (a bad
+ * nullable value null), then its lines the same way; undefined to leave it out. Counts and notes
+ * what it changed in `report` (a record's lines before its fields). What a Parquet export writes
+ * (ParquetTableWriter.addRow), with no object made per record or line.
+ */
+export function cleanRow(plan: CleaningPlan, record: StoredRecord, report: CleaningReport): CleanedRow | undefined {
+  const nulled: string[] = [];
+  const values = cleanValues(plan.recordRules, record, nulled);
+  const note = (field: string) => {
+    if (report.problems.length < PROBLEMS_KEPT) report.problems.push({ record: idOf(record, plan.view.resource.idField), field });
+  };
+  if (values === undefined) {
+    report.recordsLeftOut++;
+    note(firstBad(plan.recordRules, record));
+    return undefined;
+  }
+  const lines = plan.linesMember === undefined ? [] : cleanLines(plan, record[plan.linesMember], report, note);
+  for (const field of nulled) {
+    report.nulled++;
+    note(field);
+  }
+  return { values, lines };
+}
+
 /**
  * The record as it may be answered: a new object of exactly the plan's fields in order (a bad
  * nullable value null), then its lines the same way; undefined to leave it out. Counts and notes
- * what it changed in `report` (a record's lines before its fields).
+ * what it changed in `report` as cleanRow does.
  *
  * @example
  * const plan = planCleaning(view); // once per view
@@ -68,27 +99,15 @@ export function newCleaningReport(): CleaningReport {
  * cleaningWarning(report); // what was nulled or left out, for meta.warning; undefined when nothing
  */
 export function cleanRecord(plan: CleaningPlan, record: StoredRecord, report: CleaningReport): StoredRecord | undefined {
-  const nulled: string[] = [];
-  const cleaned = cleanFields(plan.recordRules, record, nulled);
-  const note = (field: string) => {
-    if (report.problems.length < PROBLEMS_KEPT) report.problems.push({ record: idOf(record, plan.view.resource.idField), field });
-  };
-  if (cleaned === undefined) {
-    report.recordsLeftOut++;
-    note(firstBad(plan.recordRules, record));
-    return undefined;
-  }
-  const member = plan.linesMember;
-  if (member !== undefined) cleaned[member] = cleanLines(plan, record[member], report, note);
-  for (const field of nulled) {
-    report.nulled++;
-    note(field);
-  }
-  return cleaned;
+  const row = cleanRow(plan, record, report);
+  if (row === undefined) return undefined;
+  const answered = objectOf(plan.recordRules, row.values);
+  if (plan.linesMember !== undefined) answered[plan.linesMember] = row.lines.map((line) => objectOf(plan.lineRules, line));
+  return answered;
 }
 
 /** A record's lines, each cleaned as a record is (a line that is not an object, or whose required field is bad, left out). */
-function cleanLines(plan: CleaningPlan, raw: unknown, report: CleaningReport, note: (field: string) => void): StoredRecord[] {
+function cleanLines(plan: CleaningPlan, raw: unknown, report: CleaningReport, note: (field: string) => void): unknown[][] {
   const member = plan.linesMember!;
   if (!Array.isArray(raw)) {
     if (raw !== undefined && raw !== null) {
@@ -97,11 +116,11 @@ function cleanLines(plan: CleaningPlan, raw: unknown, report: CleaningReport, no
     }
     return [];
   }
-  const lines: StoredRecord[] = [];
+  const lines: unknown[][] = [];
   for (let i = 0; i < raw.length; i++) {
     const line = raw[i] as unknown;
     const nulled: string[] = [];
-    const cleaned = isObject(line) ? cleanFields(plan.lineRules, line, nulled) : undefined;
+    const cleaned = isObject(line) ? cleanValues(plan.lineRules, line, nulled) : undefined;
     if (cleaned === undefined) {
       report.linesLeftOut++;
       note(`${member}[${i}]${isObject(line) ? `.${firstBad(plan.lineRules, line)}` : ''}`);
@@ -116,10 +135,11 @@ function cleanLines(plan: CleaningPlan, raw: unknown, report: CleaningReport, no
   return lines;
 }
 
-/** Exactly `rules`' fields of `source`, checked (a bad nullable value null, its name told to `nulled`); undefined when a required one is bad or missing. */
-function cleanFields(rules: readonly FieldRule[], source: StoredRecord, nulled: string[]): Record<string, unknown> | undefined {
-  const cleaned: Record<string, unknown> = {};
-  for (const rule of rules) {
+/** `rules`' values of `source` in order, checked (a bad nullable value null, its name told to `nulled`); undefined when a required one is bad or missing. */
+function cleanValues(rules: readonly FieldRule[], source: StoredRecord, nulled: string[]): unknown[] | undefined {
+  const values: unknown[] = new Array(rules.length);
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]!;
     let value = source[rule.name];
     if (value === null || value === undefined) {
       if (!rule.nullable) return undefined;
@@ -129,9 +149,16 @@ function cleanFields(rules: readonly FieldRule[], source: StoredRecord, nulled: 
       value = null;
       nulled.push(rule.name);
     }
-    cleaned[rule.name] = value;
+    values[i] = value;
   }
-  return cleaned;
+  return values;
+}
+
+/** The object of `rules`' names and `values`, in order. */
+function objectOf(rules: readonly FieldRule[], values: readonly unknown[]): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (let i = 0; i < rules.length; i++) object[rules[i]!.name] = values[i];
+  return object;
 }
 
 /** The first required field of `source` that is missing or bad, as the log names it. */

@@ -68,14 +68,31 @@ export class ParquetTableWriter {
   }
 
   /**
-   * Adds one record; seals a row group when one is full. `leading` values fill the first columns
-   * (a line's record id) without copying the record into a new object. A returned promise must be
+   * Adds one record, its values read by the columns' names; seals a row group when one is full.
+   * `leading` values fill the first columns (a line's record id). A returned promise must be
    * awaited before the next `add` (it appends the oldest row group in flight).
    */
   add(record: Readonly<Record<string, unknown>>, leading: readonly unknown[] = []): Promise<void> | undefined {
     const { names, buffers } = this;
     for (let c = 0; c < leading.length; c++) buffers[c]!.add(leading[c]);
     for (let c = leading.length; c < names.length; c++) buffers[c]!.add(record[names[c]!]);
+    return this.rowAdded();
+  }
+
+  /**
+   * Adds one row given by position: `leading` values, then `values`, fill the columns in order
+   * (an export's rows, cleaned straight into arrays: record-cleaner.ts cleanRow). As `add`.
+   */
+  addRow(values: readonly unknown[], leading: readonly unknown[] = []): Promise<void> | undefined {
+    const { buffers } = this;
+    const offset = leading.length;
+    for (let c = 0; c < offset; c++) buffers[c]!.add(leading[c]);
+    for (let c = offset; c < buffers.length; c++) buffers[c]!.add(values[c - offset]);
+    return this.rowAdded();
+  }
+
+  /** A row was added: a full row group is sealed and encoded (here, or by a worker). */
+  private rowAdded(): Promise<void> | undefined {
     if (++this.rows < this.rowGroupSize) return undefined;
     if (this.encoder === undefined) {
       this.append(encodeRowGroup(this.chunkColumns(), this.seal(false), this.scratch));
