@@ -387,6 +387,23 @@ describe('summary-client pull is safe against the server', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   }, 60_000);
 
+  it('stops with exit 2 and what to do when the columns change on every answer, leaving no hidden file behind', async () => {
+    let answers = 0;
+    const settings = await serve(async (_request, response, real) => {
+      const answer = await real();
+      // Each answer a schema of its own, as a service whose roles change under the run would give.
+      const schema = (++answers).toString(16).padStart(32, '0');
+      response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', etag: answer.headers.get('etag') ?? '', 'x-summary-schema': schema, 'x-request-id': answer.headers.get('x-request-id') ?? '' });
+      response.end(answer.body);
+    });
+    const dir = outDir();
+    const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-03-31', '--format', 'jsonl', '--out', dir], settings);
+    expect([result.code, result.stderr]).toEqual([2, expect.stringMatching(/^summary-client: the columns your roles see changed again and again during the run; run it again once the service's roles settle$/m)]);
+    expect(result.stderr).not.toMatch(/unexpected error/);
+    const left = (folder: string): string[] => readdirSync(folder, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? left(join(folder, entry.name)) : [entry.name]));
+    expect(left(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
+  }, 60_000);
+
   it('asks for JSON pages in gzip and counts a gzip page as it inflates, under the byte cap', async () => {
     const settings = await serve(async (_request, response, real) => {
       const answer = await real();
