@@ -52,7 +52,7 @@ function contract(overrides: Doc = {}): Doc {
 }
 
 beforeAll(async () => {
-  own = await startOwnTenant(10, { clients: CLIENTS, service: { clock: ahead } });
+  own = await startOwnTenant(10, { clients: CLIENTS, service: { clock: ahead, cursorDeadlineMs: 30_000 } });
   const [contracts, invoices] = await Promise.all([own.documents('contracts'), own.documents('invoices')]);
   template = { contract: contracts[0]!, invoice: invoices[0]! };
   await own.write('contracts', [contract(), contract(), contract({ status: 'Draft' }), contract({ createdDate: '2024-06-20T08:00:00.000Z' })]);

@@ -32,6 +32,12 @@ export interface TestServiceOptions {
   readonly store?: (real: RecordStore) => RecordStore;
   /** Wraps the real page cursors (fault injection, counting). */
   readonly cursors?: (real: PageCursors) => PageCursors;
+  /**
+   * The page cursor guard's deadline (CURSOR_GUARD's otherwise): a suite about what a walk
+   * answers, not about the guard, gives the cursor store time on a loaded machine, where a put past
+   * 1 s costs the walk its cursor (by design) and the suite its premise.
+   */
+  readonly cursorDeadlineMs?: number;
   /** Start no identity provider: use this authority instead (for an unreachable one). */
   readonly authority?: string;
   /** The resources the service serves (default: the service's own) and the datapoints that gate them. */
@@ -104,9 +110,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...base,
     ...(options.store ? { store: options.store(base.store) } : {}),
   };
-  if (options.cursors) {
-    const cursors = options.cursors(base.cursors);
-    Object.assign(deps, { cursors, pageCursors: guardCursors(cursors, { ...CURSOR_GUARD, ...(options.clock ? { now: options.clock } : {}), onFailure: recordCursorFailure }) });
+  if (options.cursors || options.cursorDeadlineMs !== undefined) {
+    const cursors = options.cursors?.(base.cursors) ?? base.cursors;
+    Object.assign(deps, { cursors, pageCursors: guardCursors(cursors, { ...CURSOR_GUARD, deadlineMs: options.cursorDeadlineMs ?? CURSOR_GUARD.deadlineMs, ...(options.clock ? { now: options.clock } : {}), onFailure: recordCursorFailure }) });
   }
   const resources = options.resources ?? RESOURCES;
   const endpoints = summaryEndpoints(resources, deps);
