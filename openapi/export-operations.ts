@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
 import { PROBLEM_MEDIA_TYPE } from '../shared/errors/problem-response.js';
-import { CANCEL_NAMES, JOB_ID, kickOffNames, STATUS_NAMES, STATUS_RETRY_SECONDS, MAX_STATUS_WAIT_SECONDS } from '../shared/exports/export-operations.js';
+import { CANCEL_NAMES, JOB_ID, kickOffNames, STATUS_NAMES, STATUS_RETRY_SECONDS, MAX_STATUS_WAIT_SECONDS } from '../shared/model/export-operations.js';
 import { IF_NONE_MATCH_MEMBER } from '../shared/exports/export-request.js';
 import { mediaTypeOf } from '../shared/model/operation-contract.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';

@@ -3,7 +3,7 @@ import type { SummaryDeps } from '../http/summary-deps.js';
 import type { SummaryEndpoint } from '../http/summary-endpoint.js';
 import type { HttpResult } from '../http/output-stages/output-stage.js';
 import { EXPORT_STORAGE } from '../exports/export-storage.js';
-import { CANCEL_NAMES, kickOffNames, STATUS_NAMES } from '../exports/export-operations.js';
+import { CANCEL_NAMES, kickOffNames, STATUS_NAMES } from '../model/export-operations.js';
 import { handleCancel, handleKickOff, handleStatus } from '../http/handle-exports.js';
 import { runWindow } from '../exports/run-window.js';
 import { recordPoisonedWindow } from '../exports/poisoned-window.js';

@@ -21,7 +21,7 @@ import { PLATFORM_HTTP_LIMIT_SECONDS } from '../config/platform-limit.js';
 import type { ExportDeps } from '../exports/export-deps.js';
 import type { ExportJob, WindowOutcome } from '../store/export-jobs.js';
 import { isComplete, jobStatus } from '../exports/export-manifest.js';
-import { CANCEL_NAMES, JOB_ID, kickOffNames, MAX_STATUS_WAIT_SECONDS, STATUS_NAMES, STATUS_POLL_MS, STATUS_RETRY_SECONDS } from '../exports/export-operations.js';
+import { CANCEL_NAMES, JOB_ID, kickOffNames, MAX_STATUS_WAIT_SECONDS, STATUS_NAMES, STATUS_POLL_MS, STATUS_RETRY_SECONDS } from '../model/export-operations.js';
 import { parseExportRequest, windowQuery } from '../exports/export-request.js';
 import { sortWindows, type SortedWindows } from '../exports/check-windows.js';
 import { viewChanged } from '../exports/window-view.js';

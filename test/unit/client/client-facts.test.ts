@@ -13,7 +13,7 @@ import { QUIET_SECONDS } from '../../../shared/output/result-etag.js';
 import { DEFAULT_POLL_WAIT_MS, DOWNLOADS, MAX_POLL_WAIT_MS, MAX_STATUS_CALLS, MIN_POLL_WAIT_MS } from '../../../client/src/job-pass.js';
 import { JOB_WAIT_SECONDS } from '../../../client/src/summary-api.js';
 import { JOB_LOCATION } from '../../../client/src/export-job.js';
-import { JOB_ID, MAX_STATUS_WAIT_SECONDS } from '../../../shared/exports/export-operations.js';
+import { JOB_ID, MAX_STATUS_WAIT_SECONDS } from '../../../shared/model/export-operations.js';
 
 // The pull client (TypeScript) and the Python loader restate the same policy: how often and how
 // long they retry, how long they wait, what they take. This holds each Python constant equal to its

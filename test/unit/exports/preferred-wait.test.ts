@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { preferredWait } from '../../../shared/http/handle-exports.js';
-import { MAX_STATUS_WAIT_SECONDS } from '../../../shared/exports/export-operations.js';
+import { MAX_STATUS_WAIT_SECONDS } from '../../../shared/model/export-operations.js';
 
 describe('a status call\'s Prefer: wait', () => {
   it.each([

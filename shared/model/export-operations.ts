@@ -1,5 +1,5 @@
 /** The names of the export operations: routes, operation ids, log and span names, written once. */
-import type { ResourceDefinition } from '../model/resource-definition.js';
+import type { ResourceDefinition } from './resource-definition.js';
 
 /** One export operation's names, as operationNames gives a summary operation's. */
 export interface ExportOperationNames {
