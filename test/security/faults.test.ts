@@ -46,11 +46,26 @@ async function expectCompleteOrClean503(answer: Awaited<ReturnType<typeof ask>>)
   return 'ok';
 }
 
+/**
+ * The service recovered: asked again (every answer a complete 200 or a clean 503) until one is a
+ * complete 200. On a loaded machine the first request after a fault may still pass the store's
+ * 1.5 s deadline (STORE_TIMEOUT_MS) while its connections are made again: recovery is a state to
+ * wait for, within a bound, not the very next answer.
+ */
+async function recovered(accept?: string, body?: string): Promise<Awaited<ReturnType<typeof ask>>> {
+  for (let tries = 1; ; tries++) {
+    const answer = await ask(accept, body);
+    if (await expectCompleteOrClean503(answer) === 'ok') return answer;
+    if (tries >= 10) throw new Error(`still 503 after ${tries} requests: the service did not recover`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 describe('store faults', () => {
   it('answers 503 while the store is down at start, then recovers by itself', async () => {
     expect(await expectCompleteOrClean503(await ask())).toBe('unavailable');
     proxy.setMode('pass');
-    expect(await expectCompleteOrClean503(await ask())).toBe('ok');
+    await recovered();
   });
 
   it('answers a 429 storm, after the SDK retries, with 503 and Retry-After, then recovers', async () => {
@@ -59,7 +74,7 @@ describe('store faults', () => {
     expect(await expectCompleteOrClean503(await ask())).toBe('unavailable');
     expect(proxy.counts.requests - before).toBeGreaterThan(1);
     proxy.setMode('pass');
-    expect(await expectCompleteOrClean503(await ask())).toBe('ok');
+    await recovered();
   });
 
   it('answers a store hanging past the deadline with 503 well under the Functions limit', async () => {
@@ -68,20 +83,19 @@ describe('store faults', () => {
     expect(await expectCompleteOrClean503(answer)).toBe('unavailable');
     expect(answer.ms).toBeLessThan(10_000);
     proxy.setMode('pass');
-    expect(await expectCompleteOrClean503(await ask())).toBe('ok');
+    await recovered();
   }, 20_000);
 
   it.each(['reset', 'throttle', 'hang'] as const)('answers a %s in the middle of a Parquet export with 503, never a truncated file', async (fault) => {
     proxy.setMode('pass');
     const queriesBefore = proxy.counts.queries;
-    const whole = await ask('application/vnd.apache.parquet', '{}');
+    const whole = await recovered('application/vnd.apache.parquet', '{}');
     expect(proxy.counts.queries - queriesBefore).toBeGreaterThanOrEqual(2); // the export reads the store in pages
-    expect(await expectCompleteOrClean503(whole)).toBe('ok');
     expect((await readParquet(whole.bytes)).numRows).toBeGreaterThan(1000); // more than one store page
     proxy.failAfterQueries(1, fault); // the first page passes, the second fails
     expect(await expectCompleteOrClean503(await ask('application/vnd.apache.parquet', '{}'))).toBe('unavailable');
     proxy.setMode('pass');
-    expect(await expectCompleteOrClean503(await ask('application/vnd.apache.parquet', '{}'))).toBe('ok');
+    await recovered('application/vnd.apache.parquet', '{}');
   }, 20_000);
 
   it('keeps every log line free of tokens, keys and bodies', () => {
