@@ -61,3 +61,12 @@ export class ApiError extends Error {
     return new ApiError(first.code, detail, { errors });
   }
 }
+
+/**
+ * What a fault was, for a warning in the log: an ApiError's code and reason (`STORE_UNAVAILABLE
+ * (store 429)`), another error's name; never its message, which may name keys or documents.
+ */
+export function faultName(error: unknown): string {
+  if (error instanceof ApiError) return error.reason === undefined ? error.code : `${error.code} (${error.reason})`;
+  return error instanceof Error ? error.name : 'unknown';
+}

@@ -10,6 +10,7 @@
  *   settled together (../results/check-together.ts). One that differs sends them back to one
  *   aggregate each.
  */
+import { faultName } from '../errors/api-error.js';
 import type { IfNoneMatch } from '../results/if-none-match.js';
 import type { PreparedResource } from '../results/prepared-resource.js';
 import type { ResultDeps } from '../results/result-deps.js';
@@ -103,7 +104,7 @@ async function settledRuns(job: ExportJob, asked: readonly Window[], views: Read
   if (etags.length === 0) return [];
   // Only a shortcut: a lookup that fails leaves every window to its own check.
   const versions = await jobs.versionsOf(job.tenant, etags).catch((error: unknown) => {
-    warn(`the versions of the sent ETags could not be read (${error instanceof Error ? error.name : 'unknown'}); each window is checked on its own`);
+    warn(`the versions of the sent ETags could not be read (${faultName(error)}); each window is checked on its own`);
     return new Map<string, TakenVersion>();
   });
   const vouched = new Map<string, Vouched>();

@@ -55,6 +55,12 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
     durationMs: Math.round((performance.now() - started) * 10) / 10, records, bytes,
     storeDocuments: meter.documents, requestCharge: Math.round(meter.requestCharge * 100) / 100,
   });
+  /** A fault worth retrying, logged: the host delivers the message again, and after its last delivery it is poison. */
+  const retried = (error: unknown): unknown => {
+    logWindow(error instanceof ApiError ? error.status : 500, error instanceof ApiError ? error.code : 'INTERNAL', 0, 0);
+    if (!(error instanceof ApiError)) results.log.fault(requestId, error);
+    return error;
+  };
   // Each try writes into a folder of its own: a duplicate delivery running at once never
   // overwrites or deletes the files of the try whose outcome is recorded.
   const tryFolder = `${windowFolder(job, window.label)}${randomBytes(4).toString('hex')}/`;
@@ -75,16 +81,16 @@ export async function runWindow(raw: unknown, deps: ExportDeps): Promise<void> {
       logWindow(error.status, error.code, 0, 0);
       return settleWindow(job, message, failedOutcome(window.label, error, requestId), deps, tryFolder);
     }
-    // Retried: the host delivers the message again, and after its last delivery it is poison.
-    logWindow(error instanceof ApiError ? error.status : 500, error instanceof ApiError ? error.code : 'INTERNAL', 0, 0);
-    if (!(error instanceof ApiError)) results.log.fault(requestId, error);
-    throw error;
+    throw retried(error);
   }
   let outcome: WindowOutcome;
   switch (read.kind) {
     case 'records': {
       // Cancelled while it ran: its files go, as the cancel deleted the others'.
-      if ((await deps.jobs.get(job.tenant, job.id))?.cancelled !== false) return deps.files.removeAll(windowFolder(job, window.label));
+      const now = await deps.jobs.get(job.tenant, job.id).catch((error: unknown) => {
+        throw retried(error);
+      });
+      if (now?.cancelled !== false) return deps.files.removeAll(windowFolder(job, window.label));
       const { etag, version, takenAt } = read.validators;
       outcome = { label: window.label, status: 'exported', etag, records: read.rendered.records, files: read.rendered.files, checked: { ...version, takenAt } };
       logWindow(200, null, outcome.records, outcome.files.reduce((total, file) => total + file.bytes, 0));

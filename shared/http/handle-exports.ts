@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HttpRequest } from '@azure/functions';
 import type { Principal } from '../auth/authenticate.js';
-import { ApiError } from '../errors/api-error.js';
+import { ApiError, faultName } from '../errors/api-error.js';
 import type { HttpResult } from './output-stages/output-stage.js';
 import { notAcceptable } from './handle-summary.js';
 import { negotiateOffer, type Offer } from './negotiate.js';
@@ -95,7 +95,7 @@ export async function handleKickOff(endpoint: SummaryEndpoint, deps: ExportDeps,
     // expires. Should this fail, it stops counting at the end of its kick-off's time: a cap
     // briefly loose, never a client shut out for the job's life by an entry nobody releases.
     await deps.jobs.admissions.update({ jobId: job.id, tenant: job.tenant, clientId: job.clientId, windows: sorted.toExport.length, until: Date.parse(job.expires) })
-      .catch((error: unknown) => summary.log.warning(requestId, `the ledger of admitted jobs kept this job's kick-off entry (${error instanceof Error ? error.name : 'unknown'}): it counts until ${new Date(now + PLATFORM_HTTP_LIMIT_SECONDS * 1000).toISOString()}`));
+      .catch((error: unknown) => summary.log.warning(requestId, `the ledger of admitted jobs kept this job's kick-off entry (${faultName(error)}): it counts until ${new Date(now + PLATFORM_HTTP_LIMIT_SECONDS * 1000).toISOString()}`));
     // Prefer: wait=N: the answer waits for the job to complete, as a status call does.
     const outcomes = sorted.toExport.length === 0 ? [...sorted.unchanged] : await outcomesWithin(accepted, deps, preferredWait(header('prefer')), [...sorted.unchanged]);
     const complete = isComplete(accepted, outcomes);
@@ -138,7 +138,7 @@ export async function handleCancel(summary: SummaryDeps, deps: ExportDeps, reque
     await deps.jobs.replace({ ...job, cancelled: true });
     await deps.jobs.markDone(job).catch(() => {});
     // A file left by a failure here is never handed out again (the job is 404) and goes at expiry (the sweep, the lifecycle rule).
-    await deps.files.removeAll(`${job.id}/`).catch((error: unknown) => summary.log.warning(requestId, `the files of a cancelled job were not all deleted (${error instanceof Error ? error.name : 'unknown'}); they go when the job expires`));
+    await deps.files.removeAll(`${job.id}/`).catch((error: unknown) => summary.log.warning(requestId, `the files of a cancelled job were not all deleted (${faultName(error)}); they go when the job expires`));
     return statusAnswer(202, { id: job.id, status: 'cancelled' }, requestId, {});
   });
 }
