@@ -25,7 +25,11 @@ export default async function globalSetup() {
     authPort: 0,
     azuritePorts: { blob: 0, queue: 0, table: 0 },
     seedRecords: Number(process.env.TEST_SEED_RECORDS ?? 1500),
-    settings: { MAX_PAGE_SIZE: '1000', MAX_RESULT_WINDOW: '10000', LOG_REQUESTS: 'false' },
+    // The stack's tenant is every suite's at once (three run at a time): its export job caps are
+    // roomy. The caps themselves are tested on tenants of their own, with caps of their own
+    // (export-admission.test.ts, export-job-faults.test.ts). These settings reach every test
+    // service through the environment.
+    settings: { MAX_PAGE_SIZE: '1000', MAX_RESULT_WINDOW: '10000', LOG_REQUESTS: 'false', EXPORT_JOBS_PER_CLIENT: '20', EXPORT_JOBS_PER_TENANT: '40', EXPORT_WINDOWS_PER_TENANT: '1000' },
     logRequest: () => {},
   });
   globalThis.__LOCAL_STACK__ = stack;

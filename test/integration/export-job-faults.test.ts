@@ -27,7 +27,7 @@ const breakable = (real: RecordStore): RecordStore => ({
 const FAST = { maxPollingIntervalMs: 200, visibilityTimeoutSeconds: 0, maxDequeueCount: 2 };
 
 beforeAll(async () => {
-  own = await startOwnTenant(40, { clients: ['contoso-full', 'contoso-basic'], service: { store: breakable, exports: { triggers: false } } });
+  own = await startOwnTenant(40, { clients: ['contoso-full', 'contoso-basic'], service: { store: breakable, exports: { triggers: false } }, settings: { EXPORT_JOBS_PER_CLIENT: '2' } });
 }, 60_000);
 
 afterAll(async () => {
