@@ -29,7 +29,10 @@ const common = {
 };
 
 export default {
-  testTimeout: 30000,
+  // A safety net, not a measure: a test waits for the state it needs. Three suites at a time on
+  // two cores, a heavy test (a year pulled through an export job, a property over many requests)
+  // takes twice what it takes alone: 30 s failed such tests for no fault of theirs.
+  testTimeout: 120_000,
   // The stack tier waits on servers far more than it computes: three suites at a time on two
   // cores ran the whole of it in 530 s instead of 1,373 s (jest's default there is one worker),
   // at 156% CPU. Wider machines run one suite per core.
