@@ -7,15 +7,16 @@
  * taken over, since no process of another host can be seen from here: the run stops, naming it.
  *
  * Every step that decides who holds the lock is one the file system does atomically: a lock is
- * made whole (written aside, then linked into place, which fails if one is there), and a dead
- * run's lock is moved aside before a new one is made, so of runs that find the same dead lock one
- * moves it and the others find nothing to move, or find the new lock. What is left: a run that
- * found the dead lock, and moved the new one aside in the instant after it was made, puts it back;
- * a third run starting in the microseconds between could take the folder too (three runs at once
- * over a killed run's lock). The file system has no compare-and-swap to close that.
+ * made whole (written aside, then linked into place, which fails if one is there). A dead run's
+ * lock is taken over under a second lock of the same making (`takeOver`): of runs that find the
+ * same dead lock, one takes over and the others find it busy; it removes the lock only while it is
+ * still the dead one. (Moving the dead lock aside without that guard let a third run of several
+ * starting at once take the folder too: seen with three test suites at a time on two loaded cores.)
+ * What is left: a takeover left by a run killed in it is stale after STARTING_MS, and two runs
+ * that remove the same stale one at once may both take over.
  */
 import { randomUUID } from 'node:crypto';
-import { linkSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { printable } from './printable.js';
@@ -56,10 +57,11 @@ export function lockFolder(dir: string): () => void {
       const host = hostOf(seen);
       if (host !== undefined && host !== HOST) throw elsewhere(dir, path, host, holder);
       if (holder === undefined ? !madeBefore(path, Date.now() - STARTING_MS) : alive(holder, path)) throw busy(dir, holder);
-      moveAside(path, seen, dir);
+      takeOver(path, seen, dir, mine);
+    } else if (!create(path, mine)) {
+      // Gone as it was read: whoever makes the next lock holds the folder; another run that got there first holds it now.
+      throw busy(dir, holderOf(read(path) ?? ''));
     }
-    // Whoever makes the next lock holds the folder; another run that got there first holds it now.
-    if (!create(path, mine)) throw busy(dir, holderOf(read(path) ?? ''));
   }
   held.add(path);
   return () => {
@@ -105,28 +107,27 @@ function removeQuietly(path: string): void {
 }
 
 /**
- * Moves a dead run's lock out of the way, if it is still the one read (`seen`): a lock made since
- * is put back, and the folder is busy. Nothing to move: another run moved it first.
+ * Takes over a dead run's lock (`seen`), one run at a time: the takeover is itself a lock
+ * (`<lock>.takeover`, made whole as a lock is). Its holder removes the lock only if it is still
+ * the dead one, then makes its own; a run that finds a takeover going on, or the lock no longer
+ * the dead one, finds the folder busy. A takeover left by a run killed in it is stale after
+ * STARTING_MS, and removed.
  */
-function moveAside(path: string, seen: string, dir: string): void {
-  const aside = `${path}.${randomUUID()}.dead`;
+function takeOver(path: string, seen: string, dir: string, mine: string): void {
+  const guard = `${path}.takeover`;
+  if (!create(guard, mine)) {
+    if (!madeBefore(guard, Date.now() - STARTING_MS)) throw busy(dir, undefined);
+    removeQuietly(guard);
+    if (!create(guard, mine)) throw busy(dir, undefined);
+  }
   try {
-    renameSync(path, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
+    const now = read(path);
+    if (now !== undefined && now !== seen) throw busy(dir, holderOf(now));
+    if (now !== undefined) rmSync(path, { force: true });
+    if (!create(path, mine)) throw busy(dir, holderOf(read(path) ?? ''));
+  } finally {
+    if (read(guard) === mine) removeQuietly(guard);
   }
-  const moved = read(aside);
-  if (moved !== seen) {
-    try {
-      linkSync(aside, path);
-    } catch {
-      // A third run made one in between (the window the header names): it and the lock's maker both run.
-    }
-    removeQuietly(aside);
-    throw busy(dir, holderOf(moved ?? ''));
-  }
-  removeQuietly(aside);
 }
 
 function read(path: string): string | undefined {

@@ -106,7 +106,10 @@ describe('a failing cursor store', () => {
       expect(writes.length).toBe(2);
       expect(writes.every((signal) => signal.aborted)).toBe(true);
       expect(reads).toBe(1);
-      expect(elapsed).toBeLessThan(2000 + 1500);
+      // No page after the third failure waited a deadline: the pages after it asked the store
+      // nothing (two writes and one read above, however many pages). The walk's time is only a
+      // safety bound: 3.5 s failed on a loaded machine for no fault of the guard.
+      expect(elapsed).toBeLessThan(60_000);
       const warnings = failing.logs.filter((line) => line.includes('"level":"warn"'));
       expect(warnings.map((line) => (JSON.parse(line) as { warning: string }).warning)).toEqual(expect.arrayContaining([
         'page cursor put failed (timeout); the page is read without it',
