@@ -13,8 +13,7 @@ import type { CursorFailureReport, GuardedCursors } from '../cursors/guarded-cur
 import { pageCursorKey } from '../cursors/page-cursors.js';
 import { EMPTY_VERSION, type RecordStore, type StoreMeter, type StorePage } from '../store/record-store.js';
 import { jumpTo } from '../output/pagination.js';
-import type { IfNoneMatch } from './if-none-match.js';
-import { matchesIfNoneMatch } from './if-none-match.js';
+import { matchesIfNoneMatch, type IfNoneMatch } from './if-none-match.js';
 import type { ResultDeps } from './result-deps.js';
 import { validateResult, type ValidatedResult } from './result-validator.js';
 
@@ -215,9 +214,10 @@ export function readResult(input: ResultInput): ResultReader {
         throw error;
       }
       // Unchanged, or gone while the version was taken: no slot, no store read for nobody.
-      if (holds(validated) || callerGone?.aborted) {
+      const unchanged = holds(validated);
+      if (unchanged || callerGone?.aborted) {
         early?.();
-        return holds(validated) ? { kind: 'unchanged', validators: validated } : { kind: 'gone' };
+        return unchanged ? { kind: 'unchanged', validators: validated } : { kind: 'gone' };
       }
       const release = early ?? await slot();
       if (!release) return busy;

@@ -15,11 +15,10 @@ import { outcomeError, validatorHeaders } from './answer-outcome.js';
  */
 export const respondParquet: OutputStage = async (input) => {
   const { cleaning, query, requestId, deps, meter } = input;
-  let generatedAt: Date | undefined;
   let read;
   try {
     read = await readResult({ ...input, format: 'parquet', schemaTag: input.schemaTags.parquet }).whole(async (records, signal) => {
-      generatedAt = new Date(deps.clock());
+      const generatedAt = new Date(deps.clock());
       // Loaded on the first export: the writer stays off the cold start of instances serving JSON.
       const { exportParquet, footerMetadata } = await import('../../output/export-parquet.js');
       return exportParquet(records, cleaning, { maxBytes: deps.config.parquetMaxBytes, metadata: footerMetadata({ requestId, generatedAt, query }), generatedAt, signal });
