@@ -154,7 +154,7 @@ describe('summary-client pull through a job, against its storage', () => {
   });
 
   it('refuses a Parquet bomb whose size and digest are what the manifest says: its pages decode to far more than it weighs', async () => {
-    const bomb = Buffer.from(parquetWriteBuffer({ columnData: [{ name: 'contractAmount', data: new Float64Array(9_000_000), type: 'DOUBLE' }] }));
+    const bomb = Buffer.from(parquetWriteBuffer({ columnData: [{ name: 'contractAmount', data: new Float64Array(9_000_000), type: 'DOUBLE' }], statistics: false }));
     const storage = await startStorage((request, response, file) => {
       const body = request.url!.includes('/2025-01/') ? bomb : file;
       response.writeHead(200, { 'content-length': String(body.length) }).end(body);

@@ -1,4 +1,4 @@
-import { constants, createDeflateRaw, crc32 } from 'node:zlib';
+import { crc32 } from 'node:zlib';
 
 /** An entry as it goes into the archive: its bytes as stored, and what its headers declare. */
 export interface RawZipEntry {
@@ -16,22 +16,47 @@ export function storedEntry(name: string, bytes: Uint8Array): RawZipEntry {
   return { name, method: 0, data: bytes, crc: crc32(bytes), size: bytes.byteLength };
 }
 
-/** A deflated entry of `size` zero bytes, made a chunk at a time (a few MiB of memory for any size). */
-export async function zerosEntry(name: string, size: number): Promise<RawZipEntry> {
-  const chunk = Buffer.alloc(16 * 1024 * 1024);
-  const deflate = createDeflateRaw({ level: constants.Z_BEST_COMPRESSION });
-  const out: Buffer[] = [];
-  deflate.on('data', (part: Buffer) => out.push(part));
-  const ended = new Promise((resolve, reject) => deflate.on('end', resolve).on('error', reject));
+/**
+ * A deflated entry of `size` zero bytes, written as deflate by hand (RFC 1951, one block of fixed
+ * codes): a literal zero, then "258 bytes from 1 back" over and over, 13 bits for 258 bytes. zlib
+ * takes seconds to find that for gigabytes; this takes a loop. Its CRC-32 is of the zeros, as a
+ * reader checks it.
+ */
+export function zerosEntry(name: string, size: number): RawZipEntry {
+  const copies = Math.floor(Math.max(0, size - 1) / 258);
+  const literals = size - copies * 258;
+  const out = new Uint8Array(Math.ceil((3 + 8 * literals + 13 * copies + 7) / 8) + 4);
+  let at = 0;
+  let bits = 0;
+  let count = 0;
+  // Deflate packs bits from the least significant; a Huffman code goes most significant bit first.
+  const put = (value: number, length: number) => {
+    bits |= value << count;
+    count += length;
+    while (count >= 8) {
+      out[at++] = bits & 0xff;
+      bits >>>= 8;
+      count -= 8;
+    }
+  };
+  // A Huffman code's bits reversed, to be put as they go.
+  const code = (value: number, length: number) => {
+    let reversed = 0;
+    for (let index = 0; index < length; index++) reversed |= ((value >> index) & 1) << (length - 1 - index);
+    return reversed;
+  };
+  const LITERAL_ZERO = code(0x30, 8);
+  // Length 258 (symbol 285, 11000101) and distance 1 (code 00000): 13 bits.
+  const COPY = code(0xc5, 8);
+  put(0b011, 3); // the last block, fixed codes
+  for (let index = 0; index < literals; index++) put(LITERAL_ZERO, 8);
+  for (let index = 0; index < copies; index++) put(COPY, 13);
+  put(0, 7); // end of block (symbol 256: seven zeros)
+  if (count > 0) out[at++] = bits & 0xff;
+  const zeros = Buffer.alloc(Math.min(size, 16 * 1024 * 1024));
   let crc = 0;
-  for (let written = 0; written < size; written += chunk.length) {
-    const part = chunk.subarray(0, Math.min(chunk.length, size - written));
-    crc = crc32(part, crc);
-    if (!deflate.write(part)) await new Promise((resolve) => deflate.once('drain', resolve));
-  }
-  deflate.end();
-  await ended;
-  return { name, method: 8, data: Buffer.concat(out), crc, size };
+  for (let done = 0; done < size; done += zeros.length) crc = crc32(zeros.subarray(0, Math.min(zeros.length, size - done)), crc);
+  return { name, method: 8, data: out.subarray(0, at), crc, size };
 }
 
 /** A zip of `entries` written by hand, headers as declared (zip32: every size under 4 GiB). */
