@@ -5,7 +5,7 @@ import { BulkOperationType, type Container, type CosmosClient, type OperationInp
 import { partitionKeyOf } from '../shared/model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
 import { ensureContainers } from './ensure-containers.js';
-import { generateTenantDocuments, type ContractDocument, type InvoiceDocument } from './seed-data.js';
+import { generateTenantDocuments } from './seed-data.js';
 
 /**
  * The dev data set: what the local stack serves and what `azd up` loads into a sandbox. Records
@@ -32,28 +32,45 @@ export interface SeedStoreOptions {
 /** How many documents were written, by resource name. */
 export type SeedStoreResult = Readonly<Record<string, number>>;
 
+/** Up to this many documents are upserted one by one, many in flight; more go in bulk. */
+const ONE_BY_ONE = 200;
+const IN_FLIGHT = 32;
+
 /**
- * Upserts in bulk: the SDK groups operations into batch requests per partition key range. Each
- * `executeBulkOperations` call costs at least a second (it ramps its concurrency up from 1 and waits
- * 1 s for partial batches), so there is one call per container for all tenants, both at once.
- * Seeding 2 x 1500 records took 1.6-3.4 s this way, 5.4 s with a call per tenant and container, and
- * 6.9 s with single upserts 32 in flight (measured on the embedded server). The deprecated
- * `items.bulk()` took 1.3 s, but is on its way out of the SDK. Upserts, so that seeding an already
- * seeded store changes nothing.
+ * Upserts documents (the same again changes nothing). A few go one by one, 32 in flight: each is
+ * a round trip of milliseconds on the embedded server. Many go in bulk: the SDK groups them into
+ * batch requests per partition key range, but each `executeBulkOperations` call costs at least a
+ * second (it ramps its concurrency up from 1 and waits 1 s for partial batches), whatever it holds.
+ * Seeding 2 x 1500 records took 1.6-3.4 s in bulk, 6.9 s one by one 32 in flight; a test's write of
+ * one record took 1 s in bulk, 10 ms one by one (measured on the embedded server). The deprecated
+ * `items.bulk()` is on its way out of the SDK.
  */
-async function upsertAll(container: Container, documents: readonly (ContractDocument | InvoiceDocument)[]): Promise<void> {
-  const operations: OperationInput[] = documents.map((document) => ({
-    operationType: BulkOperationType.Upsert,
-    partitionKey: partitionKeyOf(document),
-    resourceBody: document,
-  }));
-  const results = await container.items.executeBulkOperations(operations);
-  const failed = results.filter((result) => result.error !== undefined || (result.response?.statusCode ?? 500) >= 400);
-  const first = failed[0];
-  if (first) {
-    const reason = first.error?.message ?? `status ${String(first.response?.statusCode)}`;
-    throw new Error(`seeding ${container.id}: ${failed.length} of ${results.length} upserts failed, first: ${reason}`);
+export async function upsertAll(container: Container, documents: readonly { readonly tenantId: string; readonly id: string }[]): Promise<void> {
+  const failures: string[] = [];
+  if (documents.length <= ONE_BY_ONE) {
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, documents.length) }, async () => {
+      while (next < documents.length) {
+        const document = documents[next++]!;
+        try {
+          await container.items.upsert(document);
+        } catch (error) {
+          failures.push(error instanceof Error ? error.message : String(error));
+        }
+      }
+    }));
+  } else {
+    const operations: OperationInput[] = documents.map((document) => ({
+      operationType: BulkOperationType.Upsert,
+      partitionKey: partitionKeyOf(document),
+      resourceBody: { ...document },
+    }));
+    const results = await container.items.executeBulkOperations(operations);
+    for (const result of results) {
+      if (result.error !== undefined || (result.response?.statusCode ?? 500) >= 400) failures.push(result.error?.message ?? `status ${String(result.response?.statusCode)}`);
+    }
   }
+  if (failures.length > 0) throw new Error(`upserting into ${container.id}: ${failures.length} of ${documents.length} upserts failed, first: ${failures[0]}`);
 }
 
 /**

@@ -145,7 +145,8 @@ describe('a walk by parse-link-header', () => {
 describe('links past the result window, on a configured public base URL', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ settings: { MAX_RESULT_WINDOW: '40', MAX_PAGE_SIZE: '20', PUBLIC_BASE_URL: 'https://gateway.example.com/summary/' } });
+    // Pages past the window need their cursors: the store is given time on a loaded machine.
+    service = await startTestService({ settings: { MAX_RESULT_WINDOW: '40', MAX_PAGE_SIZE: '20', PUBLIC_BASE_URL: 'https://gateway.example.com/summary/' }, cursorDeadlineMs: 30_000 });
   });
   afterAll(async () => {
     await service?.stop();

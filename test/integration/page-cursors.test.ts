@@ -29,7 +29,8 @@ async function walk(service: TestService, client: string, body: Record<string, u
 
 let service: TestService;
 beforeAll(async () => {
-  service = await startTestService({ settings: WINDOW });
+  // A walk past the window needs every page's cursor: the store is given time on a loaded machine.
+  service = await startTestService({ settings: WINDOW, cursorDeadlineMs: 30_000 });
 });
 afterAll(async () => {
   await service.stop();
@@ -136,8 +137,8 @@ describe('a failing cursor store', () => {
       expect(envelopes).toHaveLength(2);
       // Each hung call is given up at its 1 s deadline, and the SDK's request with it: the proxy
       // sees the client close, long before the store's own timeout (STORE_TIMEOUT_MS, 10 s).
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(proxy.abandoned.count).toBeGreaterThanOrEqual(1);
+      // The proxy sees the close as it comes: waited for, not timed.
+      while (proxy.abandoned.count === 0) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(Date.now() - started).toBeLessThan(8000);
     } finally {
       await hung.stop();

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BulkOperationType } from '@azure/cosmos';
 import { DATABASE_ID, resourceNamed } from '../../shared/model/resources.js';
-import { partitionKeyOf } from '../../shared/model/resource-definition.js';
 import { QUIET_SECONDS } from '../../shared/output/result-etag.js';
 import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
 import { client, directStore } from '../support/stack.js';
@@ -226,7 +224,7 @@ describe('a change of the result changes its ETag', () => {
       const other = { ...contract(), tenantId: 'validator-other-tenant' } as Doc & { id: string; tenantId: string };
       const container = store.database(DATABASE_ID).container(resourceNamed('contracts').containerId);
       expect(await changes(async () => {
-        await container.items.executeBulkOperations([{ operationType: BulkOperationType.Upsert, partitionKey: partitionKeyOf(other), resourceBody: other }]);
+        await container.items.upsert(other);
       })).toBe(false);
     } finally {
       store.dispose();

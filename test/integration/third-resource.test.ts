@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BulkOperationType } from '@azure/cosmos';
 import { DATAPOINTS, type RoleDatapoints } from '../../shared/access/datapoints.js';
 import { int32, money, oneOf, text, timestamp } from '../../shared/model/fields.js';
 import { textRule } from '../../shared/model/member-rules.js';
-import { defineResource, partitionKeyOf } from '../../shared/model/resource-definition.js';
+import { defineResource } from '../../shared/model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../../shared/model/resources.js';
 import { ensureContainers } from '../../dev/ensure-containers.js';
+import { upsertAll } from '../../dev/seed-store.js';
 import { buildOpenApi } from '../../openapi/build-openapi.js';
 import { createDocumentValidator } from '../support/document-validator.js';
 import { withParquetFile } from '../support/duckdb.js';
@@ -96,9 +96,7 @@ beforeAll(async () => {
   const client = directStore();
   try {
     await ensureContainers(client, [SUPPLIERS]);
-    await client.database(DATABASE_ID).container(SUPPLIERS.containerId).items.executeBulkOperations(
-      DOCUMENTS.map((document) => ({ operationType: BulkOperationType.Upsert, partitionKey: partitionKeyOf(document), resourceBody: document })),
-    );
+    await upsertAll(client.database(DATABASE_ID).container(SUPPLIERS.containerId), DOCUMENTS);
   } finally {
     client.dispose();
   }

@@ -69,7 +69,7 @@ function contract(createdDate: string): Doc {
 
 beforeAll(async () => {
   python = await pythonEnv('python-readers', ['pyarrow', 'pandas', 'polars', 'duckdb']);
-  own = await startOwnTenant(1);
+  own = await startOwnTenant(1, { secondPerWrite: true });
   template = (await own.documents('contracts'))[0]!;
   await own.remove('contracts', [template.id]);
   await own.write('contracts', ['01', '02', '03'].flatMap((month) => [contract(`2024-${month}-05T10:00:00.000Z`), contract(`2024-${month}-20T10:00:00.000Z`)]));
