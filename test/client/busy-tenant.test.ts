@@ -84,7 +84,7 @@ beforeAll(async () => {
   await own.remove('contracts', (await own.documents('contracts')).map((doc) => String(doc.id)));
   await own.write('contracts', ['01', '02', '03'].flatMap((month) => [contract(`2024-${month}-02T10:00:00.000Z`), contract(`2024-${month}-03T10:00:00.000Z`)]));
   await quietly();
-}, 60_000);
+});
 
 afterAll(async () => {
   await own?.stop();
@@ -131,7 +131,7 @@ describe('a nightly pull of a tenant whose writes never stop', () => {
     const report = JSON.parse(after.stdout) as Report;
     expect([after.code, report.windows.map((window) => window.status)]).toEqual([0, ['unchanged', 'unchanged', 'pulled']]);
     expect(await folderIds(dir)).toEqual(await storedIds());
-  }, 90_000);
+  });
 
   it('through a job too: exit 0 while the writer runs, every write before the job\'s transactionTime in the folder, and exact once it stops', async () => {
     const dir = outDir();
@@ -155,7 +155,7 @@ describe('a nightly pull of a tenant whose writes never stop', () => {
     const after = await runPull([...RANGE, '--via', 'job', '--out', dir, '--json']);
     expect([after.code, (JSON.parse(after.stdout) as Report).windows.map((window) => window.status)]).toEqual([0, ['unchanged', 'unchanged', 'pulled']]);
     expect(await folderIds(dir)).toEqual(await storedIds());
-  }, 90_000);
+  });
 
   it('waits for the strict answer with --until-quiet, and exits 1 naming the month still being written at its bound', async () => {
     const dir = outDir();
@@ -177,7 +177,7 @@ describe('a nightly pull of a tenant whose writes never stop', () => {
     expect(quiet.stderr).not.toMatch(/the next run checks/);
     expect((JSON.parse(quiet.stdout) as Report).windows.map((window) => window.status)).toEqual(['unchanged', 'unchanged', 'pulled']);
     expect(await folderIds(dir)).toEqual(await storedIds());
-  }, 90_000);
+  });
 });
 
 /** A proxy in front of the service that holds every request `delayMs` first: runs that overlap for sure. */
@@ -225,7 +225,7 @@ describe('the folder lock, taken before anything is written', () => {
     } finally {
       await proxy.stop();
     }
-  }, 60_000);
+  });
 
   it('refuses a second run started while the first waits to confirm a window, and the first ends as if alone', async () => {
     const dir = join(outDir(), 'new');
@@ -242,7 +242,7 @@ describe('the folder lock, taken before anything is written', () => {
     expect(await exited).toBe(0);
     expect(stderr).toMatch(/^complete: 1 window \(1 pulled, 0 unchanged\)/m);
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2024-03.parquet']);
-  }, 60_000);
+  });
 
   it('never takes over a lock another host holds: exit 2 naming the lock file and how to remove it, the folder unchanged', async () => {
     const dir = outDir();
@@ -256,12 +256,12 @@ describe('the folder lock, taken before anything is written', () => {
     expect(result.stderr).toContain(`remove ${lock} and run again`);
     expect(statSync(join(dir, '_manifest.json')).mtimeMs).toBe(manifestAt);
     expect(readFileSync(lock, 'utf8')).toContain('host=nightly-agent-2');
-  }, 60_000);
+  });
 
   it('leaves no folder it made when the run is refused at its start', async () => {
     const dir = join(outDir(), 'never');
     const result = await runPull([...RANGE, '--out', dir], { ...own.settings, SUMMARY_CLIENT_SECRET: 'wrong-secret' });
     expect(result.code).toBe(2);
     expect(existsSync(dir)).toBe(false);
-  }, 60_000);
+  });
 });

@@ -82,7 +82,7 @@ export function exactFolders(via: Via): void {
     const months = ['01', '02', '03', '04'];
     await own.write('contracts', months.flatMap((month) => [1, 2, 3].map((day) => contract(`2024-${month}-0${day}T10:00:00.000Z`, day === 3 ? { status: 'Draft' } : {}))));
     await serve(DATAPOINTS);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await service?.stop();

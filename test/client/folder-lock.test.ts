@@ -75,13 +75,13 @@ describe('the folder lock', () => {
       // Given back, and nothing else left behind.
       expect(readdirSync(dir)).toEqual([]);
     }
-  }, 60_000);
+  });
 
   it('lets exactly one of several runs starting at once into a folder without a lock', async () => {
     const dir = folder();
     expect((await race(dir, 6)).filter((line) => line === 'took')).toHaveLength(1);
     expect(readdirSync(dir)).toEqual([]);
-  }, 30_000);
+  });
 
   it('is not taken twice by one process, and is given back only by its holder', () => {
     const dir = folder();

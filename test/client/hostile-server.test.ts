@@ -125,7 +125,7 @@ describe('summary-client pull is safe against the server', () => {
     const result = await runPull(['invoices', ...JANUARY, '--out', outDir()], settings);
     expect(result.stderr).toMatch(/^2025-01 failed: the export is refused before it is unpacked: its central directory lists 5002 entries/m);
     expect(result.code).toBe(1);
-  }, 60_000);
+  });
 
   it('refuses a JSON page of empty objects before parsing it, at a small multiple of its size in memory (peak RSS measured)', async () => {
     let pid = 0;
@@ -174,7 +174,7 @@ describe('summary-client pull is safe against the server', () => {
     const result = await runPull(['invoices', ...JANUARY, '--out', outDir()], settings);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^2025-01 failed: the export's invoices\.parquet is compressed \(zip method 8\); the service stores its entries, and this client inflates none/m);
-  }, 60_000);
+  });
 
   it('refuses a Parquet file whose footer says it decodes to far more than it weighs, writing nothing a reader would open', async () => {
     // Nine million zeros: a few kilobytes sent, 72 MB to decode. (Without statistics: their min and
@@ -187,7 +187,7 @@ describe('summary-client pull is safe against the server', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^2025-01 failed: contracts-2025-01\.parquet: the service sent a file that no reader of the folder should open: its pages decode to more than \d+ bytes, more than a reader should be given for a file of \d+ bytes \(67108864\)/m);
     expect(readdirSync(dir).filter((name) => name.endsWith('.parquet'))).toEqual([]);
-  }, 60_000);
+  });
 
   it('stops reading a body past SUMMARY_MAX_EXPORT_BYTES, halving the window down to the one day that stays too large, keeping the others', async () => {
     let sent = 0;
@@ -343,12 +343,12 @@ describe('summary-client pull is safe against the server', () => {
     const dir = join(outDir(), 'pull');
     const started = Date.now();
     // GC every 20 ms in the CLI's own process: a deadline that only a weakly held signal carried was lost.
-    const result = await runChild(process.execPath, ['--expose-gc', `--import=data:text/javascript,${encodeURIComponent('setInterval(() => globalThis.gc(), 20).unref()')}`, CLI, 'pull', 'contracts', ...JANUARY, '--out', dir, '--max-retry-wait', '0', '--via', 'windows'], { ...settings, SUMMARY_DEADLINE_SECONDS: '3' }, 60_000);
+    const result = await runChild(process.execPath, ['--expose-gc', `--import=data:text/javascript,${encodeURIComponent('setInterval(() => globalThis.gc(), 20).unref()')}`, CLI, 'pull', 'contracts', ...JANUARY, '--out', dir, '--max-retry-wait', '0', '--via', 'windows'], { ...settings, SUMMARY_DEADLINE_SECONDS: '3' });
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(result.stderr).toMatch(/^2025-01 failed: the service gave no full answer within 3 s \(SUMMARY_DEADLINE_SECONDS\)/m);
     expect(result.code).toBe(1);
     expect(existsSync(join(dir, '.summary-client.lock'))).toBe(false);
-  }, 60_000);
+  });
 
   it('gives up a server silent within its body at the silence bound with the garbage collector running', async () => {
     const settings = await serve((_request, response) => {
@@ -365,13 +365,13 @@ describe('summary-client pull is safe against the server', () => {
       const summary = await pull(summaryApi(settings, fetch, 1000), { dataset: 'contracts', from: '2025-01-01', to: '2025-01-31', by: 'created', format: 'parquet', filters: {}, out: process.env.OUT, source: { service: settings.baseUrl, client: settings.client }, retry: { attempts: 2, maxWaitMs: 0, deadlineMs: 600000 }, via: 'windows' });
       console.log(JSON.stringify({ ms: Date.now() - started, failed: summary.failed.map((entry) => entry.error) }));
     `;
-    const result = await runChild(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { ...settings, OUT: join(outDir(), 'pull') }, 60_000);
+    const result = await runChild(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { ...settings, OUT: join(outDir(), 'pull') });
     expect(result.stderr).toBe('');
     const said = JSON.parse(result.stdout) as { ms: number; failed: string[] };
     expect(said.failed).toEqual([expect.stringMatching(/^the service was silent: no byte for 1 s/)]);
     expect(said.ms).toBeLessThan(15_000);
     expect(fake!.requests).toHaveLength(2);
-  }, 60_000);
+  });
 
   // Brotli's quickest level: its default (11) takes seconds over 256 MiB, for a bomb no larger.
   it.each([['br', (data: Buffer) => brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } })], ['gzip', (data: Buffer) => gzipSync(data)]] as [string, (data: Buffer) => Buffer][])('refuses an export in the %s coding it did not ask for before inflating a byte, and never halves for it', async (coding, compress) => {
@@ -387,7 +387,7 @@ describe('summary-client pull is safe against the server', () => {
     expect(result.code).toBe(1);
     expect(fake!.requests.map((request) => request.headers['accept-encoding'])).toEqual(['identity']);
     expect(Date.now() - started).toBeLessThan(10_000);
-  }, 60_000);
+  });
 
   it('stops with exit 2 and what to do when the columns change on every answer, leaving no hidden file behind', async () => {
     let answers = 0;
@@ -404,7 +404,7 @@ describe('summary-client pull is safe against the server', () => {
     expect(result.stderr).not.toMatch(/unexpected error/);
     const left = (folder: string): string[] => readdirSync(folder, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? left(join(folder, entry.name)) : [entry.name]));
     expect(left(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
-  }, 60_000);
+  });
 
   it('asks for JSON pages in gzip and counts a gzip page as it inflates, under the byte cap', async () => {
     const settings = await serve(async (_request, response, real) => {
@@ -417,7 +417,7 @@ describe('summary-client pull is safe against the server', () => {
     const result = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--out', dir], settings);
     expect([result.code, result.stderr]).toEqual([0, expect.stringMatching(/^complete: 1 window \(1 pulled, 0 unchanged\)/m)]);
     expect(fake!.requests.every((request) => request.headers['accept-encoding'] === 'gzip')).toBe(true);
-  }, 60_000);
+  });
 
   it('refuses a manifest that names a file outside --out (or one it never writes), deleting nothing', async () => {
     const settings = await serve(async (_request, response, real) => send(response, await real()));

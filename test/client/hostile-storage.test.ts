@@ -165,7 +165,7 @@ describe('summary-client pull through a job, against its storage', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^2025-01 failed: contracts-2025-01\.parquet: a file that no reader of the folder should open: its pages decode to more than/m);
     expect(parquetIn(dir)).toEqual(['contracts-2025-02.parquet']);
-  }, 60_000);
+  });
 
   it('refuses a file larger than SUMMARY_MAX_EXPORT_BYTES by the manifest\'s word, asking storage for nothing of it', async () => {
     const settings = await serveJob(await startStorage(), { file: (month, entry) => (month === '2025-01' ? { ...entry, bytes: 3 * 1024 ** 3 } : entry) });

@@ -23,7 +23,7 @@ let own: OwnTenant;
 beforeAll(async () => {
   // The service's clock past the quiet period: a pull right after a write is confirmed at once.
   own = await startOwnTenant(40, { service: { clock: () => Date.now() + (QUIET_SECONDS + 3) * 1000 } });
-}, 60_000);
+});
 
 afterAll(async () => {
   await own?.stop();

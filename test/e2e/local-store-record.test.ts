@@ -18,14 +18,14 @@ let own: OwnTenant;
 
 beforeAll(async () => {
   own = await startOwnTenant(30);
-}, 60_000);
+});
 
 afterAll(async () => {
   await own?.stop();
 });
 
 function record(args: readonly string[]) {
-  return runChild(process.execPath, [join(ROOT, 'dist', 'dev', 'put-record.js'), ...args, '--tenant', own.tenant], { COSMOS_ENDPOINT: stack.cosmosEndpoint }, 60_000);
+  return runChild(process.execPath, [join(ROOT, 'dist', 'dev', 'put-record.js'), ...args, '--tenant', own.tenant], { COSMOS_ENDPOINT: stack.cosmosEndpoint });
 }
 
 describe('npm run record', () => {

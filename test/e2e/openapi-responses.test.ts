@@ -118,5 +118,5 @@ describe('the export jobs\' live responses conform to openapi/openapi.json', () 
     expect([gone.status, gone.body.code, gone.problems]).toEqual([404, 'NOT_FOUND', []]);
     const bad = await observeJob('/v1/contracts/exports', '/v1/contracts/exports', 'POST', { body: { createdFrom: '2025-01-01' } });
     expect([bad.status, bad.body.code, bad.problems]).toEqual([400, 'DATE_RANGE_INCOMPLETE', []]);
-  }, 60_000);
+  });
 });

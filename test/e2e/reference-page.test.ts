@@ -17,7 +17,7 @@ beforeAll(async () => {
   // This Chromium runs as one process, which ends with its last context: the tests share one.
   context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
   await context.newPage();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -53,7 +53,7 @@ describe('the API reference at /docs', () => {
     // `REFERENCE_SCREENSHOT=docs/api-reference.png` refreshes the README's picture.
     if (process.env.REFERENCE_SCREENSHOT) writeFileSync(process.env.REFERENCE_SCREENSHOT, await page.screenshot({ fullPage: true }));
     await page.close();
-  }, 60_000);
+  });
 
   it('authorizes with the dev client and executes a call from the page: 200 JSON, then a Parquet download, under its CSP', async () => {
     const page = await context.newPage();
@@ -89,7 +89,7 @@ describe('the API reference at /docs', () => {
     expect(calls).toEqual(expect.arrayContaining(['/docs/token', '/api/v1/contracts/summary']));
     expect(refused).toEqual([]);
     await page.close();
-  }, 90_000);
+  });
 
   it('serves the document for this stack only: its own origin, its token relay and scope, a pasted token as a second way in', async () => {
     const served = (await (await fetch(new URL('/docs/openapi.json', stack.baseUrl))).json()) as { servers: { variables: { base_url: { default: string } } }[]; components: { securitySchemes: Record<string, { flows?: { clientCredentials: { tokenUrl: string; scopes: Record<string, string> } }; scheme?: string }> } };

@@ -45,7 +45,7 @@ beforeAll(async () => {
       if (line.startsWith('{"baseUrl"')) resolveUrls(JSON.parse(line) as typeof urls);
     });
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   if (stack.exitCode === null) {

@@ -64,5 +64,5 @@ describe('an export whose caller has gone', () => {
     expect(pagesRead).toBeGreaterThan(readWhenStopped);
     second.abort();
     await next.catch(() => undefined);
-  }, 30_000);
+  });
 });

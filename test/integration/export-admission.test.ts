@@ -17,7 +17,7 @@ let own: OwnTenant;
 beforeAll(async () => {
   // No workers: every accepted job stays running, so it counts until it is cancelled.
   own = await startOwnTenant(10, { clients: CLIENTS, service: { exports: { triggers: false } }, settings: { EXPORT_JOBS_PER_CLIENT: String(JOBS_PER_CLIENT), EXPORT_JOBS_PER_TENANT: String(JOBS_PER_TENANT), EXPORT_WINDOWS_PER_TENANT: String(JOBS_PER_TENANT * 36) } });
-}, 60_000);
+});
 
 afterAll(async () => {
   await own?.stop();

@@ -31,32 +31,33 @@ beforeAll(async () => {
   store.dispose();
   const registry = Object.fromEntries([...BUSY_CLIENTS.map((name) => [client(name).clientId, busy]), [client(QUIET_CLIENT).clientId, quiet]]);
   service = await startTestService({ settings: { CLIENT_REGISTRY: JSON.stringify(registry) }, store: slowStore });
-}, 60_000);
+});
 
 afterAll(async () => {
   await service?.stop();
 });
 
-async function exportAs(name: string): Promise<number> {
+/** The answer's status, and its problem's code where it has one (a failure then says which 503). */
+async function exportAs(name: string): Promise<number | string> {
   const token = await service.idp!.signToken(accessClaims(service, name));
   const response = await callService(service, 'invoices', {
     headers: { authorization: `Bearer ${token}`, 'x-api-key': service.identities.apiKeys[0]!, accept: 'application/zip' },
     body: JSON.stringify({ createdFrom: '2025-01-01', createdTo: '2025-01-31' }),
   });
-  await response.arrayBuffer();
-  return response.status;
+  const body = Buffer.from(await response.arrayBuffer());
+  return response.status === 200 ? 200 : `${response.status} ${(JSON.parse(body.toString()) as { code?: string }).code}`;
 }
 
 describe('export slots shared between tenants', () => {
   it('leave another tenant a slot while one tenant\'s four clients export in a loop: it sees no EXPORTS_BUSY', async () => {
     let stop = false;
-    const busyStatuses: number[] = [];
+    const busyStatuses: (number | string)[] = [];
     const loops = BUSY_CLIENTS.map(async (name) => {
       while (!stop) busyStatuses.push(await exportAs(name));
     });
     // Let the busy tenant take what it can first.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const quietStatuses: number[] = [];
+    const quietStatuses: (number | string)[] = [];
     for (let i = 0; i < 4; i++) {
       quietStatuses.push(await exportAs(QUIET_CLIENT));
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -66,6 +67,6 @@ describe('export slots shared between tenants', () => {
     expect(quietStatuses).toEqual([200, 200, 200, 200]);
     // The busy tenant ran all along, two exports at a time: its other clients waited or were told to come back.
     expect(busyStatuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(3);
-    expect(busyStatuses.every((status) => status === 200 || status === 503)).toBe(true);
-  }, 90_000);
+    expect(busyStatuses.filter((status) => status !== 200 && status !== '503 EXPORTS_BUSY')).toEqual([]);
+  });
 });

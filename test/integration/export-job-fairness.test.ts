@@ -42,7 +42,7 @@ beforeAll(async () => {
   store.dispose();
   const registry = Object.fromEntries([...[...BUSY_CLIENTS, SIBLING].map((name) => [client(name).clientId, busy]), [client(QUIET_CLIENT).clientId, quiet]]);
   service = await startTestService({ settings: { CLIENT_REGISTRY: JSON.stringify(registry), EXPORT_WINDOWS_PER_TENANT: '100' }, store: slowForBusy, exports: {} });
-}, 60_000);
+});
 
 afterAll(async () => {
   await service?.stop();
@@ -72,7 +72,7 @@ async function cancel(jobs: readonly [string, string][]): Promise<void> {
 describe('export jobs of two tenants on one queue', () => {
   it('serve the quiet tenant\'s one-month job in turn while the busy tenant has its caps\' worth of months queued', async () => {
     const jobs = await fillBusyTenant();
-    const { manifest } = await runJob(service, QUIET_CLIENT, 'contracts', { createdFrom: '2025-03-01', createdTo: '2025-03-31' }, 60_000);
+    const { manifest } = await runJob(service, QUIET_CLIENT, 'contracts', { createdFrom: '2025-03-01', createdTo: '2025-03-31' });
     const busyDone = await progressOf(jobs);
     await cancel(jobs);
     expect(manifest.windows.map((window) => window.status)).toEqual(['exported']);

@@ -28,7 +28,7 @@ const FAST = { maxPollingIntervalMs: 200, visibilityTimeoutSeconds: 0, maxDequeu
 
 beforeAll(async () => {
   own = await startOwnTenant(40, { clients: ['contoso-full', 'contoso-basic'], service: { store: breakable, exports: { triggers: false } }, settings: { EXPORT_JOBS_PER_CLIENT: '2' } });
-}, 60_000);
+});
 
 afterAll(async () => {
   await own?.stop();
@@ -141,5 +141,5 @@ describe('export jobs when things go wrong', () => {
     const jobs = (await import('../../shared/app/create-summary-deps.js')).cosmosStoresOf(own.service.deps.config, own.service.deps.log).jobs;
     // Nor does it hold a place in the caps.
     expect((await jobs.admissions.admitted(Date.now())).filter((entry) => entry.tenant === own.tenant)).toEqual([]);
-  }, 60_000);
+  });
 });

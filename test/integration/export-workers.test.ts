@@ -78,7 +78,7 @@ describe('row groups in worker threads', () => {
       const result = await exportParquet(cycleRecords(documentPool('contracts', 2000), 120000), planCleaning(fullView('contracts')), { maxBytes: 1e9, metadata: [], generatedAt: new Date() });
       console.log(JSON.stringify({ records: result.records, workers: rowGroupEncoder()?.parallel ?? 0 }));
     `;
-    const run = await runChild(process.execPath, ['--input-type=module', '-e', script], {}, 60_000);
+    const run = await runChild(process.execPath, ['--input-type=module', '-e', script], {});
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ records: 120_000, workers: expect.any(Number) });

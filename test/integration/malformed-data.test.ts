@@ -27,7 +27,7 @@ beforeAll(async () => {
   malformed.push(...contracts.map((document) => String(document.id)));
   await own.write('contracts', contracts);
   await own.write('invoices', [{ ...invoice, id: 'IN-BAD-LINES', invoiceId: 'IN-BAD-LINES', createdDate: at, updatedDate: at, lines: [null, { ...line, lineNumber: 'x' }, { ...line, lineNumber: 2 ** 40 }, { ...line, quantity: 1e30 }, line] }]);
-}, 60_000);
+});
 
 afterAll(async () => {
   await own?.stop();

@@ -72,7 +72,7 @@ describe('the export-job recipes (Data Factory, Fabric) against a service of its
     own = await startOwnTenant(60, { service: { exports: { queueSettings: { maxPollingIntervalMs: 200 } } } });
     // Past the quiet period of the seed: a result written seconds ago has an ETag no check matches.
     await new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
-  }, 60_000);
+  });
   afterAll(async () => {
     await own?.stop();
   });
@@ -133,7 +133,7 @@ describe('the export-job recipes (Data Factory, Fabric) against a service of its
       ids.push(...(await readParquet(bytes)).rows.map((row) => String(row.contractId)));
     }
     expect(ids.sort()).toEqual(await storedIds());
-  }, 60_000);
+  });
 });
 
 describe('the Power Query recipe against the local stack', () => {

@@ -84,7 +84,7 @@ describe('store faults', () => {
     expect(answer.ms).toBeLessThan(10_000);
     proxy.setMode('pass');
     await recovered();
-  }, 20_000);
+  });
 
   it.each(['reset', 'throttle', 'hang'] as const)('answers a %s in the middle of a Parquet export with 503, never a truncated file', async (fault) => {
     proxy.setMode('pass');
@@ -96,7 +96,7 @@ describe('store faults', () => {
     expect(await expectCompleteOrClean503(await ask('application/vnd.apache.parquet', '{}'))).toBe('unavailable');
     proxy.setMode('pass');
     await recovered('application/vnd.apache.parquet', '{}');
-  }, 20_000);
+  });
 
   it('keeps every log line free of tokens, keys and bodies', () => {
     const secrets = [...service.identities.apiKeys, ...service.identities.subscriptionKeys, 'eyJ', '"pageSize"'];

@@ -275,7 +275,7 @@ describe('arbitrary bodies (property)', () => {
       { numRuns: 150 },
     );
     expect((await call('contracts')).status).toBe(200);
-  }, 60_000);
+  });
 
   it('answers arbitrary query strings the same way', async () => {
     await fc.assert(
@@ -287,5 +287,5 @@ describe('arbitrary bodies (property)', () => {
       { numRuns: 60 },
     );
     expect((await call('contracts')).status).toBe(200);
-  }, 60_000);
+  });
 });
