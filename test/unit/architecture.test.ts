@@ -15,6 +15,8 @@ const RANK: Readonly<Record<string, number>> = {
   'shared/exports': 2.75,
   // Reading a result (its version, precondition, slot, store reads) for any consumer, HTTP or not.
   'shared/results': 2.5,
+  // The delta feed's engine: what changed in a view since a state (reads the store, as results do).
+  'shared/delta': 2.5,
   'shared/auth': 2, 'shared/filters': 2, 'shared/access': 2, 'shared/store': 2, 'shared/cursors': 2, 'shared/output': 2, 'shared/admission': 2,
   'shared/model': 1, 'shared/errors': 1, 'shared/config': 1, 'shared/telemetry': 1,
   'shared/util': 0,

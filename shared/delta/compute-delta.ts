@@ -1,0 +1,114 @@
+/**
+ * A delta of one view: what changed in it since a state, and what left it (docs/decisions.md,
+ * "The delta feed"). Changes are the view's records written since the state's time; removals are
+ * found by counts: where the view now holds fewer records in a part of its key range than the
+ * state's unchanged records plus the changed ones there, the part is halved and counted again down
+ * to a handful of records, whose ids alone are read; a missing one is gone (deleted) or changed out
+ * of the view, which one its store write time tells.
+ */
+import type { SummaryQuery } from '../model/summary-query.js';
+import type { Scope, StoredRecord } from '../model/view.js';
+import { QUIET_SECONDS } from '../output/result-etag.js';
+import { DELTA_KEY_MEMBER } from '../store/build-sql.js';
+import type { DeltaReads, StoreMeter } from '../store/record-store.js';
+import { valuesHash, type DeltaEntry, type DeltaState } from './delta-state.js';
+
+/** Why a record the caller was given is no longer in its view. */
+export type RemovalReason = 'deleted' | 'leftView';
+
+export interface Removal {
+  readonly id: string;
+  readonly reason: RemovalReason;
+}
+
+export interface Delta {
+  /** The view's records created or changed since the state, in their current version, in the result's order. */
+  readonly changed: readonly StoredRecord[];
+  readonly removed: readonly Removal[];
+  /** The state this delta leaves the caller in: the next token's. */
+  readonly next: DeltaState;
+}
+
+/** Parts of the key range holding at most this many records are read by id rather than halved again. */
+const LEAF_RECORDS = 16;
+
+/** What a delta is computed over: the view's reads, the caller's scope and query, its key field. */
+export interface DeltaInput {
+  readonly reads: DeltaReads;
+  readonly scope: Scope;
+  readonly query: SummaryQuery;
+  /** The field whose text ranges the counts are narrowed by (a record's creation time). */
+  readonly keyField: string;
+  readonly state: DeltaState;
+  /** The service's clock, ms since the epoch, when the delta begins. */
+  readonly now: number;
+  readonly meter?: StoreMeter;
+}
+
+interface Expected {
+  readonly id: string;
+  readonly key: string | undefined;
+  /** In the state: a record the caller was given (only those can be removed). */
+  readonly given: boolean;
+}
+
+export async function computeDelta(input: DeltaInput): Promise<Delta> {
+  const { reads, scope, query, keyField, state, meter } = input;
+  const idField = query.resource.idField;
+  // The next delta reads from before this one began, by the quiet margin: the store stamps writes
+  // by its own clock in whole seconds. What it reads again that the caller has is not sent again.
+  const since = Math.max(0, Math.floor(input.now / 1000) - QUIET_SECONDS);
+  const seen = new Map<string, DeltaEntry>();
+  const changed: StoredRecord[] = [];
+  for await (const rows of reads.changed(scope, query, state.since, keyField, meter)) {
+    for (const row of rows) {
+      const { [DELTA_KEY_MEMBER]: key, ...record } = row;
+      const id = String(record[idField]);
+      const entry: DeltaEntry = { key: typeof key === 'string' ? key : undefined, hash: valuesHash(record) };
+      seen.set(id, entry);
+      if (state.records.get(id)?.hash !== entry.hash) changed.push(record);
+    }
+  }
+  const expected: Expected[] = [];
+  for (const [id, entry] of state.records) if (!seen.has(id)) expected.push({ id, key: entry.key, given: true });
+  for (const [id, entry] of seen) expected.push({ id, key: entry.key, given: state.records.has(id) });
+  const missing = await findMissing(input, expected);
+  const removed: Removal[] = [];
+  for (const id of missing) {
+    // Gone; or changed out of the view. One that moved within the view after the changes were
+    // read is in it still: the next delta reads it as changed.
+    if ((await reads.keys(scope, query, { id }, keyField, meter)).length > 0) continue;
+    removed.push({ id, reason: (await reads.writtenAt(scope, query, id, meter)) === undefined ? 'deleted' : 'leftView' });
+  }
+  const records = new Map(state.records);
+  for (const { id } of removed) records.delete(id);
+  for (const [id, entry] of seen) records.set(id, entry);
+  return { changed, removed, next: { since, records } };
+}
+
+/** The ids of given records the view no longer holds, found by counts narrowed down the key range. */
+async function findMissing(input: DeltaInput, expected: readonly Expected[]): Promise<string[]> {
+  const { reads, scope, query, keyField, meter } = input;
+  const total = await reads.count(scope, query, {}, meter);
+  if (total >= expected.length) return [];
+  const missing: string[] = [];
+  const keyed = expected.filter((entry) => entry.key !== undefined).sort((a, b) => (a.key! < b.key! ? -1 : a.key! > b.key! ? 1 : 0));
+  // Records whose key is no text are in no key range: checked one by one (a malformed few).
+  for (const entry of expected) if (entry.key === undefined && entry.given) missing.push(entry.id);
+  const narrowed = (from: string | undefined, before: string | undefined) => ({ key: { field: keyField, ...(from === undefined ? {} : { from }), ...(before === undefined ? {} : { before }) } });
+  const search = async (entries: readonly Expected[], from: string | undefined, before: string | undefined, actual: number): Promise<void> => {
+    if (actual >= entries.length || !entries.some((entry) => entry.given)) return;
+    const split = entries[entries.length >> 1]!.key!;
+    if (entries.length <= LEAF_RECORDS || split === entries[0]!.key) {
+      const present = new Set((await reads.keys(scope, query, narrowed(from, before), keyField, meter)).map((found) => found.id));
+      for (const entry of entries) if (entry.given && !present.has(entry.id)) missing.push(entry.id);
+      return;
+    }
+    const left = entries.filter((entry) => entry.key! < split);
+    const right = entries.filter((entry) => entry.key! >= split);
+    const [leftCount, rightCount] = await Promise.all([reads.count(scope, query, narrowed(from, split), meter), reads.count(scope, query, narrowed(split, before), meter)]);
+    await Promise.all([search(left, from, split, leftCount), search(right, split, before, rightCount)]);
+  };
+  await search(keyed, undefined, undefined, await reads.count(scope, query, { key: { field: keyField } }, meter));
+  return missing;
+}
