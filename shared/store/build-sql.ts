@@ -7,7 +7,19 @@ import { unreachable } from '../util/unreachable.js';
 /** A parameterized Cosmos SQL query. */
 export interface SqlQuery {
   readonly query: string;
-  readonly parameters: { name: string; value: string }[];
+  readonly parameters: { name: string; value: string | number }[];
+}
+
+/**
+ * What the delta feed narrows a result to (docs/decisions.md, "The delta feed"): the records
+ * written since a store time (`_ts`, whole seconds, at or after), and the records whose key field
+ * is a text, in `[from, before)` (either end open).
+ */
+export interface Narrowing {
+  readonly writtenSince?: number;
+  /** The one record with this id (the resource's id field). */
+  readonly id?: string;
+  readonly key?: { readonly field: string; readonly from?: string; readonly before?: string };
 }
 
 /**
@@ -26,10 +38,10 @@ function dayAfter(to: string): string {
  * fields are declared). The tenant is in the WHERE clause as well as the partition key, so a store
  * that ignores the partition key (the embedded one) still isolates.
  */
-export function buildWhere(scope: Scope, query: SummaryQuery): SqlQuery {
+export function buildWhere(scope: Scope, query: SummaryQuery, narrowing: Narrowing = {}): SqlQuery {
   const conditions = [`c.${TENANT_FIELD} = @tenant`];
-  const parameters = [{ name: '@tenant', value: scope.tenant }];
-  const bind = (condition: string, name: string, value: string) => {
+  const parameters: SqlQuery['parameters'] = [{ name: '@tenant', value: scope.tenant }];
+  const bind = (condition: string, name: string, value: string | number) => {
     conditions.push(condition.replace('@', `@${name}`));
     parameters.push({ name: `@${name}`, value });
   };
@@ -45,6 +57,15 @@ export function buildWhere(scope: Scope, query: SummaryQuery): SqlQuery {
     // A filter on a reference the caller may not see matches only the references it may see.
     if (hidden && hidden.fields.includes(filter.field.name)) conditions.push(visible ??= referenceVisible(hidden, parameters));
   });
+  if (narrowing.writtenSince !== undefined) bind('c._ts >= @', 'since', narrowing.writtenSince);
+  if (narrowing.id !== undefined) bind(`c.${query.resource.idField} = @`, 'id', narrowing.id);
+  const { key } = narrowing;
+  if (key) {
+    checkField(query, key.field);
+    conditions.push(`IS_STRING(c.${key.field})`);
+    if (key.from !== undefined) bind(`c.${key.field} >= @`, 'keyFrom', key.from);
+    if (key.before !== undefined) bind(`c.${key.field} < @`, 'keyBefore', key.before);
+  }
   return { query: conditions.join(' AND '), parameters };
 }
 
@@ -111,8 +132,8 @@ export interface VersionSql {
  * system write time `_ts`, asked in one query, or as two `SELECT VALUE` aggregates where the SDK
  * refuses the one (docs/store.md, "Validators").
  */
-export function buildVersionSql(scope: Scope, query: SummaryQuery): VersionSql {
-  const where = buildWhere(scope, query);
+export function buildVersionSql(scope: Scope, query: SummaryQuery, narrowing: Narrowing = {}): VersionSql {
+  const where = buildWhere(scope, query, narrowing);
   const sql = (select: string): SqlQuery => ({ query: `SELECT ${select} FROM c WHERE ${where.query}`, parameters: where.parameters });
   return {
     both: sql('COUNT(1) AS records, MAX(c._ts) AS latestWrite'),
@@ -126,10 +147,10 @@ export function buildVersionSql(scope: Scope, query: SummaryQuery): VersionSql {
  * needs the composite indexes of `container-definitions`). How many are read is the reader's
  * `maxItemCount`, so a continuation can resume exactly where a page ended.
  */
-export function buildListSql(scope: Scope, query: SummaryQuery): SqlQuery {
+export function buildListSql(scope: Scope, query: SummaryQuery, narrowing: Narrowing = {}, keyField?: string): SqlQuery {
   // Validated upstream against the caller's view; checked again because it is spliced into SQL.
   if (!query.resource.sortable.includes(query.orderBy)) throw new TypeError(`not a sortable field: ${query.orderBy}`);
-  const where = buildWhere(scope, query);
+  const where = buildWhere(scope, query, narrowing);
   const direction = query.order === 'desc' ? 'DESC' : 'ASC';
   const hidden = hiddenReferences(scope, query);
   const parameters = [...where.parameters];
@@ -145,8 +166,36 @@ export function buildListSql(scope: Scope, query: SummaryQuery): SqlQuery {
     const line = `{${scope.view.lineFields.map((field) => `${field.name}: l.${field.name}`).join(', ')}}`;
     columns.push(`(IS_ARRAY(${member}) ? ARRAY(SELECT VALUE (IS_OBJECT(l) ? ${line} : l) FROM l IN ${member}) : ${member}) AS ${lines.member}`);
   }
+  // The delta feed keeps each record's key whether the view shows that field or not.
+  if (keyField !== undefined) {
+    checkField(query, keyField);
+    columns.push(`c.${keyField} AS ${DELTA_KEY_MEMBER}`);
+  }
   return {
     query: `SELECT ${columns.join(', ')} FROM c WHERE ${where.query} ORDER BY c.${query.orderBy} ${direction}, c.id ${direction}`,
     parameters,
+  };
+}
+
+/** A field name spliced into SQL: one of the resource's own (plain identifiers, checked where they are declared). */
+function checkField(query: SummaryQuery, name: string): void {
+  if (!query.resource.fields.some((field) => field.name === name)) throw new TypeError(`not a field of ${query.resource.name}: ${name}`);
+}
+
+/** The member a list read carries its key field's stored value in, when asked (no field is named so). */
+export const DELTA_KEY_MEMBER = '_deltaKey';
+
+/** The ids (the resource's id field) and keys of a narrowed result: no record document is read. */
+export function buildKeysSql(scope: Scope, query: SummaryQuery, narrowing: Narrowing, keyField: string): SqlQuery {
+  checkField(query, keyField);
+  const where = buildWhere(scope, query, narrowing);
+  return { query: `SELECT c.${query.resource.idField} AS id, c.${keyField} AS ${DELTA_KEY_MEMBER} FROM c WHERE ${where.query}`, parameters: where.parameters };
+}
+
+/** The store write time of the tenant's record with this id, whatever the view: for telling a gone record from one that moved. */
+export function buildWrittenAtSql(scope: Scope, query: SummaryQuery, id: string): SqlQuery {
+  return {
+    query: `SELECT VALUE c._ts FROM c WHERE c.${TENANT_FIELD} = @tenant AND c.${query.resource.idField} = @id`,
+    parameters: [{ name: '@tenant', value: scope.tenant }, { name: '@id', value: id }],
   };
 }

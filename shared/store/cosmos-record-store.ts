@@ -3,11 +3,11 @@ import type { LineTable, ResourceDefinition } from '../model/resource-definition
 import { DATABASE_ID } from '../model/resources.js';
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope, StoredRecord } from '../model/view.js';
-import { buildListSql, buildVersionSql, type SqlQuery } from './build-sql.js';
+import { buildKeysSql, buildListSql, buildVersionSql, buildWrittenAtSql, DELTA_KEY_MEMBER, type Narrowing, type SqlQuery } from './build-sql.js';
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/telemetry.js';
 import { statusOf, storeFault } from './store-fault.js';
-import { EMPTY_VERSION, STREAM_PAGE_SIZE, type RecordStore, type ResultVersion, type StoreMeter } from './record-store.js';
+import { EMPTY_VERSION, STREAM_PAGE_SIZE, type DeltaReads, type KeyedId, type RecordStore, type ResultVersion, type StoreMeter } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -27,7 +27,7 @@ export interface CosmosRecordStoreOptions {
  * MAX_RESULT_WINDOW upstream). Each read asks for the documents still missing until it has them,
  * so the continuation it returns sits exactly at the page boundary (docs/store.md).
  */
-export function createCosmosRecordStore(client: CosmosClient, options: CosmosRecordStoreOptions): RecordStore {
+export function createCosmosRecordStore(client: CosmosClient, options: CosmosRecordStoreOptions): RecordStore & DeltaReads {
   const database = client.database(DATABASE_ID);
   const containerOf = (resource: ResourceDefinition): Container => database.container(resource.containerId);
 
@@ -66,50 +66,66 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   /** Set once the one-query form of a version was refused: from then on, two aggregates. */
   let twoAggregates = false;
 
-  return {
-    async version(scope, query, meter) {
-      const sql = buildVersionSql(scope, query);
-      // An aggregate's one row or value may come after rounds with nothing in them (across
-      // partitions): read until it comes, or the query ends (nothing matched). Its charge is
-      // counted, never as a document. The deadline holds for the whole aggregate too: rounds that
-      // each come quickly with nothing in them, and never an end, are a fault.
-      const aggregate = async (text: SqlQuery, refused?: (error: unknown) => boolean): Promise<unknown> => {
-        const abort = new AbortController();
-        const iterator = open<unknown>(scope, query, text, {}, abort);
-        const deadline = performance.now() + options.timeoutMs;
-        for (;;) {
-          if (performance.now() > deadline) throw storeFault(new Error('an aggregate gave no value within the deadline'), true);
-          const response = await roundTrip(query, iterator, abort, undefined, refused);
-          if (meter) meter.requestCharge += response.requestCharge;
-          if (response.resources.length > 0) return response.resources[0];
-          if (!iterator.hasMoreResults()) return undefined;
-        }
-      };
-      const twoValueAggregates = async (): Promise<ResultVersion> => {
-        // Both at once: one round trip's latency.
-        const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
-        return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
-      };
-      if (!twoAggregates) {
-        try {
-          const row = await aggregate(sql.both, refusesOneQuery);
-          if (row === undefined) return EMPTY_VERSION;
-          if (typeof row !== 'object' || row === null) throw new TypeError(`the store answered a version with ${typeof row}, not a row`);
-          const { records, latestWrite } = row as Record<string, unknown>;
-          return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
-        } catch (error) {
-          if (!(error instanceof FormRefused)) throw error;
-          const version = await twoValueAggregates();
-          // Only once the other form answers: a refusal that the two share is no reason to switch.
-          if (!twoAggregates) {
-            twoAggregates = true;
-            options.warn?.(`the store refused a version in one aggregate query (${describe(error.cause)}); this instance now asks two VALUE aggregates, each check costing two queries`);
-          }
-          return version;
-        }
+  /** A version of the result, narrowed (the delta feed's counts) or not. */
+  const versionOf = async (scope: Scope, query: SummaryQuery, narrowing: Narrowing, meter: StoreMeter | undefined): Promise<ResultVersion> => {
+    const sql = buildVersionSql(scope, query, narrowing);
+    // An aggregate's one row or value may come after rounds with nothing in them (across
+    // partitions): read until it comes, or the query ends (nothing matched). Its charge is
+    // counted, never as a document. The deadline holds for the whole aggregate too: rounds that
+    // each come quickly with nothing in them, and never an end, are a fault.
+    const aggregate = async (text: SqlQuery, refused?: (error: unknown) => boolean): Promise<unknown> => {
+      const abort = new AbortController();
+      const iterator = open<unknown>(scope, query, text, {}, abort);
+      const deadline = performance.now() + options.timeoutMs;
+      for (;;) {
+        if (performance.now() > deadline) throw storeFault(new Error('an aggregate gave no value within the deadline'), true);
+        const response = await roundTrip(query, iterator, abort, undefined, refused);
+        if (meter) meter.requestCharge += response.requestCharge;
+        if (response.resources.length > 0) return response.resources[0];
+        if (!iterator.hasMoreResults()) return undefined;
       }
-      return twoValueAggregates();
-    },
+    };
+    const twoValueAggregates = async (): Promise<ResultVersion> => {
+      // Both at once: one round trip's latency.
+      const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
+      return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
+    };
+    if (!twoAggregates) {
+      try {
+        const row = await aggregate(sql.both, refusesOneQuery);
+        if (row === undefined) return EMPTY_VERSION;
+        if (typeof row !== 'object' || row === null) throw new TypeError(`the store answered a version with ${typeof row}, not a row`);
+        const { records, latestWrite } = row as Record<string, unknown>;
+        return { records: wholeNumber(records), latestWrite: wholeNumber(latestWrite) };
+      } catch (error) {
+        if (!(error instanceof FormRefused)) throw error;
+        const version = await twoValueAggregates();
+        // Only once the other form answers: a refusal that the two share is no reason to switch.
+        if (!twoAggregates) {
+          twoAggregates = true;
+          options.warn?.(`the store refused a version in one aggregate query (${describe(error.cause)}); this instance now asks two VALUE aggregates, each check costing two queries`);
+        }
+        return version;
+      }
+    }
+    return twoValueAggregates();
+  };
+
+  /** Every row of `sql`, read page by page as the consumer pulls; stopping the iteration aborts what is in flight. */
+  async function* rowsOf(scope: Scope, query: SummaryQuery, sql: SqlQuery, meter: StoreMeter | undefined): AsyncGenerator<Record<string, unknown>[]> {
+    // One iterator for the whole read; the deadline applies to each page: a store that stops
+    // answering midway is a fault.
+    const abort = new AbortController();
+    const iterator = open<Record<string, unknown>>(scope, query, sql, { maxItemCount: STREAM_PAGE_SIZE }, abort);
+    try {
+      while (iterator.hasMoreResults()) yield (await roundTrip(query, iterator, abort, meter)).resources;
+    } finally {
+      abort.abort();
+    }
+  }
+
+  return {
+    version: (scope, query, meter) => versionOf(scope, query, {}, meter),
     async page(scope, query, { skip, take, continuation }, meter) {
       const wanted = skip + take;
       const sql = buildListSql(scope, query);
@@ -130,18 +146,25 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       };
     },
     async *stream(scope, query, meter) {
-      // One iterator for the whole export; the deadline applies to each page: a store that stops
-      // answering mid-export is a fault. Stopping the iteration aborts what is in flight.
-      const abort = new AbortController();
-      const iterator = open<Record<string, unknown>>(scope, query, buildListSql(scope, query), { maxItemCount: STREAM_PAGE_SIZE }, abort);
-      try {
-        while (iterator.hasMoreResults()) {
-          const response = await roundTrip(query, iterator, abort, meter);
-          yield response.resources.map((row) => sortLines(row, query.resource.lines));
-        }
-      } finally {
-        abort.abort();
+      for await (const rows of rowsOf(scope, query, buildListSql(scope, query), meter)) yield rows.map((row) => sortLines(row, query.resource.lines));
+    },
+    async *changed(scope, query, since, keyField, meter) {
+      for await (const rows of rowsOf(scope, query, buildListSql(scope, query, { writtenSince: since }, keyField), meter)) yield rows.map((row) => sortLines(row, query.resource.lines));
+    },
+    count: async (scope, query, narrowing, meter) => (await versionOf(scope, query, narrowing, meter)).records,
+    async keys(scope, query, narrowing, keyField, meter) {
+      const keys: KeyedId[] = [];
+      for await (const rows of rowsOf(scope, query, buildKeysSql(scope, query, narrowing, keyField), meter)) {
+        for (const row of rows) keys.push({ id: String(row.id), key: row[DELTA_KEY_MEMBER] });
       }
+      return keys;
+    },
+    async writtenAt(scope, query, id, meter) {
+      let written: number | undefined;
+      for await (const values of rowsOf(scope, query, buildWrittenAtSql(scope, query, id), meter)) {
+        for (const value of values as unknown[]) if (typeof value === 'number') written = Math.max(written ?? 0, value);
+      }
+      return written;
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope, StoredRecord } from '../model/view.js';
+import type { Narrowing } from './build-sql.js';
 
 /** Records per store round trip of an export (one page of `stream`): bounds what is held before encoding. */
 export const STREAM_PAGE_SIZE = 1000;
@@ -71,4 +72,26 @@ export interface RecordStore {
    * per record. Stopping the iteration stops reading the store.
    */
   stream(scope: Scope, query: SummaryQuery, meter?: StoreMeter): AsyncIterable<readonly StoredRecord[]>;
+}
+
+/** A record of a narrowed result: its id (the resource's id field) and its key field's stored value. */
+export interface KeyedId {
+  readonly id: string;
+  readonly key: unknown;
+}
+
+/**
+ * The delta feed's reads (shared/delta, docs/decisions.md "The delta feed"): the record store's
+ * reads of a view, narrowed to what was written since a store time and to a part of the key
+ * field's range. The same rules as RecordStore: tenant, filters, Drafts, visible fields, faults.
+ */
+export interface DeltaReads {
+  /** The view's records written at or after `since` (`_ts`), as `stream` reads them, each with its `keyField`'s stored value (build-sql.ts DELTA_KEY_MEMBER). */
+  changed(scope: Scope, query: SummaryQuery, since: number, keyField: string, meter?: StoreMeter): AsyncIterable<readonly StoredRecord[]>;
+  /** How many of the view's records are in the narrowing (aggregates only: no document is read). */
+  count(scope: Scope, query: SummaryQuery, narrowing: Narrowing, meter?: StoreMeter): Promise<number>;
+  /** The ids and `keyField` values of the view's records in the narrowing: each one read counts as a document. */
+  keys(scope: Scope, query: SummaryQuery, narrowing: Narrowing, keyField: string, meter?: StoreMeter): Promise<KeyedId[]>;
+  /** The store write time (`_ts`) of the tenant's record `id`, in any view, or undefined when there is none: one document. */
+  writtenAt(scope: Scope, query: SummaryQuery, id: string, meter?: StoreMeter): Promise<number | undefined>;
 }

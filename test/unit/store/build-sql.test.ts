@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 
 const valuesOfField = (field: FieldSpec | undefined) => (field ? valuesOf(field) : undefined);
 import type { SummaryQuery } from '../../../shared/model/summary-query.js';
-import { buildVersionSql, buildListSql, buildWhere, type SqlQuery } from '../../../shared/store/build-sql.js';
+import { buildKeysSql, buildVersionSql, buildListSql, buildWhere, buildWrittenAtSql, type SqlQuery } from '../../../shared/store/build-sql.js';
 import { viewed } from '../../support/filter-input.js';
 
 const allowlist = buildAllowlist(DATAPOINTS);
@@ -205,5 +205,41 @@ describe('buildListSql and buildVersionSql', () => {
     // The two VALUE aggregates, for where the SDK refuses the one query.
     expect(version.records.query).toBe(`SELECT VALUE COUNT(1) FROM c WHERE ${where}`);
     expect(version.latestWrite.query).toBe(`SELECT VALUE MAX(c._ts) FROM c WHERE ${where}`);
+  });
+});
+
+describe('the delta feed\'s narrowing', () => {
+  const CONTRACTS = RESOURCES.find((resource) => resource.name === 'contracts');
+  const documents = [
+    { tenantId: 'contoso', id: 'a', contractId: 'a', status: 'Published', createdDate: '2025-03-01T00:00:00.000Z', _ts: 100 },
+    { tenantId: 'contoso', id: 'b', contractId: 'b', status: 'Published', createdDate: '2025-03-15T00:00:00.000Z', _ts: 200 },
+    { tenantId: 'contoso', id: 'c', contractId: 'c', status: 'Published', createdDate: 20250320, _ts: 300 },
+    { tenantId: 'contoso', id: 'd', contractId: 'd', status: 'Draft', createdDate: '2025-03-20T00:00:00.000Z', _ts: 400 },
+    { tenantId: 'fabrikam', id: 'e', contractId: 'e', status: 'Published', createdDate: '2025-03-02T00:00:00.000Z', _ts: 500 },
+  ];
+  const ids = (rows: unknown[]) => (rows as { id: string }[]).map((row) => row.id).sort();
+
+  it('keeps the view\'s filters and binds every value: a key range holds texts only, in [from, before); writtenSince is at or after', () => {
+    const { scope, query: parsed } = query(CONTRACTS!, {}, ['Data.Read']);
+    const keys = (narrowing: Parameters<typeof buildKeysSql>[2]) => {
+      const sql = buildKeysSql(scope, parsed, narrowing, 'createdDate');
+      expect(literals(sql)).toEqual([]);
+      return ids(run(sql.query, sql, documents));
+    };
+    expect(keys({})).toEqual(['a', 'b', 'c']);
+    expect(keys({ key: { field: 'createdDate' } })).toEqual(['a', 'b']);
+    expect(keys({ key: { field: 'createdDate', from: '2025-03-01T00:00:00.000Z', before: '2025-03-15T00:00:00.000Z' } })).toEqual(['a']);
+    expect(keys({ key: { field: 'createdDate', from: '2025-03-15T00:00:00.000Z' } })).toEqual(['b']);
+    expect(keys({ writtenSince: 200 })).toEqual(['b', 'c']);
+    expect(keys({ id: 'b' })).toEqual(['b']);
+    expect(keys({ id: 'd' })).toEqual([]);
+    expect(() => buildKeysSql(scope, parsed, { key: { field: 'createdDate) OR (1=1' } }, 'createdDate')).toThrow(TypeError);
+  });
+
+  it('asks the store write time of an id in the tenant, whatever the view', () => {
+    const { scope, query: parsed } = query(CONTRACTS!, {}, ['Data.Read']);
+    const sql = buildWrittenAtSql(scope, parsed, 'd');
+    expect(run(sql.query, sql, documents)).toEqual([400]);
+    expect(run(sql.query, sql, documents.filter((document) => document.id !== 'd'))).toEqual([]);
   });
 });
