@@ -1,0 +1,53 @@
+/**
+ * A delta state as it is kept: one gzip of JSON, with what it is bound to. Records are
+ * `[id, key, hash]` triples (a key that is no text: null), so a state of a million records is a
+ * few megabytes kept and read whole, once per delta.
+ */
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { z } from 'zod';
+import type { DeltaState } from './delta-state.js';
+
+/** What a state is bound to: a token is answered only for the same. */
+export interface StateBinding {
+  readonly tenant: string;
+  readonly clientId: string;
+  readonly resource: string;
+  /** The view's fingerprint (fields, line fields, Drafts). */
+  readonly view: string;
+  /** The filters' fingerprint. */
+  readonly filters: string;
+}
+
+export interface KeptState {
+  readonly binding: StateBinding;
+  /** When its token was issued (seconds): a token that says otherwise was altered. */
+  readonly issued: number;
+  readonly state: DeltaState;
+}
+
+const kept = z.object({
+  v: z.literal(1),
+  binding: z.object({ tenant: z.string(), clientId: z.string(), resource: z.string(), view: z.string(), filters: z.string() }),
+  issued: z.number().int().positive(),
+  since: z.number().int().nonnegative(),
+  records: z.array(z.tuple([z.string(), z.string().nullable(), z.string()])),
+});
+
+export function encodeState({ binding, issued, state }: KeptState): Uint8Array {
+  const records = [...state.records].map(([id, entry]) => [id, entry.key ?? null, entry.hash]);
+  return gzipSync(JSON.stringify({ v: 1, binding, issued, since: state.since, records }));
+}
+
+/** The kept state, or undefined for bytes that are not one (a state is never trusted unread). */
+export function decodeState(bytes: Uint8Array): KeptState | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(gunzipSync(bytes).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const checked = kept.safeParse(parsed);
+  if (!checked.success) return undefined;
+  const { binding, issued, since, records } = checked.data;
+  return { binding, issued, state: { since, records: new Map(records.map(([id, key, hash]) => [id, { key: key ?? undefined, hash }])) } };
+}

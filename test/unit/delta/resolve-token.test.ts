@@ -1,0 +1,62 @@
+import { describe, expect, it } from '@jest/globals';
+import { formatDeltaToken, newDeltaToken, parseDeltaToken } from '../../../shared/delta/delta-token.js';
+import { resolveToken, type DeltaStates } from '../../../shared/delta/resolve-token.js';
+import { decodeState, encodeState, type StateBinding } from '../../../shared/delta/state-codec.js';
+import type { DeltaState } from '../../../shared/delta/delta-state.js';
+
+// A token's outcomes before any store read of records: the state kept in a map behind the
+// DeltaStates seam (the blob container's stand-in; the seam's blob side is tested against Azurite).
+const DAY_S = 86_400;
+const binding: StateBinding = { tenant: 'contoso', clientId: 'client-a', resource: 'contracts', view: 'view-1', filters: 'filters-1' };
+const state: DeltaState = { since: 1_700_000_000, records: new Map([['CON-1', { key: '2025-03-01T00:00:00.000Z', hash: 'h1' }], ['CON-2', { key: undefined, hash: 'h2' }]]) };
+
+function keptStates(): DeltaStates & { kept: Map<string, Uint8Array> } {
+  const kept = new Map<string, Uint8Array>();
+  return { kept, get: async (tenant, id) => kept.get(`${tenant}/${id}`), put: async (tenant, id, bytes) => void kept.set(`${tenant}/${id}`, bytes) };
+}
+
+describe('a delta token', () => {
+  it('has one form, and anything else is no token', () => {
+    const token = newDeltaToken(Date.parse('2026-11-28T00:00:00Z'));
+    expect(parseDeltaToken(formatDeltaToken(token))).toEqual(token);
+    for (const text of ['', 'd1', `d2.${token.stateId}.${token.issued}`, `d1.${token.stateId.toUpperCase()}.${token.issued}`, `d1.${token.stateId}.0${token.issued}`, `d1.${token.stateId}.${token.issued} `, `d1.${token.stateId.slice(1)}.${token.issued}`]) {
+      expect([text, parseDeltaToken(text)]).toEqual([text, undefined]);
+    }
+    expect(newDeltaToken(0).stateId).not.toBe(newDeltaToken(0).stateId);
+  });
+
+  it('keeps its state whole through the codec, and no bytes but a state decode', () => {
+    const decoded = decodeState(encodeState({ binding, issued: 1_700_000_100, state }));
+    expect(decoded).toEqual({ binding, issued: 1_700_000_100, state });
+    expect(decodeState(new Uint8Array([1, 2, 3]))).toBeUndefined();
+    expect(decodeState(encodeState({ binding, issued: 1, state }).subarray(0, 20))).toBeUndefined();
+  });
+
+  it('continues from its state for the same tenant, client, resource, view and filters; else says why not, never whether it exists', async () => {
+    const now = Date.parse('2026-11-28T00:00:00Z');
+    const states = keptStates();
+    const token = newDeltaToken(now);
+    await states.put('contoso', token.stateId, encodeState({ binding, issued: token.issued, state }));
+    const resolve = (text: string | undefined, overrides: Partial<StateBinding> = {}, at = now) => resolveToken({ token: text, binding: { ...binding, ...overrides }, now: at, days: 30, states });
+    const text = formatDeltaToken(token);
+    expect(await resolve(text)).toEqual({ kind: 'state', state });
+    expect(await resolve(undefined)).toEqual({ kind: 'state', state: { since: 0, records: new Map() } });
+    expect(await resolve('not a token')).toEqual({ kind: 'malformed' });
+    // Another tenant's, another client's, another resource's, an unknown id: one outcome.
+    const notFound = { kind: 'notFound' };
+    expect(await resolve(text, { tenant: 'fabrikam' })).toEqual(notFound);
+    expect(await resolve(text, { clientId: 'client-b' })).toEqual(notFound);
+    expect(await resolve(text, { resource: 'invoices' })).toEqual(notFound);
+    expect(await resolve(formatDeltaToken({ ...token, stateId: 'f'.repeat(32) }))).toEqual(notFound);
+    states.kept.set(`contoso/${token.stateId}`, new Uint8Array([0x1f, 0x8b, 0, 0]));
+    expect(await resolve(text)).toEqual(notFound);
+    await states.put('contoso', token.stateId, encodeState({ binding, issued: token.issued, state }));
+    // A token whose time was altered (to live longer) names no state.
+    expect(await resolve(formatDeltaToken({ ...token, issued: token.issued + 1 }))).toEqual(notFound);
+    expect(await resolve(text, { view: 'view-2' })).toEqual({ kind: 'viewChanged' });
+    expect(await resolve(text, { filters: 'filters-2' })).toEqual({ kind: 'filtersChanged' });
+    // Its life is told by the token itself: past it, expired whatever is still kept.
+    expect(await resolve(text, {}, now + 30 * DAY_S * 1000)).toEqual({ kind: 'state', state });
+    expect(await resolve(text, {}, now + (30 * DAY_S + 1) * 1000)).toEqual({ kind: 'expired' });
+  });
+});
