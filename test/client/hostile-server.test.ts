@@ -328,9 +328,12 @@ describe('summary-client pull is safe against the server', () => {
     const settings = await serve((_request, response) => answer(response));
     const started = Date.now();
     const result = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-03-31', '--out', outDir()], { ...settings, SUMMARY_DEADLINE_SECONDS: '1.5' });
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // Without the deadline it would wait for ever; the bound is loose for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(60_000);
     expect(result.stderr).toMatch(/^2025-01 failed: the service gave no full answer within 1\.5 s \(SUMMARY_DEADLINE_SECONDS\), attempts and waits included: try again later, or raise SUMMARY_DEADLINE_SECONDS/m);
-    expect(fake!.requests).toHaveLength(1);
+    // No further window: at most January's one request (on a loaded machine the token alone may
+    // take the 1.5 s, and the window then fails before asking).
+    expect(fake!.requests.length).toBeLessThanOrEqual(1);
     expect(result.code).toBe(1);
   });
 
@@ -344,7 +347,8 @@ describe('summary-client pull is safe against the server', () => {
     const started = Date.now();
     // GC every 20 ms in the CLI's own process: a deadline that only a weakly held signal carried was lost.
     const result = await runChild(process.execPath, ['--expose-gc', `--import=data:text/javascript,${encodeURIComponent('setInterval(() => globalThis.gc(), 20).unref()')}`, CLI, 'pull', 'contracts', ...JANUARY, '--out', dir, '--max-retry-wait', '0', '--via', 'windows'], { ...settings, SUMMARY_DEADLINE_SECONDS: '3' });
-    expect(Date.now() - started).toBeLessThan(20_000);
+    // Without the deadline it would wait for ever; the bound is loose for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(60_000);
     expect(result.stderr).toMatch(/^2025-01 failed: the service gave no full answer within 3 s \(SUMMARY_DEADLINE_SECONDS\)/m);
     expect(result.code).toBe(1);
     expect(existsSync(join(dir, '.summary-client.lock'))).toBe(false);
@@ -369,7 +373,8 @@ describe('summary-client pull is safe against the server', () => {
     expect(result.stderr).toBe('');
     const said = JSON.parse(result.stdout) as { ms: number; failed: string[] };
     expect(said.failed).toEqual([expect.stringMatching(/^the service was silent: no byte for 1 s/)]);
-    expect(said.ms).toBeLessThan(15_000);
+    // Without the bound it would wait for the run's 600 s deadline; loose for a loaded machine.
+    expect(said.ms).toBeLessThan(60_000);
     expect(fake!.requests).toHaveLength(2);
   });
 
@@ -381,12 +386,11 @@ describe('summary-client pull is safe against the server', () => {
       response.writeHead(200, { 'content-type': 'application/vnd.apache.parquet', 'content-encoding': coding, 'content-length': String(bomb.byteLength) });
       response.end(bomb);
     });
-    const started = Date.now();
     const result = await runPull(['contracts', ...JANUARY, '--out', outDir()], settings);
+    // Refused by its header, once: no halving, no retry.
     expect(result.stderr).toMatch(new RegExp(`^2025-01 failed: the service answered in the ${coding} coding, which this client did not ask for`, 'm'));
     expect(result.code).toBe(1);
     expect(fake!.requests.map((request) => request.headers['accept-encoding'])).toEqual(['identity']);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('stops with exit 2 and what to do when the columns change on every answer, leaving no hidden file behind', async () => {

@@ -69,6 +69,12 @@ async function contractOf(month: string): Promise<Doc> {
 
 beforeAll(async () => {
   own = await startOwnTenant(120, { service: { store: counting, exports: { queueSettings: { maxPollingIntervalMs: 200 } } } });
+  // The seed's months are random per tenant: every month of the range gets two published
+  // contracts of its own for the cases to change (a month without one failed a run).
+  const template = (await own.documents('contracts'))[0]!;
+  await own.write('contracts', [...SETTLED, '2025-06'].flatMap((month) => [10, 20].map((day) => ({
+    ...template, id: `checks-${month}-${day}`, contractId: `checks-${month}-${day}`, status: 'Published', createdDate: `${month}-${day}T08:00:00.000Z`,
+  }))));
   await settle();
   keep((await runJob(own.service, 'contoso-full', 'contracts', RANGE)).manifest);
 });
