@@ -91,3 +91,45 @@ describe('the Cosmos record store', () => {
     await expect(hurried.page(scope, query, { skip: 0, take: 1000 })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
   });
 });
+
+describe('the delta feed\'s reads of the Cosmos store', () => {
+  // The seeded stack tenant, read only: what the narrowed reads answer must agree with `stream`.
+  const { scope, query } = read(CONTRACTS, 'contoso', { createdFrom: '2025-03-01', createdTo: '2025-03-31' }, ['Data.Read']);
+  const idsOf = (records: readonly StoredRecord[]) => records.map((record) => String(record.contractId)).sort();
+
+  it('narrow the view: written since a store time, a text range of a key field, one id; counts read no document', async () => {
+    const all = await streamed(scope, query);
+    expect(all.length).toBeGreaterThan(4);
+    const sorted = [...all].sort((a, b) => (String(a.createdDate) < String(b.createdDate) ? -1 : 1));
+    const middle = String(sorted[sorted.length >> 1]!.createdDate);
+    const counting = meter();
+    const [whole, before, after] = await Promise.all([
+      store.count(scope, query, {}, counting),
+      store.count(scope, query, { key: { field: 'createdDate', before: middle } }, counting),
+      store.count(scope, query, { key: { field: 'createdDate', from: middle } }, counting),
+    ]);
+    expect([whole, before + after, before]).toEqual([all.length, all.length, sorted.filter((record) => String(record.createdDate) < middle).length]);
+    expect(counting.documents).toBe(0);
+    const keyed = meter();
+    const keys = await store.keys(scope, query, { key: { field: 'createdDate', from: middle } }, 'createdDate', keyed);
+    expect(keys.map((key) => key.id).sort()).toEqual(idsOf(sorted.filter((record) => String(record.createdDate) >= middle)));
+    expect(keys.every((key) => typeof key.key === 'string' && key.key >= middle)).toBe(true);
+    expect(keyed.documents).toBe(keys.length);
+    const one = String(all[0]!.contractId);
+    expect((await store.keys(scope, query, { id: one }, 'createdDate')).map((key) => key.id)).toEqual([one]);
+  });
+
+  it('read the records written since a time with their key, and a record\'s write time in any view', async () => {
+    const changed: StoredRecord[] = [];
+    for await (const page of store.changed(scope, query, 0, 'createdDate')) changed.push(...page);
+    const all = await streamed(scope, query);
+    expect(idsOf(changed)).toEqual(idsOf(all));
+    expect(changed.every((record) => record._deltaKey === record.createdDate)).toBe(true);
+    const none: StoredRecord[] = [];
+    for await (const page of store.changed(scope, query, Math.floor(Date.now() / 1000) + 3600, 'createdDate')) none.push(...page);
+    expect(none).toEqual([]);
+    const written = await store.writtenAt(scope, query, String(all[0]!.contractId));
+    expect(written).toBeGreaterThan(1_600_000_000);
+    expect(await store.writtenAt(scope, query, 'no-such-contract')).toBeUndefined();
+  });
+});
