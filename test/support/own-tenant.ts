@@ -56,15 +56,15 @@ const SEED_NAME = 'pulls';
 export async function startOwnTenant(recordsPerTenant = 40, options: OwnTenantOptions = {}): Promise<OwnTenant> {
   const tenant = `pulls${randomBytes(4).toString('hex')}`;
   const store: CosmosClient = directStore();
+  const container = (resource: string) => store.database(DATABASE_ID).container(resourceNamed(resource).containerId);
   // The records of a tenant named SEED_NAME, whatever this tenant's random name: the seed mixes a
   // tenant's name into its dates, and a test that needs a record of some month must find it on
   // every run (March held none on one run and failed it).
   const seeded = generateTenantDocuments(SEED_NAME, recordsPerTenant);
-  await Promise.all(RESOURCES.map((resource) => upsertAll(store.database(DATABASE_ID).container(resource.containerId), (seeded[resource.name] ?? []).map((document) => ({ ...document, tenantId: tenant })))));
+  await Promise.all(RESOURCES.map((resource) => upsertAll(container(resource.name), (seeded[resource.name] ?? []).map((document) => ({ ...document, tenantId: tenant })))));
   const clients = options.clients ?? ['contoso-full'];
   const secondPerWrite = options.secondPerWrite ?? options.service?.clock !== undefined;
   const service = await startTestService({ ...options.service, settings: { ...options.settings, CLIENT_REGISTRY: JSON.stringify(Object.fromEntries(clients.map((name) => [client(name).clientId, tenant]))) } });
-  const container = (resource: string) => store.database(DATABASE_ID).container(resourceNamed(resource).containerId);
   return {
     tenant,
     service,
