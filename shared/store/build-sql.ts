@@ -185,7 +185,7 @@ function checkField(query: SummaryQuery, name: string): void {
 /** The member a list read carries its key field's stored value in, when asked (no field is named so). */
 export const DELTA_KEY_MEMBER = '_deltaKey';
 
-/** The ids (the resource's id field) and keys of a narrowed result: no record document is read. */
+/** The ids (the resource's id field) and keys of a narrowed result: id-only reads, each counted as a document (record-store.ts, DeltaReads.keys). */
 export function buildKeysSql(scope: Scope, query: SummaryQuery, narrowing: Narrowing, keyField: string): SqlQuery {
   checkField(query, keyField);
   const where = buildWhere(scope, query, narrowing);
