@@ -1,12 +1,13 @@
 /**
  * Creates the export storage the local stack needs in Azurite (in memory: it starts empty every
- * time): the files' container and the queue of windows with its poison queue. In Azure, Bicep
+ * time): the files' container, the delta feed's, and the queue of windows with its poison queue. In Azure, Bicep
  * creates them (infra/modules/export-storage.bicep), and the service's identity may create nothing.
  */
 import { ClientSecretCredential } from '@azure/identity';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { EXPORT_STORAGE } from '../shared/exports/export-storage.js';
+import { DELTA_CONTAINER } from '../shared/delta/delta-blobs.js';
 import { SERVICE_IDENTITY, type DevClient, type DevIdentities } from './identities.js';
 
 export { SERVICE_IDENTITY };
@@ -34,7 +35,8 @@ export function localExportSettings(identities: DevIdentities, storage: { readon
 export async function ensureExportStorage(identities: DevIdentities, authUrl: string, storage: { readonly blobUrl: string; readonly queueUrl: string }): Promise<void> {
   const identity = serviceIdentity(identities);
   const credential = new ClientSecretCredential(identities.tenantId, identity.clientId, identity.clientSecret, { authorityHost: authUrl, disableInstanceDiscovery: true });
-  await new BlobServiceClient(storage.blobUrl, credential).getContainerClient(EXPORT_STORAGE.container).createIfNotExists();
+  const blobs = new BlobServiceClient(storage.blobUrl, credential);
+  for (const name of [EXPORT_STORAGE.container, DELTA_CONTAINER]) await blobs.getContainerClient(name).createIfNotExists();
   const queues = new QueueServiceClient(storage.queueUrl, credential);
   for (const name of [EXPORT_STORAGE.queue, EXPORT_STORAGE.poisonQueue]) await queues.getQueueClient(name).createIfNotExists();
 }

@@ -202,6 +202,7 @@ module exportStorage 'modules/export-storage.bicep' = {
     location: location
     tags: allTags
     principalId: functionApp.outputs.principalId
+    deltaTokenDays: serviceLimits.?deltaTokenDays ?? 30
     logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
   }
 }
@@ -213,6 +214,7 @@ module uatExportStorage 'modules/export-storage.bicep' = {
     location: location
     tags: allTags
     principalId: functionApp.outputs.slotPrincipalId
+    deltaTokenDays: serviceLimits.?deltaTokenDays ?? 30
     logAnalyticsWorkspaceId: logAnalyticsWorkspace.outputs.resourceId
   }
 }

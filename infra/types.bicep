@@ -29,6 +29,9 @@ type serviceLimitsType = {
   @description('Optional. EXPORT_MAX_MONTHS: the most calendar months one export job\'s range may touch.')
   exportMaxMonths: int?
 
+  @description('Optional. DELTA_TOKEN_DAYS: how long a delta token is answered (its state is kept a day longer).')
+  deltaTokenDays: int?
+
   @description('Optional. EXPORT_JOB_TTL_SECONDS: how long an export job, its files and their URLs last.')
   exportJobTtlSeconds: int?
 

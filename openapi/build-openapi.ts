@@ -13,6 +13,7 @@ import { securityRequirements, securitySchemes } from './security-schemes.js';
 import { serviceDefaults, settingDefaults } from './service-defaults.js';
 import { operationTag, sharedParameters, summaryOperation } from './summary-operation.js';
 import { exportErrorResponses, exportPaths, exportSchemas, EXPORTS_TAG } from './export-operations.js';
+import { deltaErrorResponses, deltaPaths, deltaSchemas } from './delta-operations.js';
 
 /** Where the generated document is committed, relative to the repository root. */
 export const OPENAPI_FILE = 'openapi/openapi.json';
@@ -66,10 +67,10 @@ export function buildOpenApi(model: ApiModel = SERVICE_MODEL): JsonObject {
     }],
     security: securityRequirements(),
     tags: [...model.resources.map(operationTag), EXPORTS_TAG],
-    paths: { ...paths, ...exportPaths(model.resources) },
+    paths: { ...paths, ...deltaPaths(model.resources), ...exportPaths(model.resources) },
     components: {
-      schemas: { ...filterSchemas, ...exportSchemas(filterSchemas as Record<string, JsonObject>, model.resources), ...recordSchemas(model), ...envelopeSchemas(model), ...problem },
-      responses: { ...errorResponses(), ...exportErrorResponses() },
+      schemas: { ...filterSchemas, ...exportSchemas(filterSchemas as Record<string, JsonObject>, model.resources), ...deltaSchemas(filterSchemas as Record<string, JsonObject>, model.resources), ...recordSchemas(model), ...envelopeSchemas(model), ...problem },
+      responses: { ...errorResponses(), ...exportErrorResponses(), ...deltaErrorResponses() },
       parameters: sharedParameters(),
       headers: responseHeaders(model),
       securitySchemes: schemes,

@@ -14,8 +14,8 @@ export const PYTHON_DATASETS_FILE = 'python/src/summary_client/_datasets.py';
 
 const CONTROL = new Set(['page', 'pageSize', 'orderBy', 'order']);
 const OPERATION = /^\/v1\/([a-z][a-z0-9]*)\/summary$/;
-/** The export jobs' paths: a dataset is its summary operation's. */
-const EXPORT_JOB = /^\/v1\/(?:[a-z][a-z0-9]*\/exports|exports\/\{id\})$/;
+/** The export jobs' and the deltas' paths: a dataset is its summary operation's. */
+const EXPORT_JOB = /^\/v1\/(?:[a-z][a-z0-9]*\/(?:exports|delta)|exports\/\{id\})$/;
 
 interface Dataset {
   readonly path: string;

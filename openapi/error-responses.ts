@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { ERROR_CODES, EXPORT_JOB_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
+import { DELTA_CODES, ERROR_CODES, EXPORT_JOB_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
 import { PROBLEM_MEDIA_TYPE } from '../shared/errors/problem-response.js';
 import { componentRef, schemaRef } from './component-ref.js';
 import type { JsonObject } from './json-schema.js';
@@ -38,7 +38,7 @@ export function problemResponseName(status: number): string {
 export function operationErrorCodes(): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const [code, { status }] of Object.entries(ERROR_CODES) as [ErrorCode, { status: number }][]) {
-    if (NOT_OPERATION_CODES[code] !== undefined || EXPORT_JOB_CODES.has(code)) continue;
+    if (NOT_OPERATION_CODES[code] !== undefined || EXPORT_JOB_CODES.has(code) || DELTA_CODES.has(code)) continue;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return new Map([...byStatus].sort(([a], [b]) => a - b));

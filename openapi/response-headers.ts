@@ -1,5 +1,6 @@
 import { REQUEST_ID_PATTERN as REQUEST_ID } from '../shared/model/operation-contract.js';
 import { exportFile } from '../shared/model/operation-contract.js';
+import { DELTA_TOKEN_HEADER, DELTA_TOKEN_PATTERN } from '../shared/model/delta-operations.js';
 import type { ApiModel } from './api-model.js';
 import type { JsonObject } from './json-schema.js';
 
@@ -65,6 +66,10 @@ export function responseHeaders(model: ApiModel): Record<string, JsonObject> {
       description: 'Where the export job\'s status is: `<base_url>/v1/exports/<id>` (relative to the request URL where the deployment has no public base URL). Poll it with GET.',
       required: true,
       schema: { type: 'string', format: 'uri-reference' },
+    },
+    [DELTA_TOKEN_HEADER]: {
+      description: 'On a delta\'s Parquet answer and on its last JSON page: the token to keep for the next delta of the same filters (also `delta.deltaToken`, and the Parquet footer\'s `summary.deltaToken`).',
+      schema: { type: 'string', pattern: DELTA_TOKEN_PATTERN.source },
     },
     'Retry-After': {
       description: 'Seconds to wait before retrying.',

@@ -11,6 +11,7 @@ export interface SettingDefaults {
   readonly authorityHost: string;
   readonly exportMaxMonths: number;
   readonly exportJobsPerClient: number;
+  readonly deltaTokenDays: number;
 }
 
 /** The defaults and limits of one operation, as the service applies them. */
@@ -31,6 +32,7 @@ export function settingDefaults(): SettingDefaults {
     authorityHost: new URL(defaults.AUTH_AUTHORITY_HOST as string).origin,
     exportMaxMonths: defaults.EXPORT_MAX_MONTHS as number,
     exportJobsPerClient: defaults.EXPORT_JOBS_PER_CLIENT as number,
+    deltaTokenDays: defaults.DELTA_TOKEN_DAYS as number,
   };
 }
 

@@ -44,6 +44,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contracts/delta": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What changed in your contracts view since a token
+         * @description Without a token: the whole view as of now, then a token. With the token of your last delta (and the same filters): every record of your view created or changed since it (every write counts, whatever its dates say), in its current version, and a removal row for every record you were given that is no longer in your view: deleted, turned Draft, moved out of your range or workspace. Never a record you could not see. JSON comes in pages: follow `pagination.nextLink` (or send `delta.nextPage` as deltaPage) to the last page, which carries `delta.deltaToken` and `delta.deltaLink`. A token is bound to your client, tenant, view and filters: another's or an altered one is 410 `DELTA_TOKEN_NOT_FOUND`; a changed view 409 `DELTA_VIEW_CHANGED`; other filters 409 `DELTA_FILTERS_CHANGED`; an old one 410 `DELTA_TOKEN_EXPIRED`. Each says to start again without a token.
+         */
+        post: operations["contractsDelta"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invoices/delta": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What changed in your invoices view since a token
+         * @description Without a token: the whole view as of now, then a token. With the token of your last delta (and the same filters): every record of your view created or changed since it (every write counts, whatever its dates say), in its current version, and a removal row for every record you were given that is no longer in your view: deleted, turned Draft, moved out of your range or workspace. Never a record you could not see. JSON comes in pages: follow `pagination.nextLink` (or send `delta.nextPage` as deltaPage) to the last page, which carries `delta.deltaToken` and `delta.deltaLink`. A token is bound to your client, tenant, view and filters: another's or an altered one is 410 `DELTA_TOKEN_NOT_FOUND`; a changed view 409 `DELTA_VIEW_CHANGED`; other filters 409 `DELTA_FILTERS_CHANGED`; an old one 410 `DELTA_TOKEN_EXPIRED`. Each says to start again without a token.
+         */
+        post: operations["invoicesDelta"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contracts/exports": {
         parameters: {
             query?: never;
@@ -268,7 +308,7 @@ export interface components {
                  * @description The stable error code: match on it, never on title, detail or message.
                  * @enum {string}
                  */
-                code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+                code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_DELTA_TOKEN" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "DELTA_VIEW_CHANGED" | "DELTA_FILTERS_CHANGED" | "DELTA_TOKEN_NOT_FOUND" | "DELTA_TOKEN_EXPIRED" | "DELTA_PAGE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
                 /** @description Equals the X-Request-ID response header; quote it to support. */
                 requestId: string;
                 /** @description Every problem found in the request (validation errors); the first decides `code`. */
@@ -279,7 +319,7 @@ export interface components {
                      * @description The stable error code: match on it, never on title, detail or message.
                      * @enum {string}
                      */
-                    code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+                    code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_DELTA_TOKEN" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "DELTA_VIEW_CHANGED" | "DELTA_FILTERS_CHANGED" | "DELTA_TOKEN_NOT_FOUND" | "DELTA_TOKEN_EXPIRED" | "DELTA_PAGE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
                     /** @description What was wrong and how to fix it. */
                     message: string;
                 }[];
@@ -333,7 +373,7 @@ export interface components {
                      * @description The stable error code: match on it, never on title, detail or message.
                      * @enum {string}
                      */
-                    code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+                    code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_DELTA_TOKEN" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "DELTA_VIEW_CHANGED" | "DELTA_FILTERS_CHANGED" | "DELTA_TOKEN_NOT_FOUND" | "DELTA_TOKEN_EXPIRED" | "DELTA_PAGE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
                     /** @description Equals the X-Request-ID response header; quote it to support. */
                     requestId: string;
                     /** @description Every problem found in the request (validation errors); the first decides `code`. */
@@ -344,7 +384,7 @@ export interface components {
                          * @description The stable error code: match on it, never on title, detail or message.
                          * @enum {string}
                          */
-                        code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+                        code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_DELTA_TOKEN" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "DELTA_VIEW_CHANGED" | "DELTA_FILTERS_CHANGED" | "DELTA_TOKEN_NOT_FOUND" | "DELTA_TOKEN_EXPIRED" | "DELTA_PAGE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
                         /** @description What was wrong and how to fix it. */
                         message: string;
                     }[];
@@ -482,6 +522,166 @@ export interface components {
                 label: string;
                 etag?: string;
             }[];
+        };
+        /** @description Where this page sits in the delta: its rows (changed records and removals) over all pages. */
+        DeltaPagination: {
+            page: number;
+            /** @description Rows per page: pageSize as asked for, else MAX_PAGE_SIZE. */
+            pageSize: number;
+            /** @description Rows of the delta, over all pages. */
+            totalRecords: number;
+            totalPages: number;
+            hasNext: boolean;
+            /**
+             * Format: uri
+             * @description The next page as an absolute URL on the public base URL (PUBLIC_BASE_URL; without it no links): POST it with an empty body. Present exactly when hasNext is true.
+             */
+            nextLink?: string;
+        };
+        /** @description How the delta goes on: the next page while there is one; on the last page, the token to keep and the link that asks the next delta. */
+        DeltaLinks: {
+            /** @description The next page's name: send it as `deltaPage` (body or query) to get it (kept 24 hours). */
+            nextPage?: string;
+            /** @description On the last page: keep it, and send it as `deltaToken` with the same filters for the changes since this delta (answered for DELTA_TOKEN_DAYS, default 30 days). Also in the X-Summary-Delta-Token header. */
+            deltaToken?: string;
+            /**
+             * Format: uri
+             * @description On the last page, with a public base URL: the next delta as a URL (the filters, pageSize and deltaToken in its query): POST it with an empty body tomorrow.
+             */
+            deltaLink?: string;
+        };
+        /** @description A delta of contracts: the summary operation's filters, order and pageSize, where a date range may have one end only (open) and span any number of months, and optionally `deltaToken` (absent: the whole view as of now) or `deltaPage` (a later page). No page: later pages are reached by their links. Every member may also be sent in the query string; the body wins. */
+        ContractsDeltaRequest: {
+            /** @description Must be "CW" followed by 4 to 10 digits, for example CW000123; otherwise 400 `INVALID_FILTER`. */
+            contractWorkspaceID?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `createdFrom`–`createdTo` on createdDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), createdFrom ≤ createdTo (else 400 `DATE_RANGE_REVERSED`), and createdTo at most one calendar month after createdFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            createdFrom?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `createdFrom`–`createdTo` on createdDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), createdFrom ≤ createdTo (else 400 `DATE_RANGE_REVERSED`), and createdTo at most one calendar month after createdFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            createdTo?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `updatedFrom`–`updatedTo` on updatedDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), updatedFrom ≤ updatedTo (else 400 `DATE_RANGE_REVERSED`), and updatedTo at most one calendar month after updatedFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            updatedFrom?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `updatedFrom`–`updatedTo` on updatedDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), updatedFrom ≤ updatedTo (else 400 `DATE_RANGE_REVERSED`), and updatedTo at most one calendar month after updatedFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            updatedTo?: string;
+            /**
+             * @description Must be the name of a sortable field; otherwise 400 `INVALID_ORDER_BY`. One of the listed fields that the caller can also see (contractAmount needs `Data.Read.Financials`; supplierName needs `Data.Read.Suppliers`); the error's message lists the caller's sortable fields. Ties are broken by the record id in the same direction, so pages are stable.
+             * @default createdDate
+             * @enum {string}
+             */
+            orderBy?: "contractId" | "title" | "status" | "effectiveDate" | "expirationDate" | "createdDate" | "updatedDate" | "contractAmount" | "supplierName";
+            /**
+             * @description Must be "asc" or "desc"; otherwise 400 `INVALID_FILTER`.
+             * @default asc
+             * @enum {string}
+             */
+            order?: "asc" | "desc";
+            /**
+             * @description Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). A jump to a page that has records may reach at most record MAX_RESULT_WINDOW (page × pageSize ≤ 10000 by default; deeper is 400 `RESULT_WINDOW_EXCEEDED`: walk there page by page, narrow the filters or export Parquet); a page past the last one is empty, not refused. JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
+             * @default 25
+             */
+            pageSize?: number;
+            /** @description The token of your last delta of these filters, as it was given. */
+            deltaToken?: string;
+            /** @description A later page's name, as `delta.nextPage` gave it (with the same filters, or none). */
+            deltaPage?: string;
+        };
+        /** @description One page of a contracts delta: the records created or changed since the token, in their current version, then a removal row for each record you were given that left your view. */
+        ContractsDeltaPage: {
+            data: (components["schemas"]["ContractRecord"] | {
+                contractId: string;
+                /** @enum {unknown} */
+                _removed: "deleted" | "leftView";
+            })[];
+            pagination: components["schemas"]["DeltaPagination"];
+            delta: components["schemas"]["DeltaLinks"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A delta of invoices: the summary operation's filters, order and pageSize, where a date range may have one end only (open) and span any number of months, and optionally `deltaToken` (absent: the whole view as of now) or `deltaPage` (a later page). No page: later pages are reached by their links. Every member may also be sent in the query string; the body wins. */
+        InvoicesDeltaRequest: {
+            /** @description Must be "CW" followed by 4 to 10 digits, for example CW000123; otherwise 400 `INVALID_FILTER`. */
+            contractWorkspaceID?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `createdFrom`–`createdTo` on createdDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), createdFrom ≤ createdTo (else 400 `DATE_RANGE_REVERSED`), and createdTo at most one calendar month after createdFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            createdFrom?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `createdFrom`–`createdTo` on createdDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), createdFrom ≤ createdTo (else 400 `DATE_RANGE_REVERSED`), and createdTo at most one calendar month after createdFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            createdTo?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `updatedFrom`–`updatedTo` on updatedDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), updatedFrom ≤ updatedTo (else 400 `DATE_RANGE_REVERSED`), and updatedTo at most one calendar month after updatedFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            updatedFrom?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `updatedFrom`–`updatedTo` on updatedDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), updatedFrom ≤ updatedTo (else 400 `DATE_RANGE_REVERSED`), and updatedTo at most one calendar month after updatedFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            updatedTo?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `invoiceDateFrom`–`invoiceDateTo` on invoiceDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), invoiceDateFrom ≤ invoiceDateTo (else 400 `DATE_RANGE_REVERSED`), and invoiceDateTo at most one calendar month after invoiceDateFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            invoiceDateFrom?: string;
+            /**
+             * Format: date
+             * @description Must be a calendar date YYYY-MM-DD, for example 2025-01-31; otherwise 400 `INVALID_DATE`. Part of the range `invoiceDateFrom`–`invoiceDateTo` on invoiceDate (UTC days, both inclusive): give both ends (else 400 `DATE_RANGE_INCOMPLETE`), invoiceDateFrom ≤ invoiceDateTo (else 400 `DATE_RANGE_REVERSED`), and invoiceDateTo at most one calendar month after invoiceDateFrom — the same day next month, clamped to that month's end (from 2025-01-31 up to 2025-02-28; from 2025-01-15 up to 2025-02-15); longer is 400 `DATE_RANGE_TOO_LONG`.
+             */
+            invoiceDateTo?: string;
+            /** @description Must be a non-empty string of at most 128 characters; otherwise 400 `INVALID_FILTER`. */
+            contractId?: string;
+            /** @description Must be a non-empty string of at most 128 characters; otherwise 400 `INVALID_FILTER`. Filters on a field that only `Data.Read.Suppliers` shows: without that role it is 400 `INVALID_FILTER` (filtering would reveal the field). */
+            supplierId?: string;
+            /**
+             * @description Must be one of Draft, Submitted, Approved, Rejected, Paid, Cancelled; otherwise 400 `INVALID_FILTER`. `Draft` matches nothing for callers without `Data.Read.Drafts`.
+             * @enum {string}
+             */
+            status?: "Draft" | "Submitted" | "Approved" | "Rejected" | "Paid" | "Cancelled";
+            /**
+             * @description Must be the name of a sortable field; otherwise 400 `INVALID_ORDER_BY`. One of the listed fields that the caller can also see (totalAmount needs `Data.Read.Financials`; supplierName needs `Data.Read.Suppliers`); the error's message lists the caller's sortable fields. Ties are broken by the record id in the same direction, so pages are stable.
+             * @default createdDate
+             * @enum {string}
+             */
+            orderBy?: "invoiceId" | "invoiceNumber" | "status" | "invoiceDate" | "dueDate" | "createdDate" | "updatedDate" | "totalAmount" | "supplierName";
+            /**
+             * @description Must be "asc" or "desc"; otherwise 400 `INVALID_FILTER`.
+             * @default asc
+             * @enum {string}
+             */
+            order?: "asc" | "desc";
+            /**
+             * @description Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). A jump to a page that has records may reach at most record MAX_RESULT_WINDOW (page × pageSize ≤ 10000 by default; deeper is 400 `RESULT_WINDOW_EXCEEDED`: walk there page by page, narrow the filters or export Parquet); a page past the last one is empty, not refused. JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet` or `application/zip`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
+             * @default 25
+             */
+            pageSize?: number;
+            /** @description The token of your last delta of these filters, as it was given. */
+            deltaToken?: string;
+            /** @description A later page's name, as `delta.nextPage` gave it (with the same filters, or none). */
+            deltaPage?: string;
+        };
+        /** @description One page of a invoices delta: the records created or changed since the token, in their current version, then a removal row for each record you were given that left your view. */
+        InvoicesDeltaPage: {
+            data: (components["schemas"]["InvoiceRecord"] | {
+                invoiceId: string;
+                /** @enum {unknown} */
+                _removed: "deleted" | "leftView";
+            })[];
+            pagination: components["schemas"]["DeltaPagination"];
+            delta: components["schemas"]["DeltaLinks"];
+            meta: components["schemas"]["Meta"];
         };
         /** @description A contract summary record. The fields present depend on the caller's roles (the server-side roles → datapoints configuration): `Data.Read` shows contractId, contractWorkspaceID, title, status, effectiveDate, expirationDate, createdDate, updatedDate; `Data.Read.Financials` shows currency, contractAmount; `Data.Read.Suppliers` shows supplierId, supplierName, ownerEmail. Fields come in the order listed here. */
         ContractRecord: {
@@ -662,7 +862,7 @@ export interface components {
              * @description The stable error code: match on it, never on title, detail or message.
              * @enum {string}
              */
-            code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+            code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_DELTA_TOKEN" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "DELTA_VIEW_CHANGED" | "DELTA_FILTERS_CHANGED" | "DELTA_TOKEN_NOT_FOUND" | "DELTA_TOKEN_EXPIRED" | "DELTA_PAGE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
             /** @description Equals the X-Request-ID response header; quote it to support. */
             requestId: string;
             /** @description Every problem found in the request (validation errors); the first decides `code`. */
@@ -673,7 +873,7 @@ export interface components {
                  * @description The stable error code: match on it, never on title, detail or message.
                  * @enum {string}
                  */
-                code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+                code: "MALFORMED_REQUEST" | "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_INCOMPLETE" | "DATE_RANGE_REVERSED" | "DATE_RANGE_TOO_LONG" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "RESULT_WINDOW_EXCEEDED" | "PAGINATION_NOT_ALLOWED" | "INVALID_PRECONDITION" | "INVALID_DELTA_TOKEN" | "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY" | "MISSING_ROLE" | "CLIENT_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "EXPORT_VIEW_CHANGED" | "DELTA_VIEW_CHANGED" | "DELTA_FILTERS_CHANGED" | "DELTA_TOKEN_NOT_FOUND" | "DELTA_TOKEN_EXPIRED" | "DELTA_PAGE_NOT_FOUND" | "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE" | "RESULT_UNCHANGED" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "TOO_MANY_EXPORT_JOBS" | "INTERNAL" | "EXPORT_WINDOW_FAILED" | "STORE_UNAVAILABLE" | "IDENTITY_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
                 /** @description What was wrong and how to fix it. */
                 message: string;
             }[];
@@ -1035,6 +1235,185 @@ export interface components {
                 };
             };
         };
+        /** @description Bad Request. A problem document whose `code` is one of: `INVALID_JSON` (The request body is not valid JSON); `INVALID_BODY` (The request body is not a JSON object of filters); `UNKNOWN_FILTER` (Unknown filter); `INVALID_FILTER` (Invalid filter value); `INVALID_DATE` (Invalid date); `DATE_RANGE_REVERSED` (Date range is reversed); `INVALID_ORDER_BY` (Invalid orderBy); `PAGE_SIZE_TOO_LARGE` (Page size too large); `PAGINATION_NOT_ALLOWED` (Pagination is not allowed with Parquet); `INVALID_DELTA_TOKEN` (Not a delta token). */
+        DeltaProblem400: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 400;
+                    /** @enum {unknown} */
+                    code?: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_REVERSED" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "PAGINATION_NOT_ALLOWED" | "INVALID_DELTA_TOKEN";
+                };
+            };
+        };
+        /** @description Unauthorized. A problem document whose `code` is one of: `INVALID_TOKEN` (Invalid or missing access token); `INVALID_API_KEY` (Invalid or missing API key); `INVALID_SUBSCRIPTION_KEY` (Invalid or missing subscription key). */
+        DeltaProblem401: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 401;
+                    /** @enum {unknown} */
+                    code?: "INVALID_TOKEN" | "INVALID_API_KEY" | "INVALID_SUBSCRIPTION_KEY";
+                };
+            };
+        };
+        /** @description Forbidden. A problem document whose `code` is one of: `MISSING_ROLE` (Missing required app role); `CLIENT_NOT_REGISTERED` (Client not registered). */
+        DeltaProblem403: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 403;
+                    /** @enum {unknown} */
+                    code?: "MISSING_ROLE" | "CLIENT_NOT_REGISTERED";
+                };
+            };
+        };
+        /** @description Not Acceptable. A problem document whose `code` is one of: `NOT_ACCEPTABLE` (Not acceptable). */
+        DeltaProblem406: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 406;
+                    /** @enum {unknown} */
+                    code?: "NOT_ACCEPTABLE";
+                };
+            };
+        };
+        /** @description Conflict. A problem document whose `code` is one of: `DELTA_VIEW_CHANGED` (Your view changed since the delta token was given); `DELTA_FILTERS_CHANGED` (The delta token was given for other filters). */
+        DeltaProblem409: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 409;
+                    /** @enum {unknown} */
+                    code?: "DELTA_VIEW_CHANGED" | "DELTA_FILTERS_CHANGED";
+                };
+            };
+        };
+        /** @description Gone. A problem document whose `code` is one of: `DELTA_TOKEN_NOT_FOUND` (Delta token not found); `DELTA_TOKEN_EXPIRED` (Delta token expired); `DELTA_PAGE_NOT_FOUND` (Delta page not found). */
+        DeltaProblem410: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 410;
+                    /** @enum {unknown} */
+                    code?: "DELTA_TOKEN_NOT_FOUND" | "DELTA_TOKEN_EXPIRED" | "DELTA_PAGE_NOT_FOUND";
+                };
+            };
+        };
+        /** @description Payload Too Large. A problem document whose `code` is one of: `REQUEST_TOO_LARGE` (Request body too large); `RESULT_TOO_LARGE` (Result too large for one Parquet export). */
+        DeltaProblem413: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 413;
+                    /** @enum {unknown} */
+                    code?: "REQUEST_TOO_LARGE" | "RESULT_TOO_LARGE";
+                };
+            };
+        };
+        /** @description Unsupported Media Type. A problem document whose `code` is one of: `UNSUPPORTED_MEDIA_TYPE` (Unsupported media type). */
+        DeltaProblem415: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 415;
+                    /** @enum {unknown} */
+                    code?: "UNSUPPORTED_MEDIA_TYPE";
+                };
+            };
+        };
+        /** @description Too Many Requests. A problem document whose `code` is one of: `RATE_LIMITED` (Too many requests). */
+        DeltaProblem429: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 429;
+                    /** @enum {unknown} */
+                    code?: "RATE_LIMITED";
+                };
+            };
+        };
+        /** @description Internal Server Error. A problem document whose `code` is one of: `INTERNAL` (Internal error). */
+        DeltaProblem500: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 500;
+                    /** @enum {unknown} */
+                    code?: "INTERNAL";
+                };
+            };
+        };
+        /** @description Service Unavailable. A problem document whose `code` is one of: `IDENTITY_UNAVAILABLE` (Identity provider unavailable); `STORE_UNAVAILABLE` (Data store unavailable); `EXPORTS_BUSY` (Too many exports in progress); `STORAGE_UNAVAILABLE` (Export storage unavailable). */
+        DeltaProblem503: {
+            headers: {
+                "X-Request-ID": components["headers"]["X-Request-ID"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 503;
+                    /** @enum {unknown} */
+                    code?: "IDENTITY_UNAVAILABLE" | "STORE_UNAVAILABLE" | "EXPORTS_BUSY" | "STORAGE_UNAVAILABLE";
+                };
+            };
+        };
     };
     parameters: {
         /** @description Optional: your own identifier for this request. A valid one (1–128 of A–Z a–z 0–9 . _ : -, that is ^[A-Za-z0-9._:-]{1,128}$) is recorded with the request and echoed in the X-Client-Request-ID response header; any other value is ignored (never refused: the request is answered as if it had none). The response's X-Request-ID is always the gateway's own id, unique per request. */
@@ -1067,6 +1446,8 @@ export interface components {
         "WWW-Authenticate": string;
         /** @description Where the export job's status is: `<base_url>/v1/exports/<id>` (relative to the request URL where the deployment has no public base URL). Poll it with GET. */
         Location: string;
+        /** @description On a delta's Parquet answer and on its last JSON page: the token to keep for the next delta of the same filters (also `delta.deltaToken`, and the Parquet footer's `summary.deltaToken`). */
+        "X-Summary-Delta-Token": string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
     };
@@ -1224,6 +1605,88 @@ export interface operations {
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
+        };
+    };
+    contractsDelta: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ContractsDeltaRequest"];
+            };
+        };
+        responses: {
+            /** @description A page of the delta (JSON), or the whole delta as one Parquet file: the view's columns, each nullable, then `_removed` (null on changed rows). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Summary-Delta-Token": components["headers"]["X-Summary-Delta-Token"];
+                    Link: components["headers"]["Link"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractsDeltaPage"];
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            400: components["responses"]["DeltaProblem400"];
+            401: components["responses"]["DeltaProblem401"];
+            403: components["responses"]["DeltaProblem403"];
+            406: components["responses"]["DeltaProblem406"];
+            409: components["responses"]["DeltaProblem409"];
+            410: components["responses"]["DeltaProblem410"];
+            413: components["responses"]["DeltaProblem413"];
+            415: components["responses"]["DeltaProblem415"];
+            429: components["responses"]["DeltaProblem429"];
+            500: components["responses"]["DeltaProblem500"];
+            503: components["responses"]["DeltaProblem503"];
+        };
+    };
+    invoicesDelta: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InvoicesDeltaRequest"];
+            };
+        };
+        responses: {
+            /** @description A page of the delta (JSON), or the whole delta as a zip of two Parquet files (Accept: application/vnd.apache.parquet or application/zip): the view's columns, each nullable, then `_removed` (null on changed rows). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Summary-Delta-Token": components["headers"]["X-Summary-Delta-Token"];
+                    Link: components["headers"]["Link"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoicesDeltaPage"];
+                    "application/zip": string;
+                };
+            };
+            400: components["responses"]["DeltaProblem400"];
+            401: components["responses"]["DeltaProblem401"];
+            403: components["responses"]["DeltaProblem403"];
+            406: components["responses"]["DeltaProblem406"];
+            409: components["responses"]["DeltaProblem409"];
+            410: components["responses"]["DeltaProblem410"];
+            413: components["responses"]["DeltaProblem413"];
+            415: components["responses"]["DeltaProblem415"];
+            429: components["responses"]["DeltaProblem429"];
+            500: components["responses"]["DeltaProblem500"];
+            503: components["responses"]["DeltaProblem503"];
         };
     };
     contractsExport: {

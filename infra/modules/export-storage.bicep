@@ -1,5 +1,5 @@
 metadata name = 'Storage account for export jobs'
-metadata description = 'The storage account one slot\'s export jobs write their files to and queue their windows on, apart from the host storage: customers fetch the files from their own networks with a user delegation SAS per file, so it is reachable from anywhere, and every access is authorized by Entra ID (shared-key access disabled: no account key signs anything). One container of files (deleted by a lifecycle rule after the longest a job lives), the queue of windows and its poison queue, and for the slot\'s identity exactly what it needs: blob data on the container, queue data on the two queues, and the delegator role that hands out user delegation keys.'
+metadata description = 'The storage account one slot\'s export jobs write their files to and queue their windows on, apart from the host storage: customers fetch the files from their own networks with a user delegation SAS per file, so it is reachable from anywhere, and every access is authorized by Entra ID (shared-key access disabled: no account key signs anything). One container of files (deleted by a lifecycle rule after the longest a job lives), one of the delta feed\'s token states and later pages (each deleted by its own rule after its life), the queue of windows and its poison queue, and for the slot\'s identity exactly what it needs: blob data on the two containers, queue data on the two queues, and the delegator role that hands out user delegation keys.'
 
 @description('Required. Name of the storage account (3-24 lower-case letters and digits).')
 @minLength(3)
@@ -19,6 +19,11 @@ param principalId string
 @minValue(1)
 param fileRetentionDays int = 8
 
+@description('Optional. DELTA_TOKEN_DAYS: how long the service answers a delta token. A token\'s kept state is deleted a day after that, a delta\'s kept later pages after a day (they are answered for 24 hours).')
+@minValue(1)
+@maxValue(365)
+param deltaTokenDays int = 30
+
 @description('Required. Resource id of the Log Analytics workspace that receives this resource\'s logs.')
 param logAnalyticsWorkspaceId string
 
@@ -28,6 +33,14 @@ var storage = {
   container: 'exports'
   queue: 'export-windows'
   poisonQueue: 'export-windows-poison'
+}
+
+// The delta feed's container and the prefixes of its two kinds of blob (shared/delta/delta-blobs.ts;
+// test/infra/export-storage.test.ts holds them equal).
+var delta = {
+  container: 'delta-states'
+  states: 'states/'
+  pages: 'pages/'
 }
 
 // Built-in roles: Storage Blob Data Contributor (the container), Storage Queue Data Contributor
@@ -74,6 +87,14 @@ resource container 'Microsoft.Storage/storageAccounts/blobServices/containers@20
   }
 }
 
+resource deltaContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: delta.container
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
 resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
   parent: storageAccount
   name: 'default'
@@ -112,6 +133,50 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
             }
           }
         }
+        {
+          name: 'expired-delta-states'
+          enabled: true
+          type: 'Lifecycle'
+          definition: {
+            filters: {
+              blobTypes: [
+                'blockBlob'
+              ]
+              prefixMatch: [
+                '${delta.container}/${delta.states}'
+              ]
+            }
+            actions: {
+              baseBlob: {
+                delete: {
+                  daysAfterModificationGreaterThan: deltaTokenDays + 1
+                }
+              }
+            }
+          }
+        }
+        {
+          name: 'expired-delta-pages'
+          enabled: true
+          type: 'Lifecycle'
+          definition: {
+            filters: {
+              blobTypes: [
+                'blockBlob'
+              ]
+              prefixMatch: [
+                '${delta.container}/${delta.pages}'
+              ]
+            }
+            actions: {
+              baseBlob: {
+                delete: {
+                  daysAfterModificationGreaterThan: 1
+                }
+              }
+            }
+          }
+        }
       ]
     }
   }
@@ -120,6 +185,16 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
 resource fileWriter 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(container.id, principalId, storageBlobDataContributorRoleDefinitionId)
   scope: container
+  properties: {
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', storageBlobDataContributorRoleDefinitionId)
+  }
+}
+
+resource deltaWriter 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(deltaContainer.id, principalId, storageBlobDataContributorRoleDefinitionId)
+  scope: deltaContainer
   properties: {
     principalId: principalId
     principalType: 'ServicePrincipal'

@@ -83,6 +83,7 @@ var serviceSettings = {
   PARQUET_MAX_BYTES: string(serviceLimits.?parquetMaxBytes ?? 104857600)
   EXPORT_MAX_MONTHS: string(serviceLimits.?exportMaxMonths ?? 36)
   EXPORT_JOB_TTL_SECONDS: string(serviceLimits.?exportJobTtlSeconds ?? 86400)
+  DELTA_TOKEN_DAYS: string(serviceLimits.?deltaTokenDays ?? 30)
   EXPORT_JOBS_PER_CLIENT: string(serviceLimits.?exportJobsPerClient ?? 2)
   EXPORT_JOBS_PER_TENANT: string(serviceLimits.?exportJobsPerTenant ?? 4)
   EXPORT_WINDOWS_PER_TENANT: string(serviceLimits.?exportWindowsPerTenant ?? 100)

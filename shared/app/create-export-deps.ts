@@ -17,7 +17,7 @@ import { lazyManagedIdentity } from './managed-identity.js';
  * const exports = createExportDeps(deps.config.exports!, deps, summaryEndpoints(RESOURCES, deps));
  */
 export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, resources: ReadonlyMap<string, PreparedResource>): ExportDeps {
-  const storage = { blobServiceUri: settings.blobServiceUri, queueServiceUri: settings.queueServiceUri, credential: storageCredential(settings) };
+  const storage = { blobServiceUri: settings.blobServiceUri, queueServiceUri: settings.queueServiceUri, credential: storageCredentialOf(settings) };
   const sdk = () => import('../exports/azure-export-storage.js');
   let files: Promise<ExportFiles> | undefined;
   let queue: Promise<WindowQueue> | undefined;
@@ -37,6 +37,15 @@ export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, re
     resources,
     results: deps,
   };
+}
+
+const credentials = new WeakMap<ExportSettings, TokenCredential>();
+
+/** The service's credential to export storage, made once per settings (the export jobs and the delta feed share it and its tokens). */
+export function storageCredentialOf(settings: ExportSettings): TokenCredential {
+  let credential = credentials.get(settings);
+  if (!credential) credentials.set(settings, (credential = storageCredential(settings)));
+  return credential;
 }
 
 /** Who the service is to export storage: a client secret identity where the settings give one (locally), else the managed identity. */

@@ -8,6 +8,8 @@ import { handleCancel, handleKickOff, handleStatus } from '../http/handle-export
 import { runWindow } from '../exports/run-window.js';
 import { recordPoisonedWindow } from '../exports/poisoned-window.js';
 import { createExportDeps } from './create-export-deps.js';
+import { createDeltaDeps } from './create-delta-deps.js';
+import { deltaEndpoint, handleDelta } from '../http/handle-delta.js';
 import type { FunctionRegistration } from './summary-function.js';
 
 /** The name of the Functions connection to the export storage account: its settings are `EXPORTS_STORAGE__*`. */
@@ -25,7 +27,7 @@ export interface TimerRegistration {
   readonly options: TimerFunctionOptions;
 }
 
-/** The export jobs' functions: three HTTP operations, the window worker, the poison handler and the sweep. */
+/** The functions that need export storage: the export jobs' three HTTP operations, each resource's delta operation, the window worker, the poison handler and the sweep. */
 export interface ExportFunctions {
   readonly http: readonly FunctionRegistration[];
   readonly queues: readonly QueueRegistration[];
@@ -36,14 +38,15 @@ export interface ExportFunctions {
 const SWEEP_SCHEDULE = '0 */15 * * * *';
 
 /**
- * The export jobs' functions over the summary operations' endpoints (summaryEndpoints: made once
- * per process) and collaborators, or none when the settings configure no export storage (a
- * deployment without exports answers 404 for them).
+ * The export jobs' and the delta feed's functions over the summary operations' endpoints
+ * (summaryEndpoints: made once per process) and collaborators, or none when the settings configure
+ * no export storage (where both keep what they hand out: a deployment without it answers 404 for them).
  */
 export function exportFunctions(endpoints: ReadonlyMap<string, SummaryEndpoint>, deps: SummaryDeps): ExportFunctions {
   const settings = deps.config.exports;
   if (!settings) return { http: [], queues: [], timers: [] };
   const exportDeps = createExportDeps(settings, deps, endpoints);
+  const deltaDeps = createDeltaDeps(settings, deps);
   const http = (handle: (request: HttpRequest) => Promise<HttpResult>) => async (request: HttpRequest): Promise<HttpResponseInit> => {
     const { status, headers, body } = await handle(request);
     return { status, headers, body };
@@ -55,6 +58,10 @@ export function exportFunctions(endpoints: ReadonlyMap<string, SummaryEndpoint>,
         return { name: names.id, options: { route: names.route, methods: [names.method], authLevel: 'function', handler: http((request) => handleKickOff(endpoint, exportDeps, request)) } };
       }),
       { name: STATUS_NAMES.id, options: { route: STATUS_NAMES.route, methods: [STATUS_NAMES.method], authLevel: 'function', handler: http((request) => handleStatus(deps, exportDeps, request)) } },
+      ...[...endpoints.values()].map((endpoint): FunctionRegistration => {
+        const delta = deltaEndpoint(endpoint, deltaDeps);
+        return { name: delta.names.id, options: { route: delta.names.route, methods: ['POST'], authLevel: 'function', handler: http((request) => handleDelta(delta, request)) } };
+      }),
       { name: CANCEL_NAMES.id, options: { route: CANCEL_NAMES.route, methods: [CANCEL_NAMES.method], authLevel: 'function', handler: http((request) => handleCancel(deps, exportDeps, request)) } },
     ],
     queues: [

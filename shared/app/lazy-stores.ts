@@ -10,6 +10,7 @@ export function lazyStores(load: () => Promise<CosmosStores>): CosmosStores {
   let stores: Promise<CosmosStores> | undefined;
   const get = () => (stores ??= load());
   type Store = CosmosStores['store'];
+  type Deltas = CosmosStores['deltas'];
   type Cursors = CosmosStores['cursors'];
   type Jobs = CosmosStores['jobs'];
   const job = <K extends keyof Jobs>(name: K) => (async (...args: unknown[]) => ((await get()).jobs[name] as (...a: unknown[]) => unknown)(...args)) as Jobs[K];
@@ -22,6 +23,14 @@ export function lazyStores(load: () => Promise<CosmosStores>): CosmosStores {
       async *stream(...args: Parameters<Store['stream']>) {
         yield* (await get()).store.stream(...args);
       },
+    },
+    deltas: {
+      async *changed(...args: Parameters<Deltas['changed']>) {
+        yield* (await get()).deltas.changed(...args);
+      },
+      count: async (...args: Parameters<Deltas['count']>) => (await get()).deltas.count(...args),
+      keys: async (...args: Parameters<Deltas['keys']>) => (await get()).deltas.keys(...args),
+      writtenAt: async (...args: Parameters<Deltas['writtenAt']>) => (await get()).deltas.writtenAt(...args),
     },
     cursors: {
       get: async (...args: Parameters<Cursors['get']>) => (await get()).cursors.get(...args),

@@ -61,6 +61,8 @@ const settingsSchema = z.object({
   EXPORTS_STORAGE__clientId: z.string().regex(GUID, 'must be a client id GUID').optional(),
   EXPORTS_STORAGE__clientSecret: z.string().min(1).optional(),
   EXPORT_MAX_MONTHS: positiveInt(36, 120),
+  // How long a delta token is answered (docs/api.md, "Deltas"); its state is kept a day longer (Bicep's lifecycle rule).
+  DELTA_TOKEN_DAYS: positiveInt(30, 365),
   EXPORT_JOB_TTL_SECONDS: z.coerce.number().int().min(300).max(7 * 24 * 3600).default(24 * 3600),
   EXPORT_JOBS_PER_CLIENT: positiveInt(2, 20),
   EXPORT_JOBS_PER_TENANT: positiveInt(4, 100),
@@ -142,6 +144,8 @@ export interface ExportSettings {
   readonly maxMonths: number;
   /** How long a job, its files and their URLs last. */
   readonly jobTtlSeconds: number;
+  /** How long a delta token is answered, in days (its state lives in the same storage). */
+  readonly deltaTokenDays: number;
   /** Jobs running and windows queued per client, per tenant and for the service (past one, 429). */
   readonly caps: JobCaps;
 }
@@ -223,6 +227,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
         : undefined,
       maxMonths: s.EXPORT_MAX_MONTHS,
       jobTtlSeconds: s.EXPORT_JOB_TTL_SECONDS,
+      deltaTokenDays: s.DELTA_TOKEN_DAYS,
       caps: {
         jobsPerClient: s.EXPORT_JOBS_PER_CLIENT,
         jobsPerTenant: s.EXPORT_JOBS_PER_TENANT,

@@ -6,15 +6,13 @@
  * to a handful of records, whose ids alone are read; a missing one is gone (deleted) or changed out
  * of the view, which one its store write time tells.
  */
+import type { RemovalReason } from '../model/delta-operations.js';
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope, StoredRecord } from '../model/view.js';
 import { QUIET_SECONDS } from '../output/result-etag.js';
 import { DELTA_KEY_MEMBER } from '../store/build-sql.js';
 import type { DeltaReads, StoreMeter } from '../store/record-store.js';
 import { valuesHash, type DeltaEntry, type DeltaState } from './delta-state.js';
-
-/** Why a record the caller was given is no longer in its view. */
-export type RemovalReason = 'deleted' | 'leftView';
 
 export interface Removal {
   readonly id: string;

@@ -5,14 +5,13 @@
  * by the service (docs/decisions.md, "The delta feed").
  */
 import { randomBytes } from 'node:crypto';
+import { DELTA_TOKEN_PATTERN } from '../model/delta-operations.js';
 
 export interface DeltaToken {
   readonly stateId: string;
   /** Seconds since the epoch. */
   readonly issued: number;
 }
-
-const FORM = /^d1\.([0-9a-f]{32})\.([1-9][0-9]{0,11})$/;
 
 /** A new token for a state made now. */
 export function newDeltaToken(now: number): DeltaToken {
@@ -25,8 +24,9 @@ export function formatDeltaToken(token: DeltaToken): string {
 
 /** The token a text is, or undefined when it has not the form of one (never a thrown error: the caller answers). */
 export function parseDeltaToken(text: string): DeltaToken | undefined {
-  const match = FORM.exec(text);
-  return match ? { stateId: match[1]!, issued: Number(match[2]) } : undefined;
+  if (!DELTA_TOKEN_PATTERN.test(text)) return undefined;
+  const [, stateId, issued] = text.split('.');
+  return { stateId: stateId!, issued: Number(issued) };
 }
 
 /** Whether a token is past its life (`days`) at `now`: told by the token itself, whatever is still kept. */

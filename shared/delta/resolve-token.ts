@@ -6,14 +6,8 @@
  */
 import { EMPTY_STATE, type DeltaState } from './delta-state.js';
 import { isExpired, parseDeltaToken } from './delta-token.js';
+import { stateBlob, type DeltaBlobs } from './delta-blobs.js';
 import { decodeState, type StateBinding } from './state-codec.js';
-
-/** Where states are kept (a blob container; the tests' own store stands behind the same seam). */
-export interface DeltaStates {
-  /** The kept bytes of a tenant's state, or undefined when there are none. */
-  get(tenant: string, stateId: string): Promise<Uint8Array | undefined>;
-  put(tenant: string, stateId: string, bytes: Uint8Array): Promise<void>;
-}
 
 export type TokenOutcome =
   | { readonly kind: 'state'; readonly state: DeltaState }
@@ -31,7 +25,7 @@ export interface TokenInput {
   readonly now: number;
   /** A token's life, in days (DELTA_TOKEN_DAYS). */
   readonly days: number;
-  readonly states: DeltaStates;
+  readonly blobs: DeltaBlobs;
 }
 
 export async function resolveToken(input: TokenInput): Promise<TokenOutcome> {
@@ -39,7 +33,7 @@ export async function resolveToken(input: TokenInput): Promise<TokenOutcome> {
   const token = parseDeltaToken(input.token);
   if (!token) return { kind: 'malformed' };
   if (isExpired(token, input.now, input.days)) return { kind: 'expired' };
-  const bytes = await input.states.get(input.binding.tenant, token.stateId);
+  const bytes = await input.blobs.get(stateBlob(input.binding.tenant, token.stateId));
   const kept = bytes && decodeState(bytes);
   const { binding } = input;
   if (!kept || kept.issued !== token.issued || kept.binding.tenant !== binding.tenant || kept.binding.clientId !== binding.clientId || kept.binding.resource !== binding.resource) return { kind: 'notFound' };

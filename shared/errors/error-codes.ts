@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   RESULT_WINDOW_EXCEEDED: { status: 400, title: 'Result window exceeded' },
   PAGINATION_NOT_ALLOWED: { status: 400, title: 'Pagination is not allowed with Parquet' },
   INVALID_PRECONDITION: { status: 400, title: 'Invalid If-None-Match' },
+  INVALID_DELTA_TOKEN: { status: 400, title: 'Not a delta token' },
   INVALID_TOKEN: { status: 401, title: 'Invalid or missing access token' },
   INVALID_API_KEY: { status: 401, title: 'Invalid or missing API key' },
   INVALID_SUBSCRIPTION_KEY: { status: 401, title: 'Invalid or missing subscription key' },
@@ -26,6 +27,11 @@ export const ERROR_CODES = {
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
   EXPORT_VIEW_CHANGED: { status: 409, title: 'Your view changed since the export job started' },
+  DELTA_VIEW_CHANGED: { status: 409, title: 'Your view changed since the delta token was given' },
+  DELTA_FILTERS_CHANGED: { status: 409, title: 'The delta token was given for other filters' },
+  DELTA_TOKEN_NOT_FOUND: { status: 410, title: 'Delta token not found' },
+  DELTA_TOKEN_EXPIRED: { status: 410, title: 'Delta token expired' },
+  DELTA_PAGE_NOT_FOUND: { status: 410, title: 'Delta page not found' },
   REQUEST_TOO_LARGE: { status: 413, title: 'Request body too large' },
   RESULT_TOO_LARGE: { status: 413, title: 'Result too large for one Parquet export' },
   RESULT_UNCHANGED: { status: 412, title: 'Result unchanged since the ETag sent' },
@@ -49,3 +55,6 @@ export type ErrorCode = keyof typeof ERROR_CODES;
  * never do. EXPORT_WINDOW_FAILED is no answer at all: it is the problem of a failed window in a manifest.
  */
 export const EXPORT_JOB_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['EXPORT_VIEW_CHANGED', 'TOO_MANY_EXPORT_JOBS', 'STORAGE_UNAVAILABLE', 'EXPORT_WINDOW_FAILED']);
+
+/** Codes only the delta operations answer (docs/api.md, "Deltas"); the summary operations never do. */
+export const DELTA_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INVALID_DELTA_TOKEN', 'DELTA_VIEW_CHANGED', 'DELTA_FILTERS_CHANGED', 'DELTA_TOKEN_NOT_FOUND', 'DELTA_TOKEN_EXPIRED', 'DELTA_PAGE_NOT_FOUND']);

@@ -1,6 +1,7 @@
 import type { FieldError } from '../errors/api-error.js';
 import { fieldSpec, type DayRangeFilter, type ResourceDefinition } from '../model/resource-definition.js';
 import type { FilterValue } from '../model/summary-query.js';
+import { OPEN_RANGE } from '../model/delta-operations.js';
 import { calendarMonthOf, formatDay, oneMonthAfter, parseCalendarDate } from './calendar-date.js';
 
 /** The ranges that passed, and the problems of those that did not. */
@@ -51,14 +52,25 @@ export function checkDayRange(range: { readonly from: string; readonly to: strin
   return { fromDay, toDay };
 }
 
-/** Applies the date rules (checkDayRange, ONE_MONTH) to each From/To pair of a resource that the request names. */
-export function checkDateRanges(resource: ResourceDefinition, given: Readonly<Record<string, string | number>>): DateRangeCheck {
+/** How long a range may be and whether it may be open: the summary operations' one month, or a delta's any span with either end left open. */
+export type RangeRules = 'oneMonth' | 'open';
+
+/** No bound on the span (a delta's range: docs/api.md, "Deltas"). */
+const ANY_SPAN: RangeSpan = () => undefined;
+
+/**
+ * Applies the date rules (checkDayRange) to each From/To pair of a resource that the request
+ * names: at most one month (the summary operations), or any span with either end open (a delta:
+ * an open end is the first or last day a stored date can be).
+ */
+export function checkDateRanges(resource: ResourceDefinition, given: Readonly<Record<string, string | number>>, rules: RangeRules = 'oneMonth'): DateRangeCheck {
   const filters = new Map<DayRangeFilter, FilterValue>();
   const errors: FieldError[] = [];
   for (const range of resource.filters) {
     if (range.kind !== 'dayRange' || (given[range.from] === undefined && given[range.to] === undefined)) continue;
+    const ends = rules === 'open' ? { [range.from]: OPEN_RANGE.from, [range.to]: OPEN_RANGE.to, ...given } : given;
     // A real calendar date's text is its own YYYY-MM-DD (parseCalendarDate takes no other form).
-    if (checkDayRange(range, given, ONE_MONTH, errors)) filters.set(range, { kind: 'dayRange', field: fieldSpec(resource, range.field), from: given[range.from] as string, to: given[range.to] as string });
+    if (checkDayRange(range, ends, rules === 'open' ? ANY_SPAN : ONE_MONTH, errors)) filters.set(range, { kind: 'dayRange', field: fieldSpec(resource, range.field), from: ends[range.from] as string, to: ends[range.to] as string });
   }
   return { filters, errors };
 }

@@ -1,4 +1,5 @@
-import { dateRule, positiveIntegerRule, stringRule, valuesRule, type MemberRule } from '../model/member-rules.js';
+import { DELTA_PAGE_MEMBER, DELTA_PAGE_PATTERN, DELTA_TOKEN_MEMBER, DELTA_TOKEN_PATTERN } from '../model/delta-operations.js';
+import { dateRule, patternRule, positiveIntegerRule, stringRule, valuesRule, type MemberRule } from '../model/member-rules.js';
 import type { FilterDefinition, ResourceDefinition } from '../model/resource-definition.js';
 import { unreachable } from '../util/unreachable.js';
 
@@ -41,4 +42,18 @@ export function filterMembers(resource: ResourceDefinition): Readonly<Record<str
     entries.push([name, { rule }]);
   }
   return Object.freeze(Object.fromEntries(entries));
+}
+
+/**
+ * The members of a resource's delta operation: its filters, order and page size, the token of the
+ * last delta and the name of a later page; never `page` (a delta's later pages are reached by
+ * their links: docs/api.md, "Deltas").
+ */
+export function deltaMembers(resource: ResourceDefinition): Readonly<Record<string, FilterMember>> {
+  const { page: _page, ...members } = filterMembers(resource);
+  return Object.freeze({
+    ...members,
+    [DELTA_TOKEN_MEMBER]: { rule: { ...patternRule(DELTA_TOKEN_PATTERN, 'the deltaToken of an earlier delta of this operation, as it was given (d1.…)'), code: 'INVALID_DELTA_TOKEN' } },
+    [DELTA_PAGE_MEMBER]: { rule: patternRule(DELTA_PAGE_PATTERN, 'the deltaPage a delta\'s page named for its next page, as it was given') },
+  });
 }

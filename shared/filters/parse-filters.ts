@@ -6,7 +6,7 @@ import type { FilterValue, SummaryQuery } from '../model/summary-query.js';
 import type { View } from '../model/view.js';
 import { unreachable } from '../util/unreachable.js';
 import { PAGINATION_MEMBERS, type FilterMember } from './filter-members.js';
-import { checkDateRanges } from './check-date-ranges.js';
+import { checkDateRanges, type RangeRules } from './check-date-ranges.js';
 
 const NONE: readonly string[] = [];
 
@@ -28,13 +28,15 @@ export interface FilterInput {
    * pages: with it, `page` and `pageSize` are refused wherever they are given, the message naming it.
    */
   readonly exportMediaType?: string;
+  /** The date ranges' rules: one month (the summary operations, the default) or open (a delta). */
+  readonly ranges?: RangeRules;
 }
 
 /**
  * Validates and merges the body and query-string filters (the body wins) into a `SummaryQuery`.
  * Collects every problem and throws one 400 `ApiError` listing them.
  */
-export function parseFilters({ body, query, view, members, maxPageSize, exportMediaType }: FilterInput): SummaryQuery {
+export function parseFilters({ body, query, view, members, maxPageSize, exportMediaType, ranges: rules = 'oneMonth' }: FilterInput): SummaryQuery {
   const { resource } = view;
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
     throw new ApiError('INVALID_BODY', 'The body must be a JSON object of filters, for example {"createdFrom":"2025-01-01","createdTo":"2025-01-31"}, or empty.');
@@ -66,7 +68,7 @@ export function parseFilters({ body, query, view, members, maxPageSize, exportMe
   }
   for (const [name, raw] of Object.entries(body ?? {})) take(name, raw, 'body');
 
-  const ranges = checkDateRanges(resource, given);
+  const ranges = checkDateRanges(resource, given, rules);
   errors.push(...ranges.errors);
   errors.push(...checkVisibility(given, view));
   if (typeof given.pageSize === 'number' && given.pageSize > maxPageSize && !errors.some((e) => e.member === 'pageSize')) {

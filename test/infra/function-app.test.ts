@@ -205,7 +205,7 @@ function limitSettings(file: BicepFile): { setting: string; limit: string; fallb
 describe('the service defaults in the templates', () => {
   it('are the ones loadConfig applies wherever Bicep falls back to one', () => {
     const limits = limitSettings(settings);
-    expect(limits.map((limit) => limit.setting).sort()).toEqual(['AUTH_CLOCK_TOLERANCE_SECONDS', 'EXPORT_JOBS_PER_CLIENT', 'EXPORT_JOBS_PER_SERVICE', 'EXPORT_JOBS_PER_TENANT', 'EXPORT_JOB_TTL_SECONDS', 'EXPORT_MAX_MONTHS', 'EXPORT_WINDOWS_PER_SERVICE', 'EXPORT_WINDOWS_PER_TENANT', 'MAX_PAGE_SIZE', 'MAX_RESULT_WINDOW', 'PARQUET_MAX_BYTES', 'STORE_TIMEOUT_MS']);
+    expect(limits.map((limit) => limit.setting).sort()).toEqual(['AUTH_CLOCK_TOLERANCE_SECONDS', 'DELTA_TOKEN_DAYS', 'EXPORT_JOBS_PER_CLIENT', 'EXPORT_JOBS_PER_SERVICE', 'EXPORT_JOBS_PER_TENANT', 'EXPORT_JOB_TTL_SECONDS', 'EXPORT_MAX_MONTHS', 'EXPORT_WINDOWS_PER_SERVICE', 'EXPORT_WINDOWS_PER_TENANT', 'MAX_PAGE_SIZE', 'MAX_RESULT_WINDOW', 'PARQUET_MAX_BYTES', 'STORE_TIMEOUT_MS']);
     for (const { setting, fallback } of limits) expect([setting, fallback]).toEqual([setting, String(settingDefaults()[setting])]);
   });
 

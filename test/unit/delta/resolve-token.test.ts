@@ -1,18 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
 import { formatDeltaToken, newDeltaToken, parseDeltaToken } from '../../../shared/delta/delta-token.js';
-import { resolveToken, type DeltaStates } from '../../../shared/delta/resolve-token.js';
+import { resolveToken } from '../../../shared/delta/resolve-token.js';
+import { stateBlob, type DeltaBlobs } from '../../../shared/delta/delta-blobs.js';
 import { decodeState, encodeState, type StateBinding } from '../../../shared/delta/state-codec.js';
 import type { DeltaState } from '../../../shared/delta/delta-state.js';
 
 // A token's outcomes before any store read of records: the state kept in a map behind the
-// DeltaStates seam (the blob container's stand-in; the seam's blob side is tested against Azurite).
+// DeltaBlobs seam (the blob container's stand-in; the seam's blob side is tested against Azurite).
 const DAY_S = 86_400;
 const binding: StateBinding = { tenant: 'contoso', clientId: 'client-a', resource: 'contracts', view: 'view-1', filters: 'filters-1' };
 const state: DeltaState = { since: 1_700_000_000, records: new Map([['CON-1', { key: '2025-03-01T00:00:00.000Z', hash: 'h1' }], ['CON-2', { key: undefined, hash: 'h2' }]]) };
 
-function keptStates(): DeltaStates & { kept: Map<string, Uint8Array> } {
+function keptStates(): DeltaBlobs & { kept: Map<string, Uint8Array> } {
   const kept = new Map<string, Uint8Array>();
-  return { kept, get: async (tenant, id) => kept.get(`${tenant}/${id}`), put: async (tenant, id, bytes) => void kept.set(`${tenant}/${id}`, bytes) };
+  return { kept, get: async (name) => kept.get(name), put: async (name, bytes) => void kept.set(name, bytes) };
 }
 
 describe('a delta token', () => {
@@ -36,8 +37,8 @@ describe('a delta token', () => {
     const now = Date.parse('2026-11-28T00:00:00Z');
     const states = keptStates();
     const token = newDeltaToken(now);
-    await states.put('contoso', token.stateId, encodeState({ binding, issued: token.issued, state }));
-    const resolve = (text: string | undefined, overrides: Partial<StateBinding> = {}, at = now) => resolveToken({ token: text, binding: { ...binding, ...overrides }, now: at, days: 30, states });
+    await states.put(stateBlob('contoso', token.stateId), encodeState({ binding, issued: token.issued, state }));
+    const resolve = (text: string | undefined, overrides: Partial<StateBinding> = {}, at = now) => resolveToken({ token: text, binding: { ...binding, ...overrides }, now: at, days: 30, blobs: states });
     const text = formatDeltaToken(token);
     expect(await resolve(text)).toEqual({ kind: 'state', state });
     expect(await resolve(undefined)).toEqual({ kind: 'state', state: { since: 0, records: new Map() } });
@@ -48,9 +49,9 @@ describe('a delta token', () => {
     expect(await resolve(text, { clientId: 'client-b' })).toEqual(notFound);
     expect(await resolve(text, { resource: 'invoices' })).toEqual(notFound);
     expect(await resolve(formatDeltaToken({ ...token, stateId: 'f'.repeat(32) }))).toEqual(notFound);
-    states.kept.set(`contoso/${token.stateId}`, new Uint8Array([0x1f, 0x8b, 0, 0]));
+    states.kept.set(stateBlob('contoso', token.stateId), new Uint8Array([0x1f, 0x8b, 0, 0]));
     expect(await resolve(text)).toEqual(notFound);
-    await states.put('contoso', token.stateId, encodeState({ binding, issued: token.issued, state }));
+    await states.put(stateBlob('contoso', token.stateId), encodeState({ binding, issued: token.issued, state }));
     // A token whose time was altered (to live longer) names no state.
     expect(await resolve(formatDeltaToken({ ...token, issued: token.issued + 1 }))).toEqual(notFound);
     expect(await resolve(text, { view: 'view-2' })).toEqual({ kind: 'viewChanged' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { DATAPOINTS } from '../../../shared/access/datapoints.js';
-import { ERROR_CODES, EXPORT_JOB_CODES, type ErrorCode } from '../../../shared/errors/error-codes.js';
+import { DELTA_CODES, ERROR_CODES, EXPORT_JOB_CODES, type ErrorCode } from '../../../shared/errors/error-codes.js';
 import { EXPORT_OPERATION_CODES } from '../../../openapi/export-operations.js';
 import { filterMembers } from '../../../shared/filters/filter-members.js';
 import type { FieldKind } from '../../../shared/model/fields.js';
@@ -41,8 +41,8 @@ const EXPECTED_TYPE: Record<FieldKind, Schema> = {
 };
 
 describe('the OpenAPI document built from the code', () => {
-  it('describes exactly the two summary operations and the export jobs\' under {base_url}', () => {
-    expect(Object.keys(at(document, '/paths') as object)).toEqual(['/v1/contracts/summary', '/v1/invoices/summary', '/v1/contracts/exports', '/v1/invoices/exports', '/v1/exports/{id}']);
+  it('describes exactly the two summary operations, their deltas and the export jobs\' under {base_url}', () => {
+    expect(Object.keys(at(document, '/paths') as object)).toEqual(['/v1/contracts/summary', '/v1/invoices/summary', '/v1/contracts/delta', '/v1/invoices/delta', '/v1/contracts/exports', '/v1/invoices/exports', '/v1/exports/{id}']);
     expect(Object.keys(at(document, `/paths/${pointerSegment('/v1/exports/{id}')}`) as object)).toEqual(['parameters', 'get', 'delete']);
     for (const resource of RESOURCES) expect(Object.keys(at(document, `/paths/${pointerSegment(`/v1/${resource.name}/summary`)}`) as object)).toEqual(['post']);
     expect(at(document, '/servers/0/url')).toBe('{base_url}');
@@ -114,7 +114,7 @@ describe('the OpenAPI document built from the code', () => {
       const responses = at(document, `${operation(resource)}/responses`) as Record<string, unknown>;
       for (const [code, { status }] of Object.entries(ERROR_CODES)) {
         const response = responses[String(status)];
-        if (code in NOT_OPERATION_CODES || EXPORT_JOB_CODES.has(code as ErrorCode)) continue;
+        if (code in NOT_OPERATION_CODES || EXPORT_JOB_CODES.has(code as ErrorCode) || DELTA_CODES.has(code as ErrorCode)) continue;
         const schema = resolve<{ content: Record<string, { schema: { allOf: Schema[] } }> }>(response).content['application/problem+json']!.schema;
         expect(schema.allOf[1]!.properties!.code!.enum).toContain(code);
       }

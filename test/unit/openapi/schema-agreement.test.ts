@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import { buildAllowlist } from '../../../shared/access/allowlist.js';
 import { DATAPOINTS } from '../../../shared/access/datapoints.js';
 import { ApiError } from '../../../shared/errors/api-error.js';
-import { ERROR_CODES, EXPORT_JOB_CODES, type ErrorCode } from '../../../shared/errors/error-codes.js';
+import { ERROR_CODES, DELTA_CODES, EXPORT_JOB_CODES, type ErrorCode } from '../../../shared/errors/error-codes.js';
+import { deltaProblemName } from '../../../openapi/delta-operations.js';
 import { exportProblemName } from '../../../openapi/export-operations.js';
 import { jobStatus } from '../../../shared/exports/export-manifest.js';
 import type { ExportJob } from '../../../shared/store/export-jobs.js';
@@ -68,8 +69,8 @@ describe('the document and the code agree on', () => {
       if (code in NOT_OPERATION_CODES) continue;
       const problem = toProblem(new ApiError(code, 'detail', { errors: [{ member: 'createdFrom', code, message: 'm' }] }), 'req-1');
       const status = ERROR_CODES[code].status;
-      // The export jobs' own codes are answered by their operations; EXPORT_WINDOW_FAILED only inside a manifest.
-      const response = code === 'EXPORT_WINDOW_FAILED' ? undefined : EXPORT_JOB_CODES.has(code) ? exportProblemName(status) : `Problem${status}`;
+      // The export jobs' and the deltas' own codes are answered by their operations; EXPORT_WINDOW_FAILED only inside a manifest.
+      const response = code === 'EXPORT_WINDOW_FAILED' ? undefined : EXPORT_JOB_CODES.has(code) ? exportProblemName(status) : DELTA_CODES.has(code) ? deltaProblemName(status) : `Problem${status}`;
       const pointer = response ? `/components/responses/${response}/content/application~1problem+json/schema` : '/components/schemas/Problem';
       expect([code, validator.errorsAt(pointer, problem)]).toEqual([code, []]);
     }

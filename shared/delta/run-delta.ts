@@ -1,0 +1,74 @@
+/**
+ * One delta, start to end, speaking no HTTP: the token sent comes to a state (or to why there is
+ * none), the delta of the caller's view since that state is worked out, and the state it leaves
+ * is kept under a new token before anything is answered — so a token given out always names a
+ * kept state, and a delta asked again with the same token answers again.
+ */
+import { createHash } from 'node:crypto';
+import type { SummaryQuery } from '../model/summary-query.js';
+import type { Scope } from '../model/view.js';
+import type { ResourceDefinition } from '../model/resource-definition.js';
+import type { DeltaReads, StoreMeter } from '../store/record-store.js';
+import { computeDelta, type Delta } from './compute-delta.js';
+import { stateBlob } from './delta-blobs.js';
+import type { DeltaDeps } from './delta-deps.js';
+import { formatDeltaToken, newDeltaToken } from './delta-token.js';
+import { resolveToken, type TokenOutcome } from './resolve-token.js';
+import { encodeState, type StateBinding } from './state-codec.js';
+
+export interface DeltaRequest {
+  readonly scope: Scope;
+  readonly query: SummaryQuery;
+  readonly clientId: string;
+  /** The token sent, or undefined: the whole view as of now. */
+  readonly token: string | undefined;
+  /** The service's clock, ms since the epoch. */
+  readonly now: number;
+  readonly meter: StoreMeter;
+  readonly deps: DeltaDeps;
+}
+
+/** A delta worked out, its state kept under `token`; or why the token sent came to no state. */
+export type DeltaOutcome =
+  | { readonly kind: 'delta'; readonly delta: Delta; readonly token: string; readonly binding: StateBinding }
+  | Exclude<TokenOutcome, { readonly kind: 'state' }>;
+
+/** The field whose stored text places a record in the key range removals are counted down (its creation time). */
+export function deltaKeyField(resource: ResourceDefinition): string {
+  const created = resource.filters.find((filter) => filter.kind === 'dayRange');
+  if (!created) throw new TypeError(`resource ${resource.name} has no date range: the delta feed needs one`);
+  return created.field;
+}
+
+/** What a state is bound to: the caller's tenant and client, the resource, the view (fields, line fields, Drafts) and the filters. */
+export function deltaBinding(scope: Scope, clientId: string, query: SummaryQuery): StateBinding {
+  const { view } = scope;
+  const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 22);
+  return {
+    tenant: scope.tenant,
+    clientId,
+    resource: view.resource.name,
+    view: fingerprint([view.fields.map((field) => field.name), view.lineFields.map((field) => field.name), view.drafts]),
+    filters: fingerprint(query.filters.map((filter) => (filter.kind === 'equals' ? [filter.field.name, filter.value] : [filter.field.name, filter.from, filter.to]))),
+  };
+}
+
+/** Reads of a query that matches nothing the caller may see: no store is asked (summary-query.ts, matchesNothing). */
+const NOTHING: DeltaReads = {
+  changed: async function* nothing() {},
+  count: async () => 0,
+  keys: async () => [],
+  writtenAt: async () => undefined,
+};
+
+export async function runDelta(request: DeltaRequest): Promise<DeltaOutcome> {
+  const { scope, query, clientId, now, meter, deps } = request;
+  const binding = deltaBinding(scope, clientId, query);
+  const resolved = await resolveToken({ token: request.token, binding, now, days: deps.tokenDays, blobs: deps.blobs });
+  if (resolved.kind !== 'state') return resolved;
+  const reads = query.matchesNothing ? NOTHING : deps.reads;
+  const delta = await computeDelta({ reads, scope, query, keyField: deltaKeyField(query.resource), state: resolved.state, now, meter });
+  const token = newDeltaToken(now);
+  await deps.blobs.put(stateBlob(scope.tenant, token.stateId), encodeState({ binding, issued: token.issued, state: delta.next }));
+  return { kind: 'delta', delta, token: formatDeltaToken(token), binding };
+}

@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import type { HttpRequest } from '@azure/functions';
+import { EXPORT_DEADLINE_MS } from '../config/platform-limit.js';
+import { pageBlob } from '../delta/delta-blobs.js';
+import type { DeltaDeps } from '../delta/delta-deps.js';
+import { decodePage, encodePage, sameBinding, type KeptPage } from '../delta/delta-pages.js';
+import { deltaParquetPlan, deltaRows } from '../delta/delta-rows.js';
+import { deltaBinding, runDelta, type DeltaOutcome } from '../delta/run-delta.js';
+import { ApiError } from '../errors/api-error.js';
+import { deltaMembers, type FilterMember } from '../filters/filter-members.js';
+import { parseFilters } from '../filters/parse-filters.js';
+import { DELTA_PAGE_MEMBER, DELTA_PAGES_HOURS, DELTA_TOKEN_HEADER, DELTA_TOKEN_MEMBER, deltaNames } from '../model/delta-operations.js';
+import { exportFile, mediaTypeOf, type OperationNames } from '../model/operation-contract.js';
+import type { StoredRecord } from '../model/view.js';
+import { OutputLimitExceeded } from '../output/output-limit-exceeded.js';
+import { cleaningWarning, newCleaningReport, type CleaningPlan } from '../output/record-cleaner.js';
+import type { SummaryQuery } from '../model/summary-query.js';
+import { callerGone } from './caller-gone.js';
+import { notAcceptable } from './handle-summary.js';
+import { negotiateOffer } from './negotiate.js';
+import type { HttpResult } from './output-stages/output-stage.js';
+import { linkBase } from './output-stages/page-links.js';
+import { readJsonBody } from './read-json-body.js';
+import { baseHeaders } from './response-headers.js';
+import { serveRequest } from './serve-request.js';
+import type { SummaryEndpoint } from './summary-endpoint.js';
+
+/** A resource's delta operation: its summary operation's prepared resource and collaborators, its own names and members, and the delta feed's deps. */
+export interface DeltaEndpoint {
+  readonly summary: SummaryEndpoint;
+  readonly names: OperationNames;
+  readonly members: Readonly<Record<string, FilterMember>>;
+  readonly delta: DeltaDeps;
+}
+
+export function deltaEndpoint(summary: SummaryEndpoint, delta: DeltaDeps): DeltaEndpoint {
+  return Object.freeze({ summary, names: deltaNames(summary.resource), members: deltaMembers(summary.resource), delta });
+}
+
+/** Later pages written at once while a JSON delta's first page is answered. */
+const PAGE_WRITES = 8;
+
+/**
+ * POST /v1/<resource>/delta (docs/api.md, "Deltas"): what changed in the caller's view since a
+ * token — the records created or changed, in their current version, and a removal row for each
+ * record it was given that left — as JSON pages (next links, then a token and a delta link on the
+ * last page) or as one Parquet file (a zip for invoices; the token in X-Summary-Delta-Token).
+ * Without a token: the whole view as of now, and a token. The edges are the summary operations'
+ * (serve-request.ts); the delta itself is worked out by shared/delta, which speaks no HTTP.
+ */
+export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest): Promise<HttpResult> {
+  const { summary, names } = endpoint;
+  const { deps } = summary;
+  return serveRequest(names, deps, request, async ({ principal, header, meter, requestId, told }) => {
+    const offer = negotiateOffer(header('accept'), summary.offers) ?? notAcceptable(summary.offers);
+    told.format = offer.format;
+    const body = await readJsonBody({ headers: request.headers, body: request.body });
+    const { view, cleaning } = summary.prepare(principal.roles);
+    const params = new URL(request.url).searchParams;
+    const json = offer.format === 'json';
+    const query = parseFilters({ body, query: params, view, members: endpoint.members, maxPageSize: deps.config.maxPageSize, ranges: 'open', ...(json ? {} : { exportMediaType: offer.mediaType }) });
+    const scope = { tenant: principal.dataTenant, view };
+    const given = query.given;
+    const links = deltaLinks(deps.config.publicBaseUrl, names.path, params, body);
+    const now = deps.clock();
+    if (typeof given[DELTA_PAGE_MEMBER] === 'string') {
+      if (!json) throw new ApiError('PAGINATION_NOT_ALLOWED', `A Parquet delta is one file: ${DELTA_PAGE_MEMBER} names a later page of a JSON delta. Leave it out, or ask for JSON.`);
+      const binding = deltaBinding(scope, principal.clientId, query);
+      const page = await keptPage(endpoint.delta, binding, given[DELTA_PAGE_MEMBER], now);
+      return answerPage(page, { requestId, now, links, pagesId: given[DELTA_PAGE_MEMBER].split('.')[0]! });
+    }
+    const token = given[DELTA_TOKEN_MEMBER];
+    const outcome = await runDelta({ scope, query, clientId: principal.clientId, token: typeof token === 'string' ? token : undefined, now, meter, deps: endpoint.delta });
+    if (outcome.kind !== 'delta') throw tokenProblem(outcome, endpoint.delta.tokenDays);
+    const report = newCleaningReport();
+    const rows = deltaRows(cleaning, outcome.delta, report);
+    const warning = cleaningWarning(report);
+    const cost = { store: meter, ...(warning ? { cleaning: report } : {}) };
+    if (!json) {
+      const release = await deps.exportSlots.acquire({ clientId: principal.clientId, tenant: scope.tenant });
+      if (!release) throw new ApiError('EXPORTS_BUSY', 'Too many exports are running: one at a time per client application and per data tenant, and a few per instance. Wait for your running export to finish, then retry with the same deltaToken.', { headers: { 'Retry-After': '10' } });
+      try {
+        const body = await renderParquet(rows, cleaning, { requestId, now, query, token: outcome.token, maxBytes: deps.config.parquetMaxBytes, signal: callerGone(request) });
+        const file = exportFile(query.resource.export);
+        return {
+          status: 200,
+          headers: { ...baseHeaders(file.mediaType, requestId), [DELTA_TOKEN_HEADER]: outcome.token, 'Content-Disposition': `attachment; filename="${query.resource.name}-delta-${requestId}.${file.extension}"` },
+          body,
+          records: rows.length,
+          ...cost,
+        };
+      } finally {
+        release();
+      }
+    }
+    const pageSize = typeof given.pageSize === 'number' ? given.pageSize : deps.config.maxPageSize;
+    const totalPages = Math.max(1, Math.ceil(rows.length / pageSize));
+    const pagesId = randomBytes(16).toString('hex');
+    const kept = (page: number): KeptPage => ({
+      binding: outcome.binding, created: Math.floor(now / 1000), page, pageSize, totalPages, totalRecords: rows.length,
+      rows: rows.slice((page - 1) * pageSize, page * pageSize),
+      ...(page === totalPages ? { deltaToken: outcome.token } : {}),
+    });
+    // Every later page is kept before the first is answered: a link handed out always answers.
+    const later = Array.from({ length: totalPages - 1 }, (_, index) => index + 2);
+    for (let at = 0; at < later.length; at += PAGE_WRITES) {
+      await Promise.all(later.slice(at, at + PAGE_WRITES).map((page) => endpoint.delta.blobs.put(pageBlob(scope.tenant, pagesId, page), encodePage(kept(page)))));
+    }
+    return { ...answerPage(kept(1), { requestId, now, links, pagesId, ...(warning ? { warning } : {}) }), ...cost };
+  });
+}
+
+/** Where a delta's links start, or none without a public base URL: the request's filters (less its token, page and page size). */
+interface DeltaLinks {
+  readonly prefix: string;
+}
+
+function deltaLinks(publicBaseUrl: string | undefined, path: string, params: URLSearchParams, body: unknown): DeltaLinks | undefined {
+  const base = linkBase(publicBaseUrl, path, params, body);
+  if (!base) return undefined;
+  const query = new URLSearchParams(base.query);
+  query.delete(DELTA_TOKEN_MEMBER);
+  query.delete(DELTA_PAGE_MEMBER);
+  return { prefix: query.size > 0 ? `${base.operationUrl}?${query.toString()}&` : `${base.operationUrl}?` };
+}
+
+/** One page of a JSON delta: its rows, where it is, the next page's name and link, and on the last the token and the delta link. */
+function answerPage(page: KeptPage, context: { readonly requestId: string; readonly now: number; readonly links: DeltaLinks | undefined; readonly pagesId: string; readonly warning?: string }): HttpResult {
+  const { links } = context;
+  const hasNext = page.page < page.totalPages;
+  const nextPage = hasNext ? `${context.pagesId}.${page.page + 1}` : undefined;
+  const nextLink = nextPage !== undefined && links ? `${links.prefix}${DELTA_PAGE_MEMBER}=${nextPage}` : undefined;
+  const deltaLink = page.deltaToken !== undefined && links ? `${links.prefix}pageSize=${page.pageSize}&${DELTA_TOKEN_MEMBER}=${page.deltaToken}` : undefined;
+  const envelope = {
+    data: page.rows,
+    pagination: { page: page.page, pageSize: page.pageSize, totalRecords: page.totalRecords, totalPages: page.totalPages, hasNext, ...(nextLink === undefined ? {} : { nextLink }) },
+    delta: {
+      ...(nextPage === undefined ? {} : { nextPage }),
+      ...(page.deltaToken === undefined ? {} : { deltaToken: page.deltaToken }),
+      ...(deltaLink === undefined ? {} : { deltaLink }),
+    },
+    meta: { requestId: context.requestId, generatedAt: new Date(context.now).toISOString(), ...(context.warning ? { warning: context.warning } : {}) },
+  };
+  const headers: Record<string, string> = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, context.requestId) };
+  if (page.deltaToken !== undefined) headers[DELTA_TOKEN_HEADER] = page.deltaToken;
+  const linkHeader = [nextLink === undefined ? undefined : `<${nextLink}>; rel="next"`].filter((link) => link !== undefined);
+  if (linkHeader.length > 0) headers.Link = linkHeader.join(', ');
+  return { status: 200, headers, body: Buffer.from(JSON.stringify(envelope), 'utf8'), records: page.rows.length };
+}
+
+/** A later page kept for this caller, view and filters, within its life; else one answer, whatever the reason (it never says whether the page exists). */
+async function keptPage(deps: DeltaDeps, binding: ReturnType<typeof deltaBinding>, name: string, now: number): Promise<KeptPage> {
+  const [pagesId, number] = name.split('.');
+  const bytes = await deps.blobs.get(pageBlob(binding.tenant, pagesId!, Number(number)));
+  const page = bytes && decodePage(bytes);
+  if (!page || !sameBinding(page.binding, binding) || page.page !== Number(number) || page.created + DELTA_PAGES_HOURS * 3600 < Math.floor(now / 1000)) {
+    throw new ApiError('DELTA_PAGE_NOT_FOUND', `This page of a delta is not here for you: a delta's later pages are kept ${DELTA_PAGES_HOURS} hours, for the client, view and filters that asked for it. Ask for the delta again with the deltaToken you sent for its first page (or without one, to start again).`);
+  }
+  return page;
+}
+
+/** The Parquet (or zip) of a delta's rows: the view's columns, each nullable, then `_removed`; the token in the footer too. */
+async function renderParquet(rows: readonly StoredRecord[], cleaning: CleaningPlan, options: { readonly requestId: string; readonly now: number; readonly query: SummaryQuery; readonly token: string; readonly maxBytes: number; readonly signal: AbortSignal | undefined }): Promise<Uint8Array> {
+  const { exportParquet, footerMetadata } = await import('../output/export-parquet.js');
+  const generatedAt = new Date(options.now);
+  const deadline = AbortSignal.timeout(EXPORT_DEADLINE_MS);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  async function* stream(): AsyncIterable<readonly StoredRecord[]> {
+    yield rows;
+  }
+  try {
+    const metadata = [...footerMetadata({ requestId: options.requestId, generatedAt, query: options.query }), { key: 'summary.deltaToken', value: options.token }];
+    return (await exportParquet(stream(), deltaParquetPlan(cleaning), { maxBytes: options.maxBytes, metadata, generatedAt, signal })).body;
+  } catch (error) {
+    if (error instanceof OutputLimitExceeded) {
+      throw new ApiError('RESULT_TOO_LARGE', `This delta would exceed ${options.maxBytes} bytes as one Parquet answer: ask for it as JSON pages (Accept: application/json) with the same deltaToken, or narrow the filters.`);
+    }
+    throw error;
+  }
+}
+
+/** The problem of a token that came to no state: each says to start again without a token where that is the way on. */
+function tokenProblem(outcome: Exclude<DeltaOutcome, { readonly kind: 'delta' }>, days: number): ApiError {
+  switch (outcome.kind) {
+    case 'malformed':
+      return new ApiError('INVALID_DELTA_TOKEN', 'deltaToken is not a token of this service: send it exactly as a delta gave it (d1.…), or leave it out to start again.', { errors: [{ member: DELTA_TOKEN_MEMBER, code: 'INVALID_DELTA_TOKEN', message: 'deltaToken must be a token a delta of this operation gave.' }] });
+    case 'notFound':
+      return new ApiError('DELTA_TOKEN_NOT_FOUND', 'This deltaToken names no delta of yours for this operation (it is another client\'s or tenant\'s, of another resource, altered, or unknown). Start again: ask without a deltaToken for the whole view and a new token.');
+    case 'expired':
+      return new ApiError('DELTA_TOKEN_EXPIRED', `This deltaToken is older than the ${days} days the service answers tokens for. Start again: ask without a deltaToken for the whole view and a new token.`);
+    case 'viewChanged':
+      return new ApiError('DELTA_VIEW_CHANGED', 'What your roles let you see has changed since this deltaToken was given (fields, lines or Drafts): a delta cannot say what that changed. Start again: ask without a deltaToken for the whole view as you see it now.');
+    case 'filtersChanged':
+      return new ApiError('DELTA_FILTERS_CHANGED', 'This deltaToken was given for other filters: a token continues the filters it was given for. Send those filters with it, or start again without a deltaToken for these.');
+  }
+}

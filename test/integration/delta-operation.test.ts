@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { buildAllowlist } from '../../shared/access/allowlist.js';
+import { DATAPOINTS } from '../../shared/access/datapoints.js';
+import { filterMembers } from '../../shared/filters/filter-members.js';
+import { parseFilters } from '../../shared/filters/parse-filters.js';
+import { CONTRACTS } from '../../shared/model/contracts.js';
+import { INVOICES } from '../../shared/model/invoices.js';
+import type { ResourceDefinition } from '../../shared/model/resource-definition.js';
+import type { StoredRecord } from '../../shared/model/view.js';
+import { QUIET_SECONDS } from '../../shared/output/result-etag.js';
+import { cleanRecord, newCleaningReport, planCleaning } from '../../shared/output/record-cleaner.js';
+import { createCosmosRecordStore } from '../../shared/store/cosmos-record-store.js';
+import { credentials } from '../support/export-jobs.js';
+import { committedDocument, createDocumentValidator } from '../support/document-validator.js';
+import { checkResponse } from '../support/response-checker.js';
+import { readParquet, unzip } from '../support/parquet.js';
+import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
+import { directStore } from '../support/stack.js';
+
+// POST /v1/<resource>/delta over HTTP, against the real store and Azurite (its tokens' states and
+// later pages): a first call's pages and token, then the changes and removals since it, followed
+// by links alone as Data Factory and dlt do; Parquet with its `_removed` column; every way a
+// token can be wrong.
+const GATEWAY = 'https://gateway.example.com/summary';
+const client = directStore();
+const store = createCosmosRecordStore(client, { timeoutMs: 20_000 });
+const allowlist = buildAllowlist(DATAPOINTS);
+const document = committedDocument();
+const validator = createDocumentValidator(document);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Doc = Record<string, any>;
+type Page = { data: Doc[]; pagination: { page: number; pageSize: number; totalRecords: number; totalPages: number; hasNext: boolean; nextLink?: string }; delta: { nextPage?: string; deltaToken?: string; deltaLink?: string } };
+
+let own: OwnTenant;
+let offset = 0;
+let serial = 0;
+
+beforeAll(async () => {
+  // The service's clock runs `offset` ahead of the machine's (a token's life is told by it).
+  own = await startOwnTenant(30, {
+    clients: ['contoso-full', 'contoso-basic'],
+    service: { exports: { triggers: false }, clock: () => Date.now() + offset },
+    settings: { PUBLIC_BASE_URL: GATEWAY, DELTA_TOKEN_DAYS: '2' },
+    secondPerWrite: true,
+  });
+});
+
+afterAll(async () => {
+  await own?.stop();
+  client.dispose();
+});
+
+/** The three credentials of `as`, valid at the service's clock. */
+async function headersOf(as: string, claims: Record<string, unknown> = {}): Promise<Record<string, string>> {
+  const now = Math.floor((Date.now() + offset) / 1000);
+  return credentials(own.service, as, { iat: now - 10, nbf: now - 10, exp: now + 600, ...claims });
+}
+
+/** POSTs as `as` (default contoso-full); every JSON answer (page or problem) is checked against the committed OpenAPI document. */
+async function post(url: string, init: { as?: string; body?: unknown; accept?: string; claims?: Record<string, unknown> } = {}): Promise<Response> {
+  const target = new URL(url.replace(GATEWAY, own.service.baseUrl));
+  const response = await fetch(target, {
+    method: 'POST',
+    headers: { ...(await headersOf(init.as ?? 'contoso-full', init.claims)), 'content-type': 'application/json', accept: init.accept ?? 'application/json' },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const json = /json/.test(response.headers.get('content-type') ?? '');
+  const body = json ? await response.clone().json() : undefined;
+  const path = target.pathname.replace(new URL(own.service.baseUrl).pathname, '');
+  expect([path, response.status, checkResponse(document, validator, { path, method: 'POST', status: response.status, headers: response.headers, ...(json ? { body } : {}) })]).toEqual([path, response.status, []]);
+  return response;
+}
+
+const deltaUrl = (resource: string) => `${own.service.baseUrl}/v1/${resource}/delta`;
+
+/** A whole JSON delta: its first page asked with `body`, then every next link followed with no body; its rows and token. */
+async function wholeDelta(resource: string, body: Record<string, unknown>, as = 'contoso-full'): Promise<{ rows: Doc[]; token: string; deltaLink: string; pages: Page[] }> {
+  const pages: Page[] = [];
+  let response = await post(deltaUrl(resource), { as, body });
+  for (;;) {
+    expect([response.status, await response.clone().text().then((text) => (response.status === 200 ? '' : text))]).toEqual([200, '']);
+    const page = await response.json() as Page;
+    pages.push(page);
+    if (!page.pagination.hasNext) {
+      expect(response.headers.get('x-summary-delta-token')).toBe(page.delta.deltaToken);
+      return { rows: pages.flatMap((each) => each.data), token: page.delta.deltaToken!, deltaLink: page.delta.deltaLink!, pages };
+    }
+    expect(page.delta.deltaToken).toBeUndefined();
+    response = await post(page.pagination.nextLink!, { as });
+  }
+}
+
+/** What the caller's view holds now, cleaned as answers are: the truth a mirror must equal. */
+async function truth(resource: ResourceDefinition, roles: readonly string[], body: Record<string, unknown> = {}, tenant = own.tenant): Promise<Map<string, StoredRecord>> {
+  const view = allowlist.view(resource, roles);
+  const query = parseFilters({ body, query: new URLSearchParams(), view, members: filterMembers(resource), maxPageSize: 1000, ranges: 'open' });
+  const plan = planCleaning(view);
+  const all = new Map<string, StoredRecord>();
+  for await (const page of store.stream({ tenant, view }, query)) {
+    for (const record of page) {
+      const cleaned = cleanRecord(plan, record, newCleaningReport());
+      if (cleaned) all.set(String(record[resource.idField]), cleaned);
+    }
+  }
+  return all;
+}
+
+/** A loader's copy: changed rows upserted, removal rows deleted. */
+function apply(mirror: Map<string, Doc>, rows: readonly Doc[], idField: string): void {
+  for (const row of rows) {
+    const id = String(row[idField]);
+    if (row._removed !== undefined) mirror.delete(id);
+    else mirror.set(id, row);
+  }
+}
+
+const FULL = ['Data.Read', 'Data.Read.Financials', 'Data.Read.Suppliers', 'Data.Read.Drafts'];
+const BASIC = ['Data.Read'];
+const quiet = () => new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
+
+describe('a JSON delta', () => {
+  const mirror = new Map<string, Doc>();
+  let token = '';
+  let deltaLink = '';
+
+  it('answers the whole view in pages on its first call, next links reaching every record once, and a token on the last page', async () => {
+    const first = await wholeDelta('contracts', { pageSize: 7 });
+    const expected = await truth(CONTRACTS, FULL);
+    expect(first.pages.length).toBe(Math.ceil(expected.size / 7));
+    expect(first.pages.map((page) => page.pagination.totalRecords)).toEqual(first.pages.map(() => expected.size));
+    apply(mirror, first.rows, 'contractId');
+    expect(first.rows.length).toBe(expected.size);
+    expect(mirror).toEqual(expected);
+    // Links carry the page size into the next delta, never a filter the caller did not send.
+    expect(first.deltaLink).toBe(`${GATEWAY}/v1/contracts/delta?pageSize=7&deltaToken=${first.token}`);
+    ({ token, deltaLink } = first);
+  });
+
+  it('then holds exactly the changes and removals since the token: a create, an update that leaves updatedDate, a delete, a record turned Draft (for a view without Drafts)', async () => {
+    const documents = (await own.documents('contracts')).filter((document) => document.status === 'Published');
+    const [updated, gone, drafted] = documents;
+    const template = documents[3]!;
+    const created: Doc = { ...template, id: `CON-HTTP-${++serial}`, contractId: `CON-HTTP-${serial}`, createdDate: '2019-05-05T08:00:00.000Z' };
+    const basicFirst = await wholeDelta('contracts', {}, 'contoso-basic');
+    await own.write('contracts', [created, { ...updated!, title: 'changed, date alone' }, { ...drafted!, status: 'Draft' }]);
+    await own.remove('contracts', [gone!.id]);
+    // Followed as a link alone: no body, the token in the link.
+    const viaLink = await post(deltaLink);
+    expect(viaLink.status).toBe(200);
+    const linked = await viaLink.json() as Page;
+    const byId = (rows: readonly Doc[]) => Object.fromEntries(rows.map((row) => [row.contractId, row._removed ?? row.title]));
+    expect(byId(linked.data)).toEqual({ [created.id]: created.title, [updated!.id]: 'changed, date alone', [drafted!.id]: drafted!.title, [gone!.id]: 'deleted' });
+    // A token answers again until a later one is used: the body's own token too.
+    const again = await post(deltaUrl('contracts'), { body: { deltaToken: token, pageSize: 7 } });
+    expect(byId(((await again.json()) as Page).data)).toEqual(byId(linked.data));
+    apply(mirror, linked.data, 'contractId');
+    expect(mirror).toEqual(await truth(CONTRACTS, FULL));
+    // The view without Drafts loses the drafted record, and never learns the new Draft's id.
+    const basic = await wholeDelta('contracts', { deltaToken: basicFirst.token }, 'contoso-basic');
+    expect(byId(basic.rows)).toEqual({ [created.id]: created.title, [updated!.id]: 'changed, date alone', [drafted!.id]: 'leftView', [gone!.id]: 'deleted' });
+    token = linked.delta.deltaToken!;
+  });
+
+  it('answers nothing, reading no record, when nothing changed', async () => {
+    await quiet();
+    // The first delta after the quiet margin reads from after the last write; the next reads nothing.
+    const settled = await wholeDelta('contracts', { deltaToken: token, pageSize: 7 });
+    const nothing = await wholeDelta('contracts', { deltaToken: settled.token });
+    expect([nothing.rows, nothing.pages.length]).toEqual([[], 1]);
+    const log = own.service.logs.map((line) => JSON.parse(line) as Doc).filter((entry) => entry.operation === 'contracts.delta').at(-1)!;
+    expect(log.storeDocuments ?? 0).toBe(0);
+  });
+
+  it('takes a created range open at one end, or of many months: a delta is not bound by the one-month rule', async () => {
+    for (const body of [{ createdFrom: '2025-01-01' }, { createdTo: '2025-06-30' }, { createdFrom: '2024-01-01', createdTo: '2026-12-31' }]) {
+      const delta = await wholeDelta('contracts', body);
+      const expected = await truth(CONTRACTS, FULL, body);
+      expect([body, delta.rows.length]).toEqual([body, expected.size]);
+      expect(new Set(delta.rows.map((row) => row.contractId))).toEqual(new Set(expected.keys()));
+    }
+    const reversed = await post(deltaUrl('contracts'), { body: { createdFrom: '2025-02-01', createdTo: '2025-01-01' } });
+    expect([reversed.status, ((await reversed.json()) as Doc).code]).toEqual([400, 'DATE_RANGE_REVERSED']);
+    const paged = await post(deltaUrl('contracts'), { body: { page: 2 } });
+    expect([paged.status, ((await paged.json()) as Doc).code]).toEqual([400, 'UNKNOWN_FILTER']);
+  });
+});
+
+describe('a Parquet delta', () => {
+  it('is one file of the view\'s columns and `_removed`, the token in its header and footer; for invoices a zip of both tables', async () => {
+    const first = await post(deltaUrl('contracts'), { accept: 'application/vnd.apache.parquet', body: { createdFrom: '2020-01-01' } });
+    expect(first.status).toBe(200);
+    const token = first.headers.get('x-summary-delta-token')!;
+    expect(token).toMatch(/^d1\.[0-9a-f]{32}\.\d+$/);
+    const table = await readParquet(new Uint8Array(await first.arrayBuffer()));
+    expect(table.columns.at(-1)).toBe('_removed');
+    expect(table.metadata['summary.deltaToken']).toBe(token);
+    expect(table.rows.every((row) => row._removed === null || row._removed === undefined)).toBe(true);
+    expect(table.numRows).toBe((await truth(CONTRACTS, FULL, { createdFrom: '2020-01-01' })).size);
+    const [gone] = (await own.documents('contracts')).filter((document) => document.status === 'Published');
+    await own.remove('contracts', [gone!.id]);
+    const next = await post(deltaUrl('contracts'), { accept: 'application/vnd.apache.parquet', body: { createdFrom: '2020-01-01', deltaToken: token } });
+    const removed = await readParquet(new Uint8Array(await next.arrayBuffer()));
+    expect(removed.rows.map((row) => [row.contractId, row._removed])).toEqual([[gone!.id, 'deleted']]);
+
+    const invoices = await post(deltaUrl('invoices'), { accept: 'application/zip' });
+    expect(invoices.status).toBe(200);
+    const files = unzip(new Uint8Array(await invoices.arrayBuffer()));
+    expect(Object.keys(files).sort()).toEqual(['invoice_tables.parquet', 'invoices.parquet']);
+    const [records, lines] = await Promise.all([readParquet(files['invoices.parquet']!), readParquet(files['invoice_tables.parquet']!)]);
+    const expected = await truth(INVOICES, FULL);
+    expect(records.numRows).toBe(expected.size);
+    expect(lines.numRows).toBe([...expected.values()].reduce((sum, invoice) => sum + (invoice.lines as unknown[]).length, 0));
+  });
+
+  it('refuses a page name (a Parquet delta is one file) and a page size', async () => {
+    for (const body of [{ deltaPage: `${'a'.repeat(32)}.2` }, { pageSize: 5 }]) {
+      const response = await post(deltaUrl('contracts'), { accept: 'application/vnd.apache.parquet', body });
+      expect([body, response.status, ((await response.json()) as Doc).code]).toEqual([body, 400, 'PAGINATION_NOT_ALLOWED']);
+    }
+  });
+});
+
+describe('a token or a page that is not the caller\'s', () => {
+  let token = '';
+  let page = '';
+
+  beforeAll(async () => {
+    const first = await wholeDelta('contracts', { pageSize: 10 });
+    token = first.token;
+    page = first.pages[0]!.delta.nextPage!;
+  });
+
+  const problem = async (response: Response) => [response.status, ((await response.json()) as Doc).code];
+
+  it('is refused alike whether it is altered, unknown, another client\'s or another resource\'s: it never says whether it exists', async () => {
+    const flipped = `${token.slice(0, 3)}${token[3] === 'a' ? 'b' : 'a'}${token.slice(4)}`;
+    const later = token.replace(/\.(\d+)$/, (_, issued: string) => `.${Number(issued) + 1}`);
+    for (const [as, resource, sent] of [['contoso-full', 'contracts', flipped], ['contoso-full', 'contracts', later], ['contoso-basic', 'contracts', token], ['contoso-full', 'invoices', token]] as const) {
+      expect([as, resource, sent, await problem(await post(deltaUrl(resource), { as, body: { deltaToken: sent } }))]).toEqual([as, resource, sent, [410, 'DELTA_TOKEN_NOT_FOUND']]);
+    }
+    expect(await problem(await post(deltaUrl('contracts'), { body: { deltaToken: 'd1.not-a-token' } }))).toEqual([400, 'INVALID_DELTA_TOKEN']);
+    for (const [as, name] of [['contoso-full', `${'f'.repeat(32)}.2`], ['contoso-basic', page]] as const) {
+      expect([as, name, await problem(await post(deltaUrl('contracts'), { as, body: { deltaPage: name } }))]).toEqual([as, name, [410, 'DELTA_PAGE_NOT_FOUND']]);
+    }
+    // The page is the caller's with the same filters: answered.
+    expect((await post(deltaUrl('contracts'), { body: { deltaPage: page } })).status).toBe(200);
+  });
+
+  it('says the filters or the view changed (409) and the token expired (410), each saying to start again', async () => {
+    const filtered = await post(deltaUrl('contracts'), { body: { deltaToken: token, createdFrom: '2025-01-01' } });
+    expect(await problem(filtered)).toEqual([409, 'DELTA_FILTERS_CHANGED']);
+    const fewer = await post(deltaUrl('contracts'), { body: { deltaToken: token }, claims: { roles: ['Data.Read', 'Data.Read.Financials'] } });
+    const changed = await fewer.json() as Doc;
+    expect([fewer.status, changed.code, changed.detail]).toEqual([409, 'DELTA_VIEW_CHANGED', expect.stringContaining('without a deltaToken')]);
+    offset = (2 * 86_400 + 60) * 1000;
+    try {
+      const expired = await post(deltaUrl('contracts'), { body: { deltaToken: token } });
+      const body = await expired.json() as Doc;
+      expect([expired.status, body.code, body.detail]).toEqual([410, 'DELTA_TOKEN_EXPIRED', expect.stringContaining('2 days')]);
+      expect(await problem(await post(deltaUrl('contracts'), { body: { deltaPage: page } }))).toEqual([410, 'DELTA_PAGE_NOT_FOUND']);
+    } finally {
+      offset = 0;
+    }
+  });
+});
