@@ -14,6 +14,8 @@ import type { BigTenantFigures, BigTenantInput } from './big-tenant.js';
 import { bigTenantRows, coldStartRows } from './big-tenant-rows.js';
 import type { NightlyFigures, NightlyInput } from './nightly-pull.js';
 import { nightlyRows } from './nightly-rows.js';
+import type { DeltaFigures, DeltaInput } from './delta-feed.js';
+import { deltaRows } from './delta-rows.js';
 import type { ExportJobFigures, ExportJobInput } from './export-job.js';
 import { exportJobRows } from './export-job-rows.js';
 import { measureColdStart } from './cold-start.js';
@@ -38,8 +40,9 @@ const HTTP_INPUT: HttpLoadInput = {
 };
 const BIG_TENANT_INPUT: BigTenantInput = { records: 10_000, pageSizes: [25, 1000], walks: 3, compressionIterations: 15 };
 const NIGHTLY_INPUT: NightlyInput = { records: 100_000, changedShare: 0.005 };
+const DELTA_INPUT: DeltaInput = { records: 100_000, changedShare: 0.005 };
 const EXPORT_JOB_INPUT: ExportJobInput = { records: 100_000, months: 24, runs: 3 };
-const SECTIONS = ['export', 'json', 'http', 'paging', 'cold', 'nightly', 'jobs'] as const;
+const SECTIONS = ['export', 'json', 'http', 'paging', 'cold', 'nightly', 'delta', 'jobs'] as const;
 
 const NOTES = [
   'Every figure is the median of the runs named in its row; export times show [fastest–slowest run] beside it. Ratios are ours ÷ baseline of the median times measured in this same run (below 1× ours is faster); JSON ratios compare p50 latencies (p99 ratio in brackets).',
@@ -51,6 +54,7 @@ const NOTES = [
   'Big tenant (paging, compression): startLocalStack in a worker process with 10,000 contracts per tenant on the embedded Cosmos server; requests go in-process through handleSummary with the production createSummaryDeps (real Cosmos store and page cursors), and the documents each request read are the log line\'s storeDocuments (counted at the store seam: documents the SDK handed to the function). A walk asks for every page of the tenant\'s contracts in order (three walks, each with another order, so each starts without cursors); page latencies are medians over the walks. Baseline in the same run: the same walks with a cursor store that never finds a cursor (the count-and-skip path: page p reads p × pageSize documents); at pageSize 25 only its first and last pages are asked (the full walk would read about 2,000,000 documents). Compression: the first page of the tenant, 15 requests per coding (the first three discarded), bytes of the body as sent. The embedded server reports no request charge (RU); on Cosmos the log line carries it.',
   'Cold start: `npm run package` rebuilt, then `dist/functions/summary-operations.js` (tsc output, what the host loaded before) and the artifact\'s bundle each imported in a fresh `node` process (as the Functions worker imports `main`), alternating, 7 times after one warm-up each; the time is the import alone (process start excluded), with fake settings (the file reads them at import). Both builds load the managed identity, the Cosmos SDK and the Parquet writer on first use, not at import.',
   'Nightly pull: startLocalStack in a worker process, a tenant of 100,000 contracts (dev/seed-data, its 22 months moved to end with this month) upserted through the SDK, served in that process by the production pipeline (createSummaryDeps, real Cosmos store) behind the local gateway; the pull client library (what summary-client runs) pulls `--from` two years ago `--to` this month into a folder: a first pull, a run with nothing changed, a run after 0.5% of the records changed (70% created today, the rest of this month\'s records updated, half of them leaving updatedDate alone), a run after a record back-dated into a settled month and one deleted from another; the 0.5% run is made on three copies of the folder and the baseline is three full pulls into empty folders after all the changes (the first pull, which made the folder before them, is not one): each is the median of its three, with the fastest and slowest beside it. Each run starts 6 s after the last write (past the service\'s quiet period). Documents, exports and checks are the service\'s log lines (storeDocuments; 200 and 412 answers); wall time is the whole pull in the client. The embedded server evaluates each aggregate by running its generated code over every document of the container, so a check here costs about as much as reading them; on Cosmos a check\'s cost is the log line\'s requestCharge.',
+  'Delta feed: startLocalStack in a worker process (Azurite keeps the tokens\' states), a tenant of 100,000 contracts (dev/seed-data, its 22 months moved to end with this month) upserted through the SDK, served in that process by the production pipeline with its delta operations. A first month-by-month pull makes a folder and a first delta (Parquet, no token) gives a token; then 0.5% of the records change spread over every month (every n-th record: 88% amended, half of those leaving updatedDate alone, 2% deleted, 10% created today), and after the quiet period the same night is caught up three ways: the delta since the token as Parquet, the same delta as JSON pages (the token answers again), and summary-client pull on the folder (today\'s mirror). Then a delta with nothing changed, and one while a writer changes a record a second. Baseline in the same run: three full month-by-month pulls into empty folders (the median). Documents are the log lines\' storeDocuments: record documents and id-only reads; the aggregates a delta counts removals with are not documents (on Cosmos they are index-only queries of a few RU; the embedded server runs each over the partition, so they weigh on wall time here).',
   'Export jobs: startLocalStack in a worker process (Azurite over https, the embedded Cosmos server), a tenant of 100,000 contracts (dev/seed-data, spread over the 24 calendar months ending this month) upserted through the SDK, served in that process by the production pipeline with its export functions behind the local gateway, the window workers run by the local trigger host (dev/trigger-host.ts: the real queue SDK, host.json\'s settings: batch 2, the client\'s one export slot per instance). A job: POST the 24-month range, GET its Location every 250 ms until 200 (kick-off to manifest); then the same with every file downloaded by its URL, 4 at a time. Baseline in the same run: the pull client library (what summary-client runs) pulling the same range month by month into an empty folder (24 synchronous Parquet exports through the gateway). Three runs of each, alternating; the median, fastest and slowest. Documents are the log lines\' storeDocuments (the worker logs one line per window). Peak RSS is sampled every 20 ms during the jobs, of the one process that runs the stack, the service and the workers: the RSS before the first job is beside it.',
   'HTTP: startLocalStack on free loopback ports with the default seed (1500 contracts and 1500 invoices per tenant), in its own process; autocannon in the benchmark process; POST with all three credentials (subscription key, x-api-key, bearer token), a one-month created filter and pageSize 25 (the page of 1000: a second stack seeded with 30,000 contracts per tenant, so that March 2025 holds more than 1000); a 2 s warm-up is discarded. Informational: the embedded Cosmos server dominates.',
 ];
@@ -96,6 +100,14 @@ async function main(): Promise<void> {
         rows.push(...nightlyRows(await runWorker<NightlyFigures>('nightly-pull', NIGHTLY_INPUT, 1_200_000)));
       } catch (error) {
         rows.push(failedRow('nightly pull', error));
+      }
+    }
+    if (wanted.has('delta')) {
+      progress(`delta feed: ${DELTA_INPUT.records} contracts over two years, ${DELTA_INPUT.changedShare * 100}% changed over every month, against the month-by-month mirror and a full pull`);
+      try {
+        rows.push(...deltaRows(await runWorker<DeltaFigures>('delta-feed', DELTA_INPUT, 1_200_000)));
+      } catch (error) {
+        rows.push(failedRow('delta feed', error));
       }
     }
     if (wanted.has('jobs')) {

@@ -16,8 +16,8 @@ import { lazyManagedIdentity } from './managed-identity.js';
  * @example
  * const exports = createExportDeps(deps.config.exports!, deps, summaryEndpoints(RESOURCES, deps));
  */
-export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, resources: ReadonlyMap<string, PreparedResource>): ExportDeps {
-  const storage = { blobServiceUri: settings.blobServiceUri, queueServiceUri: settings.queueServiceUri, credential: storageCredentialOf(settings) };
+export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, resources: ReadonlyMap<string, PreparedResource>, credential: TokenCredential = storageCredential(settings)): ExportDeps {
+  const storage = { blobServiceUri: settings.blobServiceUri, queueServiceUri: settings.queueServiceUri, credential };
   const sdk = () => import('../exports/azure-export-storage.js');
   let files: Promise<ExportFiles> | undefined;
   let queue: Promise<WindowQueue> | undefined;
@@ -39,17 +39,8 @@ export function createExportDeps(settings: ExportSettings, deps: SummaryDeps, re
   };
 }
 
-const credentials = new WeakMap<ExportSettings, TokenCredential>();
-
-/** The service's credential to export storage, made once per settings (the export jobs and the delta feed share it and its tokens). */
-export function storageCredentialOf(settings: ExportSettings): TokenCredential {
-  let credential = credentials.get(settings);
-  if (!credential) credentials.set(settings, (credential = storageCredential(settings)));
-  return credential;
-}
-
-/** Who the service is to export storage: a client secret identity where the settings give one (locally), else the managed identity. */
-function storageCredential(settings: ExportSettings): TokenCredential {
+/** Who the service is to export storage: a client secret identity where the settings give one (locally), else the managed identity. Made once per process: the export jobs and the delta feed share it and its tokens. */
+export function storageCredential(settings: ExportSettings): TokenCredential {
   const { identity } = settings;
   if (!identity) return lazyManagedIdentity();
   let credential: Promise<TokenCredential> | undefined;

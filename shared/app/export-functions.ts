@@ -7,7 +7,7 @@ import { CANCEL_NAMES, kickOffNames, STATUS_NAMES } from '../model/export-operat
 import { handleCancel, handleKickOff, handleStatus } from '../http/handle-exports.js';
 import { runWindow } from '../exports/run-window.js';
 import { recordPoisonedWindow } from '../exports/poisoned-window.js';
-import { createExportDeps } from './create-export-deps.js';
+import { createExportDeps, storageCredential } from './create-export-deps.js';
 import { createDeltaDeps } from './create-delta-deps.js';
 import { deltaEndpoint, handleDelta } from '../http/handle-delta.js';
 import type { FunctionRegistration } from './summary-function.js';
@@ -45,8 +45,9 @@ const SWEEP_SCHEDULE = '0 */15 * * * *';
 export function exportFunctions(endpoints: ReadonlyMap<string, SummaryEndpoint>, deps: SummaryDeps): ExportFunctions {
   const settings = deps.config.exports;
   if (!settings) return { http: [], queues: [], timers: [] };
-  const exportDeps = createExportDeps(settings, deps, endpoints);
-  const deltaDeps = createDeltaDeps(settings, deps);
+  const credential = storageCredential(settings);
+  const exportDeps = createExportDeps(settings, deps, endpoints, credential);
+  const deltaDeps = createDeltaDeps(settings, deps, credential);
   const http = (handle: (request: HttpRequest) => Promise<HttpResult>) => async (request: HttpRequest): Promise<HttpResponseInit> => {
     const { status, headers, body } = await handle(request);
     return { status, headers, body };

@@ -32,5 +32,5 @@ export function createBlobDeltaBlobs(options: { readonly blobServiceUri: string;
 }
 
 function unavailable(error: unknown): ApiError {
-  return new ApiError('STORAGE_UNAVAILABLE', 'The storage the delta feed keeps its tokens in is unavailable; nothing was answered or kept. Retry shortly with the same deltaToken.', { headers: { 'Retry-After': '10' }, cause: error });
+  return new ApiError('STORAGE_UNAVAILABLE', 'The storage the delta feed keeps its tokens and pages in is unavailable; nothing was answered. Retry shortly with the same request.', { headers: { 'Retry-After': '10' }, cause: error });
 }

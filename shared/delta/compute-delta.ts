@@ -30,6 +30,12 @@ export interface Delta {
 /** Parts of the key range holding at most this many records are read by id rather than halved again. */
 const LEAF_RECORDS = 16;
 
+/** Counts in flight at once while removals are searched for: a mass removal must not flood the store. */
+const COUNTS_IN_FLIGHT = 4;
+
+/** Ids confirmed gone or moved per query. */
+const CONFIRM_BATCH = 200;
+
 /** What a delta is computed over: the view's reads, the caller's scope and query, its key field. */
 export interface DeltaInput {
   readonly reads: DeltaReads;
@@ -40,43 +46,59 @@ export interface DeltaInput {
   readonly state: DeltaState;
   /** The service's clock, ms since the epoch, when the delta begins. */
   readonly now: number;
+  /**
+   * What the caller is given of a changed record (record-cleaner.ts: exactly its fields), or
+   * undefined when it is left out (a malformed required value): such a record is kept in the state
+   * as not given, so it is counted where it is and never said to be removed. Absent: as read.
+   */
+  readonly give?: (record: StoredRecord) => StoredRecord | undefined;
+  /** Stops the delta between store reads (the caller went away, or its deadline passed): it throws the signal's reason. */
+  readonly signal?: AbortSignal;
   readonly meter?: StoreMeter;
 }
 
 interface Expected {
   readonly id: string;
   readonly key: string | undefined;
-  /** In the state: a record the caller was given (only those can be removed). */
+  /** A record the caller was given before this delta (only those can be removed). */
   readonly given: boolean;
 }
 
 export async function computeDelta(input: DeltaInput): Promise<Delta> {
-  const { reads, scope, query, keyField, state, meter } = input;
+  const { reads, scope, query, keyField, state, meter, signal } = input;
   const idField = query.resource.idField;
+  const give = input.give ?? ((record: StoredRecord) => record);
   // The next delta reads from before this one began, by the quiet margin: the store stamps writes
   // by its own clock in whole seconds. What it reads again that the caller has is not sent again.
   const since = Math.max(0, Math.floor(input.now / 1000) - QUIET_SECONDS);
   const seen = new Map<string, DeltaEntry>();
   const changed: StoredRecord[] = [];
   for await (const rows of reads.changed(scope, query, state.since, keyField, meter)) {
+    signal?.throwIfAborted();
     for (const row of rows) {
       const { [DELTA_KEY_MEMBER]: key, ...record } = row;
       const id = String(record[idField]);
-      const entry: DeltaEntry = { key: typeof key === 'string' ? key : undefined, hash: valuesHash(record) };
+      const given = give(record);
+      const entry: DeltaEntry = { key: typeof key === 'string' ? key : undefined, hash: given === undefined ? undefined : valuesHash(record) };
       seen.set(id, entry);
-      if (state.records.get(id)?.hash !== entry.hash) changed.push(record);
+      if (given !== undefined && state.records.get(id)?.hash !== entry.hash) changed.push(given);
     }
   }
+  const wasGiven = (id: string) => state.records.get(id)?.hash !== undefined;
   const expected: Expected[] = [];
-  for (const [id, entry] of state.records) if (!seen.has(id)) expected.push({ id, key: entry.key, given: true });
-  for (const [id, entry] of seen) expected.push({ id, key: entry.key, given: state.records.has(id) });
+  for (const [id, entry] of state.records) if (!seen.has(id)) expected.push({ id, key: entry.key, given: entry.hash !== undefined });
+  for (const [id, entry] of seen) expected.push({ id, key: entry.key, given: wasGiven(id) });
   const missing = await findMissing(input, expected);
   const removed: Removal[] = [];
-  for (const id of missing) {
+  for (let at = 0; at < missing.length; at += CONFIRM_BATCH) {
+    signal?.throwIfAborted();
+    const batch = missing.slice(at, at + CONFIRM_BATCH);
     // Gone; or changed out of the view. One that moved within the view after the changes were
     // read is in it still: the next delta reads it as changed.
-    if ((await reads.keys(scope, query, { id }, keyField, meter)).length > 0) continue;
-    removed.push({ id, reason: (await reads.writtenAt(scope, query, id, meter)) === undefined ? 'deleted' : 'leftView' });
+    const present = new Set((await reads.keys(scope, query, { ids: batch }, keyField, meter)).map((found) => found.id));
+    const gone = batch.filter((id) => !present.has(id));
+    const written = await reads.writtenAt(scope, query, gone, meter);
+    for (const id of gone) removed.push({ id, reason: written.has(id) ? 'leftView' : 'deleted' });
   }
   const records = new Map(state.records);
   for (const { id } of removed) records.delete(id);
@@ -84,9 +106,13 @@ export async function computeDelta(input: DeltaInput): Promise<Delta> {
   return { changed, removed, next: { since, records } };
 }
 
-/** The ids of given records the view no longer holds, found by counts narrowed down the key range. */
+/**
+ * The ids of given records the view no longer holds, found by counts narrowed down the key range:
+ * a part that holds fewer records than expected is halved and counted again, until it holds a
+ * handful, or most of it is missing (a mass removal), whose ids are then read.
+ */
 async function findMissing(input: DeltaInput, expected: readonly Expected[]): Promise<string[]> {
-  const { reads, scope, query, keyField, meter } = input;
+  const { reads, scope, query, keyField, meter, signal } = input;
   const total = await reads.count(scope, query, {}, meter);
   if (total >= expected.length) return [];
   const missing: string[] = [];
@@ -94,19 +120,42 @@ async function findMissing(input: DeltaInput, expected: readonly Expected[]): Pr
   // Records whose key is no text are in no key range: checked one by one (a malformed few).
   for (const entry of expected) if (entry.key === undefined && entry.given) missing.push(entry.id);
   const narrowed = (from: string | undefined, before: string | undefined) => ({ key: { field: keyField, ...(from === undefined ? {} : { from }), ...(before === undefined ? {} : { before }) } });
+  const limit = inFlight(COUNTS_IN_FLIGHT);
+  const count = (from: string | undefined, before: string | undefined) => limit(() => {
+    signal?.throwIfAborted();
+    return reads.count(scope, query, narrowed(from, before), meter);
+  });
   const search = async (entries: readonly Expected[], from: string | undefined, before: string | undefined, actual: number): Promise<void> => {
     if (actual >= entries.length || !entries.some((entry) => entry.given)) return;
     const split = entries[entries.length >> 1]!.key!;
-    if (entries.length <= LEAF_RECORDS || split === entries[0]!.key) {
+    // A handful, most of them missing, or all of one key: read the part's ids (as many documents as it holds now).
+    if (entries.length <= LEAF_RECORDS || (entries.length - actual) * 4 >= entries.length || split === entries[0]!.key) {
+      signal?.throwIfAborted();
       const present = new Set((await reads.keys(scope, query, narrowed(from, before), keyField, meter)).map((found) => found.id));
       for (const entry of entries) if (entry.given && !present.has(entry.id)) missing.push(entry.id);
       return;
     }
     const left = entries.filter((entry) => entry.key! < split);
     const right = entries.filter((entry) => entry.key! >= split);
-    const [leftCount, rightCount] = await Promise.all([reads.count(scope, query, narrowed(from, split), meter), reads.count(scope, query, narrowed(split, before), meter)]);
+    const [leftCount, rightCount] = await Promise.all([count(from, split), count(split, before)]);
     await Promise.all([search(left, from, split, leftCount), search(right, split, before, rightCount)]);
   };
-  await search(keyed, undefined, undefined, await reads.count(scope, query, { key: { field: keyField } }, meter));
+  await search(keyed, undefined, undefined, await count(undefined, undefined));
   return missing;
+}
+
+/** Runs at most `size` of the tasks given to it at once, the others in turn. */
+function inFlight(size: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= size) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * A delta as rows a loader merges: each changed record cleaned as the summary operations clean it
+ * A delta as rows a loader merges: each changed record as the summary operations answer it
  * (record-cleaner.ts: exactly the view's fields), then one row per removal holding the record's id
  * and `_removed`, why it left (a JSON member; in Parquet a column, null on changed rows, so dlt's
  * `hard_delete` or a deduplicating destination applies it: docs/api.md, "Deltas").
@@ -7,16 +7,12 @@
 import { REMOVAL_REASONS, REMOVED_MEMBER } from '../model/delta-operations.js';
 import type { FieldSpec } from '../model/fields.js';
 import type { StoredRecord } from '../model/view.js';
-import { cleanRecord, planCleaning, type CleaningPlan, type CleaningReport } from '../output/record-cleaner.js';
+import { planCleaning, type CleaningPlan } from '../output/record-cleaner.js';
 import type { Delta } from './compute-delta.js';
 
-/** The rows of a delta: its changed records, cleaned (a record whose required field is bad left out, counted in `report`), then its removals. */
-export function deltaRows(plan: CleaningPlan, delta: Pick<Delta, 'changed' | 'removed'>, report: CleaningReport): StoredRecord[] {
-  const rows: StoredRecord[] = [];
-  for (const record of delta.changed) {
-    const cleaned = cleanRecord(plan, record, report);
-    if (cleaned !== undefined) rows.push(cleaned);
-  }
+/** The rows of a delta: its changed records (cleaned as they were given: compute-delta.ts `give`), then its removals. */
+export function deltaRows(plan: CleaningPlan, delta: Pick<Delta, 'changed' | 'removed'>): StoredRecord[] {
+  const rows: StoredRecord[] = [...delta.changed];
   const idField = plan.view.resource.idField;
   for (const { id, reason } of delta.removed) rows.push({ [idField]: id, [REMOVED_MEMBER]: reason });
   return rows;

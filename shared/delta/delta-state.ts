@@ -6,12 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 
-/** A record the caller was given. */
+/** A record of the view as the caller's last delta found it. */
 export interface DeltaEntry {
   /** Its key field's stored text when it was given (undefined: not a text, found by no key range). */
   readonly key: string | undefined;
-  /** A hash of the values it was given: the same again is not sent again. */
-  readonly hash: string;
+  /** A hash of the values it was given: the same again is not sent again. Undefined: in the view, but left out of what the caller was given (a malformed required value), so never said to be removed. */
+  readonly hash: string | undefined;
 }
 
 export interface DeltaState {

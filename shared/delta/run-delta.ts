@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SummaryQuery } from '../model/summary-query.js';
-import type { Scope } from '../model/view.js';
+import type { Scope, StoredRecord } from '../model/view.js';
 import type { ResourceDefinition } from '../model/resource-definition.js';
 import type { DeltaReads, StoreMeter } from '../store/record-store.js';
 import { computeDelta, type Delta } from './compute-delta.js';
@@ -25,6 +25,10 @@ export interface DeltaRequest {
   /** The service's clock, ms since the epoch. */
   readonly now: number;
   readonly meter: StoreMeter;
+  /** What the caller is given of a changed record, or undefined to leave it out (compute-delta.ts). */
+  readonly give?: (record: StoredRecord) => StoredRecord | undefined;
+  /** Stops the delta between store reads. */
+  readonly signal?: AbortSignal;
   readonly deps: DeltaDeps;
 }
 
@@ -40,7 +44,7 @@ export function deltaKeyField(resource: ResourceDefinition): string {
   return created.field;
 }
 
-/** What a state is bound to: the caller's tenant and client, the resource, the view (fields, line fields, Drafts) and the filters. */
+/** What a state is bound to: the caller's tenant and client, the resource, the view (fields, line fields, Drafts, the key field) and the filters. */
 export function deltaBinding(scope: Scope, clientId: string, query: SummaryQuery): StateBinding {
   const { view } = scope;
   const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 22);
@@ -48,7 +52,7 @@ export function deltaBinding(scope: Scope, clientId: string, query: SummaryQuery
     tenant: scope.tenant,
     clientId,
     resource: view.resource.name,
-    view: fingerprint([view.fields.map((field) => field.name), view.lineFields.map((field) => field.name), view.drafts]),
+    view: fingerprint([view.fields.map((field) => field.name), view.lineFields.map((field) => field.name), view.drafts, deltaKeyField(view.resource)]),
     filters: fingerprint(query.filters.map((filter) => (filter.kind === 'equals' ? [filter.field.name, filter.value] : [filter.field.name, filter.from, filter.to]))),
   };
 }
@@ -58,16 +62,17 @@ const NOTHING: DeltaReads = {
   changed: async function* nothing() {},
   count: async () => 0,
   keys: async () => [],
-  writtenAt: async () => undefined,
+  writtenAt: async () => new Map(),
 };
 
 export async function runDelta(request: DeltaRequest): Promise<DeltaOutcome> {
-  const { scope, query, clientId, now, meter, deps } = request;
+  const { scope, query, clientId, now, meter, deps, give, signal } = request;
   const binding = deltaBinding(scope, clientId, query);
   const resolved = await resolveToken({ token: request.token, binding, now, days: deps.tokenDays, blobs: deps.blobs });
   if (resolved.kind !== 'state') return resolved;
   const reads = query.matchesNothing ? NOTHING : deps.reads;
-  const delta = await computeDelta({ reads, scope, query, keyField: deltaKeyField(query.resource), state: resolved.state, now, meter });
+  const delta = await computeDelta({ reads, scope, query, keyField: deltaKeyField(query.resource), state: resolved.state, now, meter, ...(give ? { give } : {}), ...(signal ? { signal } : {}) });
+  signal?.throwIfAborted();
   const token = newDeltaToken(now);
   await deps.blobs.put(stateBlob(scope.tenant, token.stateId), encodeState({ binding, issued: token.issued, state: delta.next }));
   return { kind: 'delta', delta, token: formatDeltaToken(token), binding };

@@ -1,6 +1,7 @@
 /**
  * A delta state as it is kept: one gzip of JSON, with what it is bound to. Records are
- * `[id, key, hash]` triples (a key that is no text: null), so a state of a million records is a
+ * `[id, key, hash]` triples (a key that is no text: null; a record in the view but not given:
+ * hash null), so a state of a million records is a
  * few megabytes kept and read whole, once per delta.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -30,11 +31,11 @@ const kept = z.object({
   binding: z.object({ tenant: z.string(), clientId: z.string(), resource: z.string(), view: z.string(), filters: z.string() }),
   issued: z.number().int().positive(),
   since: z.number().int().nonnegative(),
-  records: z.array(z.tuple([z.string(), z.string().nullable(), z.string()])),
+  records: z.array(z.tuple([z.string(), z.string().nullable(), z.string().nullable()])),
 });
 
 export function encodeState({ binding, issued, state }: KeptState): Uint8Array {
-  const records = [...state.records].map(([id, entry]) => [id, entry.key ?? null, entry.hash]);
+  const records = [...state.records].map(([id, entry]) => [id, entry.key ?? null, entry.hash ?? null]);
   return gzipSync(JSON.stringify({ v: 1, binding, issued, since: state.since, records }));
 }
 
@@ -49,5 +50,5 @@ export function decodeState(bytes: Uint8Array): KeptState | undefined {
   const checked = kept.safeParse(parsed);
   if (!checked.success) return undefined;
   const { binding, issued, since, records } = checked.data;
-  return { binding, issued, state: { since, records: new Map(records.map(([id, key, hash]) => [id, { key: key ?? undefined, hash }])) } };
+  return { binding, issued, state: { since, records: new Map(records.map(([id, key, hash]) => [id, { key: key ?? undefined, hash: hash ?? undefined }])) } };
 }

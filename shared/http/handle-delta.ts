@@ -13,9 +13,12 @@ import { DELTA_PAGE_MEMBER, DELTA_PAGES_HOURS, DELTA_TOKEN_HEADER, DELTA_TOKEN_M
 import { exportFile, mediaTypeOf, type OperationNames } from '../model/operation-contract.js';
 import type { StoredRecord } from '../model/view.js';
 import { OutputLimitExceeded } from '../output/output-limit-exceeded.js';
-import { cleaningWarning, newCleaningReport, type CleaningPlan } from '../output/record-cleaner.js';
+import { cleaningWarning, cleanRecord, newCleaningReport, type CleaningPlan, type CleaningReport } from '../output/record-cleaner.js';
+import { STREAM_PAGE_SIZE } from '../store/record-store.js';
+import { BUSY_RETRY_SECONDS } from '../results/result-reader.js';
+import { outcomeError } from './output-stages/answer-outcome.js';
 import type { SummaryQuery } from '../model/summary-query.js';
-import { callerGone } from './caller-gone.js';
+import { callerGone, CallerGone } from './caller-gone.js';
 import { notAcceptable } from './handle-summary.js';
 import { negotiateOffer } from './negotiate.js';
 import type { HttpResult } from './output-stages/output-stage.js';
@@ -61,7 +64,7 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
     const query = parseFilters({ body, query: params, view, members: endpoint.members, maxPageSize: deps.config.maxPageSize, ranges: 'open', ...(json ? {} : { exportMediaType: offer.mediaType }) });
     const scope = { tenant: principal.dataTenant, view };
     const given = query.given;
-    const links = deltaLinks(deps.config.publicBaseUrl, names.path, params, body);
+    const links = deltaLinks(deps.config.publicBaseUrl, names.path, params, body, typeof given.pageSize === 'number' ? given.pageSize : undefined);
     const now = deps.clock();
     if (typeof given[DELTA_PAGE_MEMBER] === 'string') {
       if (!json) throw new ApiError('PAGINATION_NOT_ALLOWED', `A Parquet delta is one file: ${DELTA_PAGE_MEMBER} names a later page of a JSON delta. Leave it out, or ask for JSON.`);
@@ -70,17 +73,25 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
       return answerPage(page, { requestId, now, links, pagesId: given[DELTA_PAGE_MEMBER].split('.')[0]! });
     }
     const token = given[DELTA_TOKEN_MEMBER];
-    const outcome = await runDelta({ scope, query, clientId: principal.clientId, token: typeof token === 'string' ? token : undefined, now, meter, deps: endpoint.delta });
-    if (outcome.kind !== 'delta') throw tokenProblem(outcome, endpoint.delta.tokenDays);
-    const report = newCleaningReport();
-    const rows = deltaRows(cleaning, outcome.delta, report);
-    const warning = cleaningWarning(report);
-    const cost = { store: meter, ...(warning ? { cleaning: report } : {}) };
-    if (!json) {
-      const release = await deps.exportSlots.acquire({ clientId: principal.clientId, tenant: scope.tenant });
-      if (!release) throw new ApiError('EXPORTS_BUSY', 'Too many exports are running: one at a time per client application and per data tenant, and a few per instance. Wait for your running export to finish, then retry with the same deltaToken.', { headers: { 'Retry-After': '10' } });
-      try {
-        const body = await renderParquet(rows, cleaning, { requestId, now, query, token: outcome.token, maxBytes: deps.config.parquetMaxBytes, signal: callerGone(request) });
+    // A delta reads the store as an export does (a first one the whole view): within an export
+    // slot and the export deadline, stopped when its caller goes away; refused before any read.
+    const release = await deps.exportSlots.acquire({ clientId: principal.clientId, tenant: scope.tenant });
+    if (!release) throw outcomeError({ kind: 'busy', retryAfterSeconds: BUSY_RETRY_SECONDS.request }, '');
+    const gone = callerGone(request);
+    const deadline = AbortSignal.timeout(EXPORT_DEADLINE_MS);
+    const signal = gone ? AbortSignal.any([gone, deadline]) : deadline;
+    try {
+      const report = newCleaningReport();
+      const outcome = await runDelta({
+        scope, query, clientId: principal.clientId, token: typeof token === 'string' ? token : undefined, now, meter, signal, deps: endpoint.delta,
+        give: (record) => cleanRecord(cleaning, record, report),
+      });
+      if (outcome.kind !== 'delta') throw tokenProblem(outcome, endpoint.delta.tokenDays);
+      const rows = deltaRows(cleaning, outcome.delta);
+      const warning = cleaningWarning(report);
+      const cost = { store: meter, ...(warning ? { cleaning: report } : {}) };
+      if (!json) {
+        const body = await renderParquet(rows, cleaning, { requestId, now, query, token: outcome.token, maxBytes: deps.config.parquetMaxBytes, signal, report });
         const file = exportFile(query.resource.export);
         return {
           status: 200,
@@ -89,24 +100,29 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
           records: rows.length,
           ...cost,
         };
-      } finally {
-        release();
       }
+      const pageSize = typeof given.pageSize === 'number' ? given.pageSize : deps.config.maxPageSize;
+      const totalPages = Math.max(1, Math.ceil(rows.length / pageSize));
+      const pagesId = randomBytes(16).toString('hex');
+      const kept = (page: number): KeptPage => ({
+        binding: outcome.binding, created: Math.floor(now / 1000), page, pageSize, totalPages, totalRecords: rows.length,
+        rows: rows.slice((page - 1) * pageSize, page * pageSize),
+        ...(page === totalPages ? { deltaToken: outcome.token } : {}),
+      });
+      // Every later page is kept before the first is answered: a link handed out always answers.
+      const later = Array.from({ length: totalPages - 1 }, (_, index) => index + 2);
+      for (let at = 0; at < later.length; at += PAGE_WRITES) {
+        signal.throwIfAborted();
+        await Promise.all(later.slice(at, at + PAGE_WRITES).map((page) => endpoint.delta.blobs.put(pageBlob(scope.tenant, pagesId, page), encodePage(kept(page)))));
+      }
+      return { ...answerPage(kept(1), { requestId, now, links, pagesId, ...(warning ? { warning } : {}) }), ...cost };
+    } catch (error) {
+      if (gone?.aborted) throw new CallerGone('the caller went away during the delta');
+      if (deadline.aborted) throw outcomeError({ kind: 'overDeadline', deadlineMs: EXPORT_DEADLINE_MS }, '');
+      throw error;
+    } finally {
+      release();
     }
-    const pageSize = typeof given.pageSize === 'number' ? given.pageSize : deps.config.maxPageSize;
-    const totalPages = Math.max(1, Math.ceil(rows.length / pageSize));
-    const pagesId = randomBytes(16).toString('hex');
-    const kept = (page: number): KeptPage => ({
-      binding: outcome.binding, created: Math.floor(now / 1000), page, pageSize, totalPages, totalRecords: rows.length,
-      rows: rows.slice((page - 1) * pageSize, page * pageSize),
-      ...(page === totalPages ? { deltaToken: outcome.token } : {}),
-    });
-    // Every later page is kept before the first is answered: a link handed out always answers.
-    const later = Array.from({ length: totalPages - 1 }, (_, index) => index + 2);
-    for (let at = 0; at < later.length; at += PAGE_WRITES) {
-      await Promise.all(later.slice(at, at + PAGE_WRITES).map((page) => endpoint.delta.blobs.put(pageBlob(scope.tenant, pagesId, page), encodePage(kept(page)))));
-    }
-    return { ...answerPage(kept(1), { requestId, now, links, pagesId, ...(warning ? { warning } : {}) }), ...cost };
   });
 }
 
@@ -115,12 +131,14 @@ interface DeltaLinks {
   readonly prefix: string;
 }
 
-function deltaLinks(publicBaseUrl: string | undefined, path: string, params: URLSearchParams, body: unknown): DeltaLinks | undefined {
+function deltaLinks(publicBaseUrl: string | undefined, path: string, params: URLSearchParams, body: unknown, pageSize: number | undefined): DeltaLinks | undefined {
   const base = linkBase(publicBaseUrl, path, params, body);
   if (!base) return undefined;
   const query = new URLSearchParams(base.query);
   query.delete(DELTA_TOKEN_MEMBER);
   query.delete(DELTA_PAGE_MEMBER);
+  // The page size only as the caller asked it: a kept delta link follows a changed MAX_PAGE_SIZE.
+  if (pageSize !== undefined) query.append('pageSize', String(pageSize));
   return { prefix: query.size > 0 ? `${base.operationUrl}?${query.toString()}&` : `${base.operationUrl}?` };
 }
 
@@ -130,7 +148,7 @@ function answerPage(page: KeptPage, context: { readonly requestId: string; reado
   const hasNext = page.page < page.totalPages;
   const nextPage = hasNext ? `${context.pagesId}.${page.page + 1}` : undefined;
   const nextLink = nextPage !== undefined && links ? `${links.prefix}${DELTA_PAGE_MEMBER}=${nextPage}` : undefined;
-  const deltaLink = page.deltaToken !== undefined && links ? `${links.prefix}pageSize=${page.pageSize}&${DELTA_TOKEN_MEMBER}=${page.deltaToken}` : undefined;
+  const deltaLink = page.deltaToken !== undefined && links ? `${links.prefix}${DELTA_TOKEN_MEMBER}=${page.deltaToken}` : undefined;
   const envelope = {
     data: page.rows,
     pagination: { page: page.page, pageSize: page.pageSize, totalRecords: page.totalRecords, totalPages: page.totalPages, hasNext, ...(nextLink === undefined ? {} : { nextLink }) },
@@ -160,17 +178,17 @@ async function keptPage(deps: DeltaDeps, binding: ReturnType<typeof deltaBinding
 }
 
 /** The Parquet (or zip) of a delta's rows: the view's columns, each nullable, then `_removed`; the token in the footer too. */
-async function renderParquet(rows: readonly StoredRecord[], cleaning: CleaningPlan, options: { readonly requestId: string; readonly now: number; readonly query: SummaryQuery; readonly token: string; readonly maxBytes: number; readonly signal: AbortSignal | undefined }): Promise<Uint8Array> {
+async function renderParquet(rows: readonly StoredRecord[], cleaning: CleaningPlan, options: { readonly requestId: string; readonly now: number; readonly query: SummaryQuery; readonly token: string; readonly maxBytes: number; readonly signal: AbortSignal; readonly report: CleaningReport }): Promise<Uint8Array> {
   const { exportParquet, footerMetadata } = await import('../output/export-parquet.js');
   const generatedAt = new Date(options.now);
-  const deadline = AbortSignal.timeout(EXPORT_DEADLINE_MS);
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   async function* stream(): AsyncIterable<readonly StoredRecord[]> {
-    yield rows;
+    for (let at = 0; at < rows.length || at === 0; at += STREAM_PAGE_SIZE) yield rows.slice(at, at + STREAM_PAGE_SIZE);
   }
+  // The footer says the filters of the delta, not the token it was asked with (the new one is beside them).
+  const { [DELTA_TOKEN_MEMBER]: _sent, [DELTA_PAGE_MEMBER]: _page, ...filters } = options.query.given;
   try {
-    const metadata = [...footerMetadata({ requestId: options.requestId, generatedAt, query: options.query }), { key: 'summary.deltaToken', value: options.token }];
-    return (await exportParquet(stream(), deltaParquetPlan(cleaning), { maxBytes: options.maxBytes, metadata, generatedAt, signal })).body;
+    const metadata = [...footerMetadata({ requestId: options.requestId, generatedAt, query: { ...options.query, given: filters } }), { key: 'summary.deltaToken', value: options.token }];
+    return (await exportParquet(stream(), deltaParquetPlan(cleaning), { maxBytes: options.maxBytes, metadata, generatedAt, signal: options.signal, report: options.report })).body;
   } catch (error) {
     if (error instanceof OutputLimitExceeded) {
       throw new ApiError('RESULT_TOO_LARGE', `This delta would exceed ${options.maxBytes} bytes as one Parquet answer: ask for it as JSON pages (Accept: application/json) with the same deltaToken, or narrow the filters.`);

@@ -38,4 +38,4 @@ export const DELTA_PAGE_PATTERN = /^[0-9a-f]{32}\.[1-9][0-9]{0,8}$/;
 export const DELTA_PAGES_HOURS = 24;
 
 /** The open ends of a delta's date range, when only one end is given (stored dates are compared as text). */
-export const OPEN_RANGE = Object.freeze({ from: '0001-01-01', to: '9999-12-30' });
+export const OPEN_RANGE = Object.freeze({ from: '0001-01-01', to: '9999-12-31' });

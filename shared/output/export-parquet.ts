@@ -38,6 +38,8 @@ export interface ExportOptions {
   readonly rowGroupSize?: number;
   /** Stops the export (between pages of the store): the store is read no further. */
   readonly signal?: AbortSignal;
+  /** Where what could not be held is counted (new when absent): one report for an answer cleaned in two steps (a delta's). */
+  readonly report?: CleaningReport;
 }
 
 /** An export's body, how many records it holds, and what of the stored data it could not hold as it was. */
@@ -68,7 +70,7 @@ export async function exportParquet(records: AsyncIterable<readonly StoredRecord
   const checkTotal = () => {
     if (lines && main.bytesWritten + lines.bytesWritten + overhead > options.maxBytes) throw new OutputLimitExceeded('zip would pass the limit');
   };
-  const { records: count, cleaning: report } = await writeTables(records, cleaning, { records: main, ...(lines ? { lines } : {}) }, { ...(options.signal ? { signal: options.signal } : {}), afterRecord: checkTotal });
+  const { records: count, cleaning: report } = await writeTables(records, cleaning, { records: main, ...(lines ? { lines } : {}) }, { ...(options.signal ? { signal: options.signal } : {}), ...(options.report ? { report: options.report } : {}), afterRecord: checkTotal });
   const footer = cleaningMetadata(report);
   switch (shape.kind) {
     case 'file':

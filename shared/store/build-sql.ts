@@ -7,7 +7,7 @@ import { unreachable } from '../util/unreachable.js';
 /** A parameterized Cosmos SQL query. */
 export interface SqlQuery {
   readonly query: string;
-  readonly parameters: { name: string; value: string | number }[];
+  readonly parameters: { name: string; value: string | number | string[] }[];
 }
 
 /**
@@ -17,8 +17,10 @@ export interface SqlQuery {
  */
 export interface Narrowing {
   readonly writtenSince?: number;
-  /** The one record with this id (the resource's id field). */
-  readonly id?: string;
+  /** The records with these ids (the resource's id field). */
+  readonly ids?: readonly string[];
+  /** Only records whose id field is a text (the delta feed knows a record by it: one that is not is in none of its reads). */
+  readonly textIds?: true;
   readonly key?: { readonly field: string; readonly from?: string; readonly before?: string };
 }
 
@@ -58,7 +60,11 @@ export function buildWhere(scope: Scope, query: SummaryQuery, narrowing: Narrowi
     if (hidden && hidden.fields.includes(filter.field.name)) conditions.push(visible ??= referenceVisible(hidden, parameters));
   });
   if (narrowing.writtenSince !== undefined) bind('c._ts >= @', 'since', narrowing.writtenSince);
-  if (narrowing.id !== undefined) bind(`c.${query.resource.idField} = @`, 'id', narrowing.id);
+  if (narrowing.ids !== undefined) {
+    conditions.push(`ARRAY_CONTAINS(@ids, c.${query.resource.idField})`);
+    parameters.push({ name: '@ids', value: [...narrowing.ids] });
+  }
+  if (narrowing.textIds) conditions.push(`IS_STRING(c.${query.resource.idField})`);
   const { key } = narrowing;
   if (key) {
     checkField(query, key.field);
@@ -192,10 +198,11 @@ export function buildKeysSql(scope: Scope, query: SummaryQuery, narrowing: Narro
   return { query: `SELECT c.${query.resource.idField} AS id, c.${keyField} AS ${DELTA_KEY_MEMBER} FROM c WHERE ${where.query}`, parameters: where.parameters };
 }
 
-/** The store write time of the tenant's record with this id, whatever the view: for telling a gone record from one that moved. */
-export function buildWrittenAtSql(scope: Scope, query: SummaryQuery, id: string): SqlQuery {
+/** The store write times of the tenant's records with these ids, whatever the view: for telling a gone record from one that moved. */
+export function buildWrittenAtSql(scope: Scope, query: SummaryQuery, ids: readonly string[]): SqlQuery {
+  const { idField } = query.resource;
   return {
-    query: `SELECT VALUE c._ts FROM c WHERE c.${TENANT_FIELD} = @tenant AND c.${query.resource.idField} = @id`,
-    parameters: [{ name: '@tenant', value: scope.tenant }, { name: '@id', value: id }],
+    query: `SELECT c.${idField} AS id, c._ts AS ts FROM c WHERE c.${TENANT_FIELD} = @tenant AND ARRAY_CONTAINS(@ids, c.${idField})`,
+    parameters: [{ name: '@tenant', value: scope.tenant }, { name: '@ids', value: [...ids] }],
   };
 }

@@ -149,20 +149,21 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       for await (const rows of rowsOf(scope, query, buildListSql(scope, query), meter)) yield rows.map((row) => sortLines(row, query.resource.lines));
     },
     async *changed(scope, query, since, keyField, meter) {
-      for await (const rows of rowsOf(scope, query, buildListSql(scope, query, { writtenSince: since }, keyField), meter)) yield rows.map((row) => sortLines(row, query.resource.lines));
+      for await (const rows of rowsOf(scope, query, buildListSql(scope, query, { writtenSince: since, textIds: true }, keyField), meter)) yield rows.map((row) => sortLines(row, query.resource.lines));
     },
-    count: async (scope, query, narrowing, meter) => (await versionOf(scope, query, narrowing, meter)).records,
+    count: async (scope, query, narrowing, meter) => (await versionOf(scope, query, { ...narrowing, textIds: true }, meter)).records,
     async keys(scope, query, narrowing, keyField, meter) {
       const keys: KeyedId[] = [];
-      for await (const rows of rowsOf(scope, query, buildKeysSql(scope, query, narrowing, keyField), meter)) {
+      for await (const rows of rowsOf(scope, query, buildKeysSql(scope, query, { ...narrowing, textIds: true }, keyField), meter)) {
         for (const row of rows) keys.push({ id: String(row.id), key: row[DELTA_KEY_MEMBER] });
       }
       return keys;
     },
-    async writtenAt(scope, query, id, meter) {
-      let written: number | undefined;
-      for await (const values of rowsOf(scope, query, buildWrittenAtSql(scope, query, id), meter)) {
-        for (const value of values as unknown[]) if (typeof value === 'number') written = Math.max(written ?? 0, value);
+    async writtenAt(scope, query, ids, meter) {
+      const written = new Map<string, number>();
+      if (ids.length === 0) return written;
+      for await (const rows of rowsOf(scope, query, buildWrittenAtSql(scope, query, ids), meter)) {
+        for (const { id, ts } of rows) if (typeof id === 'string' && typeof ts === 'number') written.set(id, Math.max(written.get(id) ?? 0, ts));
       }
       return written;
     },

@@ -83,7 +83,8 @@ export interface KeyedId {
 /**
  * The delta feed's reads (shared/delta, docs/decisions.md "The delta feed"): the record store's
  * reads of a view, narrowed to what was written since a store time and to a part of the key
- * field's range. The same rules as RecordStore: tenant, filters, Drafts, visible fields, faults.
+ * field's range, of the records whose id field is a text (the feed knows a record by it). The
+ * same rules as RecordStore: tenant, filters, Drafts, visible fields, faults.
  */
 export interface DeltaReads {
   /** The view's records written at or after `since` (`_ts`), as `stream` reads them, each with its `keyField`'s stored value (build-sql.ts DELTA_KEY_MEMBER). */
@@ -92,6 +93,6 @@ export interface DeltaReads {
   count(scope: Scope, query: SummaryQuery, narrowing: Narrowing, meter?: StoreMeter): Promise<number>;
   /** The ids and `keyField` values of the view's records in the narrowing: each one read counts as a document. */
   keys(scope: Scope, query: SummaryQuery, narrowing: Narrowing, keyField: string, meter?: StoreMeter): Promise<KeyedId[]>;
-  /** The store write time (`_ts`) of the tenant's record `id`, in any view, or undefined when there is none: one document. */
-  writtenAt(scope: Scope, query: SummaryQuery, id: string, meter?: StoreMeter): Promise<number | undefined>;
+  /** The store write times (`_ts`) of the tenant's records of these ids that exist, in any view, by id: one document each. */
+  writtenAt(scope: Scope, query: SummaryQuery, ids: readonly string[], meter?: StoreMeter): Promise<ReadonlyMap<string, number>>;
 }

@@ -61,7 +61,7 @@ async function loadLikeTheHost(extraEnv: Record<string, string> = {}, cwd: URL =
 }
 
 describe('the compiled function files', () => {
-  it('load from package.json main the way the host does, registering every operation (route, methods, function auth level) and the export jobs\' triggers', async () => {
+  it('load from package.json main the way the host does, registering every operation (route, methods, function auth level), the deltas and the export jobs\' triggers', async () => {
     const { files, registered } = await loadLikeTheHost();
     expect(files).toEqual(['export-jobs.js', 'summary-operations.js']);
     const triggers = registered.map(({ metadata, callback }) => {
@@ -75,6 +75,9 @@ describe('the compiled function files', () => {
       http('contractsExport', 'v1/contracts/exports', 'POST'),
       http('invoicesExport', 'v1/invoices/exports', 'POST'),
       http('exportStatus', 'v1/exports/{id}', 'GET'),
+      // Deltas keep their tokens in the export storage: registered where it is.
+      http('contractsDelta', 'v1/contracts/delta', 'POST'),
+      http('invoicesDelta', 'v1/invoices/delta', 'POST'),
       http('cancelExport', 'v1/exports/{id}', 'DELETE'),
       // Identity-based: the connection's settings are EXPORTS_STORAGE__queueServiceUri (and the managed identity).
       { name: 'exportWindow', type: 'queueTrigger', queueName: 'export-windows', connection: 'EXPORTS_STORAGE', callback: 'function' },
@@ -89,7 +92,7 @@ describe('the compiled function files', () => {
     }
   });
 
-  it('register no export job where no export storage is configured', async () => {
+  it('register no export job and no delta where no export storage is configured', async () => {
     const { registered } = await loadLikeTheHost({ EXPORTS_STORAGE__blobServiceUri: '', EXPORTS_STORAGE__queueServiceUri: '', EXPORTS_STORAGE__tenantId: '', EXPORTS_STORAGE__clientId: '', EXPORTS_STORAGE__clientSecret: '' });
     expect(registered.map(({ metadata }) => metadata.name)).toEqual(['contractsSummary', 'invoicesSummary']);
   });

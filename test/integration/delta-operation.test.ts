@@ -185,6 +185,29 @@ describe('a JSON delta', () => {
   });
 });
 
+describe('stored data that is not as it should be', () => {
+  it('leaves a record with a malformed required value out, as the summary operation does, and never says it was removed; a record whose id is no text hides no removal', async () => {
+    const template = (await own.documents('contracts')).find((document) => document.status === 'Published')!;
+    const malformed: Doc = { ...template, id: 'CON-MALFORMED-1', contractId: 'CON-MALFORMED-1', title: 42, createdDate: '2025-05-05T08:00:00.000Z' };
+    const numberId: Doc = { ...template, id: 'CON-NUMBER-ID', contractId: 4242, createdDate: '2025-05-06T08:00:00.000Z' };
+    await own.write('contracts', [malformed, numberId]);
+    await quiet();
+    const first = await wholeDelta('contracts', { createdFrom: '2025-05-01', createdTo: '2025-05-31' });
+    const ids = first.rows.map((row) => row.contractId);
+    expect(ids).not.toContain('CON-MALFORMED-1');
+    expect(ids).not.toContain(4242);
+    expect(ids.length).toBeGreaterThan(0);
+    const warned = own.service.logs.map((line) => JSON.parse(line) as Doc).filter((entry) => entry.operation === 'contracts.delta').at(-1)!;
+    expect(warned.malformed?.recordsLeftOut).toBe(1);
+    // The malformed record and a record the caller was given both go: only the given one is a removal.
+    const given = String(ids[0]);
+    await own.remove('contracts', ['CON-MALFORMED-1', given]);
+    const next = await wholeDelta('contracts', { createdFrom: '2025-05-01', createdTo: '2025-05-31', deltaToken: first.token });
+    expect(next.rows).toEqual([{ contractId: given, _removed: 'deleted' }]);
+    await own.remove('contracts', ['CON-NUMBER-ID']);
+  });
+});
+
 describe('a Parquet delta', () => {
   it('is one file of the view\'s columns and `_removed`, the token in its header and footer; for invoices a zip of both tables', async () => {
     const first = await post(deltaUrl('contracts'), { accept: 'application/vnd.apache.parquet', body: { createdFrom: '2020-01-01' } });
@@ -196,7 +219,8 @@ describe('a Parquet delta', () => {
     expect(table.metadata['summary.deltaToken']).toBe(token);
     expect(table.rows.every((row) => row._removed === null || row._removed === undefined)).toBe(true);
     expect(table.numRows).toBe((await truth(CONTRACTS, FULL, { createdFrom: '2020-01-01' })).size);
-    const [gone] = (await own.documents('contracts')).filter((document) => document.status === 'Published');
+    // One the view holds (created since 2020).
+    const [gone] = (await own.documents('contracts')).filter((document) => document.status === 'Published' && document.createdDate >= '2020');
     await own.remove('contracts', [gone!.id]);
     const next = await post(deltaUrl('contracts'), { accept: 'application/vnd.apache.parquet', body: { createdFrom: '2020-01-01', deltaToken: token } });
     const removed = await readParquet(new Uint8Array(await next.arrayBuffer()));

@@ -163,8 +163,8 @@ describe('a resource defined only in a test', () => {
   it('gets its OpenAPI operation, schemas and gated-filter note generated, and its answers validate against them', async () => {
     const document = buildOpenApi({ resources: TEST_RESOURCES, datapoints: TEST_DATAPOINTS }) as Record<string, unknown>;
     const paths = document.paths as Record<string, { post: { operationId: string; responses: Record<string, { content?: Record<string, unknown> }> } }>;
-    // Its export jobs come with it: a kick-off of its own, and the one status and cancel path.
-    expect(Object.keys(paths)).toEqual(['/v1/contracts/summary', '/v1/invoices/summary', '/v1/suppliers/summary', '/v1/contracts/exports', '/v1/invoices/exports', '/v1/suppliers/exports', '/v1/exports/{id}']);
+    // Its delta and export jobs come with it: a delta and a kick-off of its own, and the one status and cancel path.
+    expect(Object.keys(paths)).toEqual(['/v1/contracts/summary', '/v1/invoices/summary', '/v1/suppliers/summary', '/v1/contracts/delta', '/v1/invoices/delta', '/v1/suppliers/delta', '/v1/contracts/exports', '/v1/invoices/exports', '/v1/suppliers/exports', '/v1/exports/{id}']);
     const operation = paths['/v1/suppliers/summary']!.post;
     expect(operation.operationId).toBe('suppliersSummary');
     expect(Object.keys(operation.responses['200']!.content!)).toEqual(['application/json', 'application/zip']);

@@ -216,6 +216,7 @@ describe('the delta feed\'s narrowing', () => {
     { tenantId: 'contoso', id: 'c', contractId: 'c', status: 'Published', createdDate: 20250320, _ts: 300 },
     { tenantId: 'contoso', id: 'd', contractId: 'd', status: 'Draft', createdDate: '2025-03-20T00:00:00.000Z', _ts: 400 },
     { tenantId: 'fabrikam', id: 'e', contractId: 'e', status: 'Published', createdDate: '2025-03-02T00:00:00.000Z', _ts: 500 },
+    { tenantId: 'contoso', id: 'f', contractId: 6, status: 'Published', createdDate: 20250303, _ts: 600 },
   ];
   const ids = (rows: unknown[]) => (rows as { id: string }[]).map((row) => row.id).sort();
 
@@ -226,20 +227,22 @@ describe('the delta feed\'s narrowing', () => {
       expect(literals(sql)).toEqual([]);
       return ids(run(sql.query, sql, documents));
     };
-    expect(keys({})).toEqual(['a', 'b', 'c']);
+    expect(keys({})).toEqual([6, 'a', 'b', 'c']);
+    // A record is known by its id field's text: one whose id is not a text is in no delta read.
+    expect(keys({ textIds: true })).toEqual(['a', 'b', 'c']);
     expect(keys({ key: { field: 'createdDate' } })).toEqual(['a', 'b']);
     expect(keys({ key: { field: 'createdDate', from: '2025-03-01T00:00:00.000Z', before: '2025-03-15T00:00:00.000Z' } })).toEqual(['a']);
     expect(keys({ key: { field: 'createdDate', from: '2025-03-15T00:00:00.000Z' } })).toEqual(['b']);
-    expect(keys({ writtenSince: 200 })).toEqual(['b', 'c']);
-    expect(keys({ id: 'b' })).toEqual(['b']);
-    expect(keys({ id: 'd' })).toEqual([]);
+    expect(keys({ writtenSince: 200 })).toEqual([6, 'b', 'c']);
+    expect(keys({ ids: ['b', 'c', 'z'] })).toEqual(['b', 'c']);
+    expect(keys({ ids: ['d'] })).toEqual([]);
     expect(() => buildKeysSql(scope, parsed, { key: { field: 'createdDate) OR (1=1' } }, 'createdDate')).toThrow(TypeError);
   });
 
-  it('asks the store write time of an id in the tenant, whatever the view', () => {
+  it('asks the store write times of ids in the tenant, whatever the view', () => {
     const { scope, query: parsed } = query(CONTRACTS!, {}, ['Data.Read']);
-    const sql = buildWrittenAtSql(scope, parsed, 'd');
-    expect(run(sql.query, sql, documents)).toEqual([400]);
-    expect(run(sql.query, sql, documents.filter((document) => document.id !== 'd'))).toEqual([]);
+    const sql = buildWrittenAtSql(scope, parsed, ['d', 'e', 'a']);
+    expect(run(sql.query, sql, documents)).toEqual([{ id: 'a', ts: 100 }, { id: 'd', ts: 400 }]);
+    expect(run(sql.query, sql, documents.filter((document) => document.id !== 'd'))).toEqual([{ id: 'a', ts: 100 }]);
   });
 });
