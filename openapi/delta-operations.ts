@@ -7,7 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
 import { PROBLEM_MEDIA_TYPE } from '../shared/errors/problem-response.js';
-import { DELTA_PAGE_MEMBER, DELTA_PAGE_PATTERN, DELTA_PAGES_HOURS, DELTA_TOKEN_HEADER, DELTA_TOKEN_MEMBER, DELTA_TOKEN_PATTERN, deltaNames, REMOVAL_REASONS, REMOVED_MEMBER } from '../shared/model/delta-operations.js';
+import { DELTA_PAGE_MEMBER, DELTA_PAGE_PATTERN, DELTA_PAGES_HOURS, DELTA_SINCE_MEMBER, DELTA_TOKEN_HEADER, DELTA_TOKEN_MEMBER, DELTA_TOKEN_PATTERN, deltaNames, INSTANT_PATTERN, KEPT_MEMBER, REMOVAL_REASONS, REMOVED_MEMBER } from '../shared/model/delta-operations.js';
 import { exportFile, mediaTypeOf, PARQUET_MEDIA_TYPE } from '../shared/model/operation-contract.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
 import { componentRef, schemaRef } from './component-ref.js';
@@ -83,15 +83,20 @@ export function deltaSchemas(filterSchemas: Readonly<Record<string, JsonObject>>
   };
   for (const resource of resources) {
     const filters = filterSchemas[resource.openapi.filtersSchema] as { properties: JsonObject };
-    const { page: _page, ...properties } = filters.properties;
+    const { page: _page, orderBy: _orderBy, order: _order, ...properties } = filters.properties;
     schemas[deltaSchemaName(resource, 'Request')] = {
       type: 'object',
-      description: `A delta of ${resource.name}: the summary operation's filters, order and pageSize, where a date range may have one end only (open) and span any number of months, and optionally `
-        + `\`${DELTA_TOKEN_MEMBER}\` (absent: the whole view as of now) or \`${DELTA_PAGE_MEMBER}\` (a later page). No page: later pages are reached by their links. Every member may also be sent in the query string; the body wins.`,
+      description: `A delta of ${resource.name}: the summary operation's filters and pageSize, where a date range may have one end only (open) and span any number of months, and optionally `
+        + `\`${DELTA_TOKEN_MEMBER}\` (absent: the whole view as of now), \`${DELTA_SINCE_MEMBER}\` (instead of a token, for a copy made without one) or \`${DELTA_PAGE_MEMBER}\` (a later page). No page (later pages are reached by their links), no order (rows are merged by id, in no particular order). Every member may also be sent in the query string; the body wins.`,
       properties: {
         ...properties,
         [DELTA_TOKEN_MEMBER]: { type: 'string', pattern: DELTA_TOKEN_PATTERN.source, description: 'The token of your last delta of these filters, as it was given.' },
         [DELTA_PAGE_MEMBER]: { type: 'string', pattern: DELTA_PAGE_PATTERN.source, description: 'A later page\'s name, as `delta.nextPage` gave it (with the same filters, or none).' },
+        [DELTA_SINCE_MEMBER]: {
+          type: 'string', pattern: INSTANT_PATTERN.source,
+          description: `Instead of \`${DELTA_TOKEN_MEMBER}\`, for a copy you made without one (a folder pulled month by month or by an export job): the time it holds every write before (its X-Summary-As-Of, a pull's watermark). `
+            + `The delta is then what changed since, and a kept row (\`${KEPT_MEMBER}\`) for every other record of your view now: drop from your copy what is in no row. JSON only; it reads the view's ids once.`,
+        },
       },
       additionalProperties: false,
     };
@@ -109,6 +114,13 @@ export function deltaSchemas(filterSchemas: Readonly<Record<string, JsonObject>>
                 description: `A removal: the record\'s ${resource.idField}, and \`${REMOVED_MEMBER}\`: \`deleted\` (it is gone from the store) or \`leftView\` (it is no longer in your view and filters: turned Draft, moved out of the range or workspace). Delete it from your copy.`,
                 properties: { [resource.idField]: { type: 'string' }, [REMOVED_MEMBER]: { enum: [...REMOVAL_REASONS] } },
                 required: [resource.idField, REMOVED_MEMBER],
+                additionalProperties: false,
+              },
+              {
+                type: 'object',
+                description: `Only in a delta started with \`${DELTA_SINCE_MEMBER}\`: the record is in your view and unchanged since then; keep it as your copy holds it.`,
+                properties: { [resource.idField]: { type: 'string' }, [KEPT_MEMBER]: { const: true } },
+                required: [resource.idField, KEPT_MEMBER],
                 additionalProperties: false,
               },
             ],
@@ -135,7 +147,7 @@ export function deltaPaths(resources: readonly ResourceDefinition[]): JsonObject
     const responses: JsonObject = {
       200: {
         description: `A page of the delta (JSON), or the whole delta as ${mediaType === PARQUET_MEDIA_TYPE ? 'one Parquet file' : `a zip of two Parquet files (Accept: ${PARQUET_MEDIA_TYPE} or ${mediaType})`}: the view's columns, each nullable, then \`${REMOVED_MEMBER}\` (null on changed rows).`,
-        headers: { ...base, [DELTA_TOKEN_HEADER]: componentRef('headers', DELTA_TOKEN_HEADER), Link: componentRef('headers', 'Link'), 'Content-Disposition': componentRef('headers', 'Content-Disposition') },
+        headers: { ...base, [DELTA_TOKEN_HEADER]: componentRef('headers', DELTA_TOKEN_HEADER), 'X-Summary-As-Of': componentRef('headers', 'X-Summary-As-Of'), Link: componentRef('headers', 'Link'), 'Content-Disposition': componentRef('headers', 'Content-Disposition') },
         content: {
           [mediaTypeOf('json')]: { schema: schemaRef(deltaSchemaName(resource, 'Page')) },
           [mediaType]: { schema: { type: 'string', format: 'binary' } },

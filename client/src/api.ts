@@ -550,7 +550,7 @@ export interface components {
              */
             deltaLink?: string;
         };
-        /** @description A delta of contracts: the summary operation's filters, order and pageSize, where a date range may have one end only (open) and span any number of months, and optionally `deltaToken` (absent: the whole view as of now) or `deltaPage` (a later page). No page: later pages are reached by their links. Every member may also be sent in the query string; the body wins. */
+        /** @description A delta of contracts: the summary operation's filters and pageSize, where a date range may have one end only (open) and span any number of months, and optionally `deltaToken` (absent: the whole view as of now), `since` (instead of a token, for a copy made without one) or `deltaPage` (a later page). No page (later pages are reached by their links), no order (rows are merged by id, in no particular order). Every member may also be sent in the query string; the body wins. */
         ContractsDeltaRequest: {
             /** @description Must be "CW" followed by 4 to 10 digits, for example CW000123; otherwise 400 `INVALID_FILTER`. */
             contractWorkspaceID?: string;
@@ -575,18 +575,6 @@ export interface components {
              */
             updatedTo?: string;
             /**
-             * @description Must be the name of a sortable field; otherwise 400 `INVALID_ORDER_BY`. One of the listed fields that the caller can also see (contractAmount needs `Data.Read.Financials`; supplierName needs `Data.Read.Suppliers`); the error's message lists the caller's sortable fields. Ties are broken by the record id in the same direction, so pages are stable.
-             * @default createdDate
-             * @enum {string}
-             */
-            orderBy?: "contractId" | "title" | "status" | "effectiveDate" | "expirationDate" | "createdDate" | "updatedDate" | "contractAmount" | "supplierName";
-            /**
-             * @description Must be "asc" or "desc"; otherwise 400 `INVALID_FILTER`.
-             * @default asc
-             * @enum {string}
-             */
-            order?: "asc" | "desc";
-            /**
              * @description Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). A jump to a page that has records may reach at most record MAX_RESULT_WINDOW (page × pageSize ≤ 10000 by default; deeper is 400 `RESULT_WINDOW_EXCEEDED`: walk there page by page, narrow the filters or export Parquet); a page past the last one is empty, not refused. JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
              * @default 25
              */
@@ -595,6 +583,8 @@ export interface components {
             deltaToken?: string;
             /** @description A later page's name, as `delta.nextPage` gave it (with the same filters, or none). */
             deltaPage?: string;
+            /** @description Instead of `deltaToken`, for a copy you made without one (a folder pulled month by month or by an export job): the time it holds every write before (its X-Summary-As-Of, a pull's watermark). The delta is then what changed since, and a kept row (`_kept`) for every other record of your view now: drop from your copy what is in no row. JSON only; it reads the view's ids once. */
+            since?: string;
         };
         /** @description One page of a contracts delta: the records created or changed since the token, in their current version, then a removal row for each record you were given that left your view. */
         ContractsDeltaPage: {
@@ -602,12 +592,16 @@ export interface components {
                 contractId: string;
                 /** @enum {unknown} */
                 _removed: "deleted" | "leftView";
+            } | {
+                contractId: string;
+                /** @constant */
+                _kept: true;
             })[];
             pagination: components["schemas"]["DeltaPagination"];
             delta: components["schemas"]["DeltaLinks"];
             meta: components["schemas"]["Meta"];
         };
-        /** @description A delta of invoices: the summary operation's filters, order and pageSize, where a date range may have one end only (open) and span any number of months, and optionally `deltaToken` (absent: the whole view as of now) or `deltaPage` (a later page). No page: later pages are reached by their links. Every member may also be sent in the query string; the body wins. */
+        /** @description A delta of invoices: the summary operation's filters and pageSize, where a date range may have one end only (open) and span any number of months, and optionally `deltaToken` (absent: the whole view as of now), `since` (instead of a token, for a copy made without one) or `deltaPage` (a later page). No page (later pages are reached by their links), no order (rows are merged by id, in no particular order). Every member may also be sent in the query string; the body wins. */
         InvoicesDeltaRequest: {
             /** @description Must be "CW" followed by 4 to 10 digits, for example CW000123; otherwise 400 `INVALID_FILTER`. */
             contractWorkspaceID?: string;
@@ -651,18 +645,6 @@ export interface components {
              */
             status?: "Draft" | "Submitted" | "Approved" | "Rejected" | "Paid" | "Cancelled";
             /**
-             * @description Must be the name of a sortable field; otherwise 400 `INVALID_ORDER_BY`. One of the listed fields that the caller can also see (totalAmount needs `Data.Read.Financials`; supplierName needs `Data.Read.Suppliers`); the error's message lists the caller's sortable fields. Ties are broken by the record id in the same direction, so pages are stable.
-             * @default createdDate
-             * @enum {string}
-             */
-            orderBy?: "invoiceId" | "invoiceNumber" | "status" | "invoiceDate" | "dueDate" | "createdDate" | "updatedDate" | "totalAmount" | "supplierName";
-            /**
-             * @description Must be "asc" or "desc"; otherwise 400 `INVALID_FILTER`.
-             * @default asc
-             * @enum {string}
-             */
-            order?: "asc" | "desc";
-            /**
              * @description Must be the page size: a whole number ≥ 1 (a JSON integer in the body); otherwise 400 `INVALID_FILTER`. At most MAX_PAGE_SIZE (default 1000; more is 400 `PAGE_SIZE_TOO_LARGE`). A jump to a page that has records may reach at most record MAX_RESULT_WINDOW (page × pageSize ≤ 10000 by default; deeper is 400 `RESULT_WINDOW_EXCEEDED`: walk there page by page, narrow the filters or export Parquet); a page past the last one is empty, not refused. JSON only: together with an Accept that chooses an export (`application/vnd.apache.parquet` or `application/zip`) it is 400 `PAGINATION_NOT_ALLOWED` (an export is the whole result).
              * @default 25
              */
@@ -671,6 +653,8 @@ export interface components {
             deltaToken?: string;
             /** @description A later page's name, as `delta.nextPage` gave it (with the same filters, or none). */
             deltaPage?: string;
+            /** @description Instead of `deltaToken`, for a copy you made without one (a folder pulled month by month or by an export job): the time it holds every write before (its X-Summary-As-Of, a pull's watermark). The delta is then what changed since, and a kept row (`_kept`) for every other record of your view now: drop from your copy what is in no row. JSON only; it reads the view's ids once. */
+            since?: string;
         };
         /** @description One page of a invoices delta: the records created or changed since the token, in their current version, then a removal row for each record you were given that left your view. */
         InvoicesDeltaPage: {
@@ -678,6 +662,10 @@ export interface components {
                 invoiceId: string;
                 /** @enum {unknown} */
                 _removed: "deleted" | "leftView";
+            } | {
+                invoiceId: string;
+                /** @constant */
+                _kept: true;
             })[];
             pagination: components["schemas"]["DeltaPagination"];
             delta: components["schemas"]["DeltaLinks"];
@@ -1626,6 +1614,7 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Summary-Delta-Token": components["headers"]["X-Summary-Delta-Token"];
+                    "X-Summary-As-Of": components["headers"]["X-Summary-As-Of"];
                     Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
@@ -1667,6 +1656,7 @@ export interface operations {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Summary-Delta-Token": components["headers"]["X-Summary-Delta-Token"];
+                    "X-Summary-As-Of": components["headers"]["X-Summary-As-Of"];
                     Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;

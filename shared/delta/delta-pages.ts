@@ -21,6 +21,8 @@ export interface KeptPage {
   readonly rows: readonly Readonly<Record<string, unknown>>[];
   /** On the last page: the token to keep. */
   readonly deltaToken?: string | undefined;
+  /** On the last page: every write before this instant is in this delta or an earlier one (X-Summary-As-Of). */
+  readonly asOf?: string | undefined;
 }
 
 const binding = z.object({ tenant: z.string(), clientId: z.string(), resource: z.string(), view: z.string(), filters: z.string() });
@@ -35,6 +37,7 @@ const kept = z.object({
   totalRecords: z.number().int().nonnegative(),
   rows: z.array(z.record(z.string(), z.unknown())),
   deltaToken: z.string().optional(),
+  asOf: z.string().optional(),
 });
 
 export function encodePage(page: KeptPage): Uint8Array {

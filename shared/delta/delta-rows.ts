@@ -4,17 +4,21 @@
  * and `_removed`, why it left (a JSON member; in Parquet a column, null on changed rows, so dlt's
  * `hard_delete` or a deduplicating destination applies it: docs/api.md, "Deltas").
  */
-import { REMOVAL_REASONS, REMOVED_MEMBER } from '../model/delta-operations.js';
+import { KEPT_MEMBER, REMOVAL_REASONS, REMOVED_MEMBER } from '../model/delta-operations.js';
 import type { FieldSpec } from '../model/fields.js';
 import type { StoredRecord } from '../model/view.js';
 import { planCleaning, type CleaningPlan } from '../output/record-cleaner.js';
 import type { Delta } from './compute-delta.js';
 
-/** The rows of a delta: its changed records (cleaned as they were given: compute-delta.ts `give`), then its removals. */
-export function deltaRows(plan: CleaningPlan, delta: Pick<Delta, 'changed' | 'removed'>): StoredRecord[] {
+/**
+ * The rows of a delta: its changed records (cleaned as they were given: compute-delta.ts `give`),
+ * then its removals, then (a delta started with `since`) a kept row per other record of the view.
+ */
+export function deltaRows(plan: CleaningPlan, delta: Pick<Delta, 'changed' | 'removed'>, kept: readonly string[] = []): StoredRecord[] {
   const rows: StoredRecord[] = [...delta.changed];
   const idField = plan.view.resource.idField;
   for (const { id, reason } of delta.removed) rows.push({ [idField]: id, [REMOVED_MEMBER]: reason });
+  for (const id of kept) rows.push({ [idField]: id, [KEPT_MEMBER]: true });
   return rows;
 }
 

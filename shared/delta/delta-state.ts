@@ -21,6 +21,12 @@ export interface DeltaState {
   readonly records: ReadonlyMap<string, DeltaEntry>;
 }
 
+/**
+ * The hash of a record given in a copy made without the feed (a delta started with `since`): its
+ * values are not known, so its next change is sent whatever it holds. No values hash to it.
+ */
+export const UNKNOWN_VALUES = '';
+
 /** Before the first read: nothing given, every write of the store's life to read. */
 export const EMPTY_STATE: DeltaState = Object.freeze({ since: 0, records: new Map<string, DeltaEntry>() });
 

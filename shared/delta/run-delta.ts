@@ -15,13 +15,20 @@ import type { DeltaDeps } from './delta-deps.js';
 import { formatDeltaToken, newDeltaToken } from './delta-token.js';
 import { resolveToken, type TokenOutcome } from './resolve-token.js';
 import { encodeState, type StateBinding } from './state-codec.js';
+import { UNKNOWN_VALUES, type DeltaState } from './delta-state.js';
 
 export interface DeltaRequest {
   readonly scope: Scope;
   readonly query: SummaryQuery;
   readonly clientId: string;
-  /** The token sent, or undefined: the whole view as of now. */
+  /** The token sent, or undefined: the whole view as of now (or, with `since`, what changed in it since then). */
   readonly token: string | undefined;
+  /**
+   * Without a token: the time (ms since the epoch) a copy the caller made without the feed holds
+   * every write before. The delta is then what changed since, and the ids of every other record of
+   * the view (`kept`), so that the copy drops what is not among them.
+   */
+  readonly since?: number;
   /** The service's clock, ms since the epoch. */
   readonly now: number;
   readonly meter: StoreMeter;
@@ -34,7 +41,7 @@ export interface DeltaRequest {
 
 /** A delta worked out, its state kept under `token`; or why the token sent came to no state. */
 export type DeltaOutcome =
-  | { readonly kind: 'delta'; readonly delta: Delta; readonly token: string; readonly binding: StateBinding }
+  | { readonly kind: 'delta'; readonly delta: Delta; readonly token: string; readonly binding: StateBinding; readonly kept: readonly string[] }
   | Exclude<TokenOutcome, { readonly kind: 'state' }>;
 
 /** The field whose stored text places a record in the key range removals are counted down (its creation time). */
@@ -71,9 +78,25 @@ export async function runDelta(request: DeltaRequest): Promise<DeltaOutcome> {
   const resolved = await resolveToken({ token: request.token, binding, now, days: deps.tokenDays, blobs: deps.blobs });
   if (resolved.kind !== 'state') return resolved;
   const reads = query.matchesNothing ? NOTHING : deps.reads;
-  const delta = await computeDelta({ reads, scope, query, keyField: deltaKeyField(query.resource), state: resolved.state, now, meter, ...(give ? { give } : {}), ...(signal ? { signal } : {}) });
+  const keyField = deltaKeyField(query.resource);
+  const state = request.since === undefined ? resolved.state : await startedSince(reads, request, keyField);
+  const delta = await computeDelta({ reads, scope, query, keyField, state, now, meter, ...(give ? { give } : {}), ...(signal ? { signal } : {}) });
   signal?.throwIfAborted();
   const token = newDeltaToken(now);
   await deps.blobs.put(stateBlob(scope.tenant, token.stateId), encodeState({ binding, issued: token.issued, state: delta.next }));
-  return { kind: 'delta', delta, token: formatDeltaToken(token), binding };
+  const sent = new Set([...delta.changed.map((record) => String(record[query.resource.idField])), ...delta.removed.map((removal) => removal.id)]);
+  const kept = request.since === undefined ? [] : [...state.records.keys()].filter((id) => !sent.has(id));
+  return { kind: 'delta', delta, token: formatDeltaToken(token), binding, kept };
+}
+
+/**
+ * The state of a copy made without the feed, as of `since`: every record of the view now, by its
+ * id-only read, as given with values unknown, and the writes since `since` to read. A record
+ * deleted after `since` is in no part of it: the copy drops it, being among no row of the answer.
+ */
+async function startedSince(reads: DeltaReads, request: DeltaRequest, keyField: string): Promise<DeltaState> {
+  const { scope, query, meter, signal } = request;
+  signal?.throwIfAborted();
+  const present = await reads.keys(scope, query, {}, keyField, meter);
+  return { since: Math.floor(request.since! / 1000), records: new Map(present.map(({ id, key }) => [id, { key: typeof key === 'string' ? key : undefined, hash: UNKNOWN_VALUES }])) };
 }

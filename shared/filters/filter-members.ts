@@ -1,4 +1,4 @@
-import { DELTA_PAGE_MEMBER, DELTA_PAGE_PATTERN, DELTA_TOKEN_MEMBER, DELTA_TOKEN_PATTERN } from '../model/delta-operations.js';
+import { DELTA_PAGE_MEMBER, DELTA_PAGE_PATTERN, DELTA_SINCE_MEMBER, DELTA_TOKEN_MEMBER, DELTA_TOKEN_PATTERN, INSTANT_PATTERN } from '../model/delta-operations.js';
 import { dateRule, patternRule, positiveIntegerRule, stringRule, valuesRule, type MemberRule } from '../model/member-rules.js';
 import type { FilterDefinition, ResourceDefinition } from '../model/resource-definition.js';
 import { unreachable } from '../util/unreachable.js';
@@ -45,15 +45,17 @@ export function filterMembers(resource: ResourceDefinition): Readonly<Record<str
 }
 
 /**
- * The members of a resource's delta operation: its filters, order and page size, the token of the
- * last delta and the name of a later page; never `page` (a delta's later pages are reached by
- * their links: docs/api.md, "Deltas").
+ * The members of a resource's delta operation: its filters and page size, the token of the
+ * last delta (or the time a copy made without one holds every write before) and the name of a
+ * later page; never `page` (later pages are reached by their links) nor an order (a delta's rows
+ * are merged by id, in no particular order: docs/api.md, "Deltas").
  */
 export function deltaMembers(resource: ResourceDefinition): Readonly<Record<string, FilterMember>> {
-  const { page: _page, ...members } = filterMembers(resource);
+  const { page: _page, orderBy: _orderBy, order: _order, ...members } = filterMembers(resource);
   return Object.freeze({
     ...members,
     [DELTA_TOKEN_MEMBER]: { rule: { ...patternRule(DELTA_TOKEN_PATTERN, 'the deltaToken of an earlier delta of this operation, as it was given (d1.…)'), code: 'INVALID_DELTA_TOKEN' } },
     [DELTA_PAGE_MEMBER]: { rule: patternRule(DELTA_PAGE_PATTERN, 'the deltaPage a delta\'s page named for its next page, as it was given') },
+    [DELTA_SINCE_MEMBER]: { rule: patternRule(INSTANT_PATTERN, 'an ISO 8601 instant, for example 2026-11-28T02:00:00Z: the X-Summary-As-Of (watermark) of the copy you hold') },
   });
 }

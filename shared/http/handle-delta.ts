@@ -9,10 +9,12 @@ import { deltaBinding, runDelta, type DeltaOutcome } from '../delta/run-delta.js
 import { ApiError } from '../errors/api-error.js';
 import { deltaMembers, type FilterMember } from '../filters/filter-members.js';
 import { parseFilters } from '../filters/parse-filters.js';
-import { DELTA_PAGE_MEMBER, DELTA_PAGES_HOURS, DELTA_TOKEN_HEADER, DELTA_TOKEN_MEMBER, deltaNames } from '../model/delta-operations.js';
+import { DELTA_PAGE_MEMBER, DELTA_PAGES_HOURS, DELTA_SINCE_MEMBER, DELTA_TOKEN_HEADER, DELTA_TOKEN_MEMBER, deltaNames } from '../model/delta-operations.js';
 import { exportFile, mediaTypeOf, type OperationNames } from '../model/operation-contract.js';
 import type { StoredRecord } from '../model/view.js';
 import { OutputLimitExceeded } from '../output/output-limit-exceeded.js';
+import { isTimestamp } from '../output/parquet/value-encoders.js';
+import { AS_OF_HEADER } from '../output/result-etag.js';
 import { cleaningWarning, cleanRecord, newCleaningReport, type CleaningPlan, type CleaningReport } from '../output/record-cleaner.js';
 import { STREAM_PAGE_SIZE } from '../store/record-store.js';
 import { BUSY_RETRY_SECONDS } from '../results/result-reader.js';
@@ -73,6 +75,7 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
       return answerPage(page, { requestId, now, links, pagesId: given[DELTA_PAGE_MEMBER].split('.')[0]! });
     }
     const token = given[DELTA_TOKEN_MEMBER];
+    const since = startedSince(given, json, now);
     // A delta reads the store as an export does (a first one the whole view): within an export
     // slot and the export deadline, stopped when its caller goes away; refused before any read.
     const release = await deps.exportSlots.acquire({ clientId: principal.clientId, tenant: scope.tenant });
@@ -83,11 +86,13 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
     try {
       const report = newCleaningReport();
       const outcome = await runDelta({
-        scope, query, clientId: principal.clientId, token: typeof token === 'string' ? token : undefined, now, meter, signal, deps: endpoint.delta,
+        scope, query, clientId: principal.clientId, token: typeof token === 'string' ? token : undefined, ...(since === undefined ? {} : { since }), now, meter, signal, deps: endpoint.delta,
         give: (record) => cleanRecord(cleaning, record, report),
       });
       if (outcome.kind !== 'delta') throw tokenProblem(outcome, endpoint.delta.tokenDays);
-      const rows = deltaRows(cleaning, outcome.delta);
+      const rows = deltaRows(cleaning, outcome.delta, outcome.kept);
+      // Every write before the next delta's start is in this one or an earlier one.
+      const asOf = new Date(outcome.delta.next.since * 1000).toISOString();
       const warning = cleaningWarning(report);
       const cost = { store: meter, ...(warning ? { cleaning: report } : {}) };
       if (!json) {
@@ -95,7 +100,7 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
         const file = exportFile(query.resource.export);
         return {
           status: 200,
-          headers: { ...baseHeaders(file.mediaType, requestId), [DELTA_TOKEN_HEADER]: outcome.token, 'Content-Disposition': `attachment; filename="${query.resource.name}-delta-${requestId}.${file.extension}"` },
+          headers: { ...baseHeaders(file.mediaType, requestId), [DELTA_TOKEN_HEADER]: outcome.token, [AS_OF_HEADER]: asOf, 'Content-Disposition': `attachment; filename="${query.resource.name}-delta-${requestId}.${file.extension}"` },
           body,
           records: rows.length,
           ...cost,
@@ -107,7 +112,7 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
       const kept = (page: number): KeptPage => ({
         binding: outcome.binding, created: Math.floor(now / 1000), page, pageSize, totalPages, totalRecords: rows.length,
         rows: rows.slice((page - 1) * pageSize, page * pageSize),
-        ...(page === totalPages ? { deltaToken: outcome.token } : {}),
+        ...(page === totalPages ? { deltaToken: outcome.token, asOf } : {}),
       });
       // Every later page is kept before the first is answered: a link handed out always answers.
       const later = Array.from({ length: totalPages - 1 }, (_, index) => index + 2);
@@ -126,6 +131,19 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
   });
 }
 
+/** The `since` of a delta that starts from a copy made without the feed (ms), or undefined; refused beside a token, with Parquet, or in the future. */
+function startedSince(given: SummaryQuery['given'], json: boolean, now: number): number | undefined {
+  const text = given[DELTA_SINCE_MEMBER];
+  if (typeof text !== 'string') return undefined;
+  const problem = (message: string) => new ApiError('INVALID_FILTER', message, { errors: [{ member: DELTA_SINCE_MEMBER, code: 'INVALID_FILTER', message }] });
+  if (given[DELTA_TOKEN_MEMBER] !== undefined) throw problem(`${DELTA_SINCE_MEMBER} starts deltas from a copy made without a token: send ${DELTA_SINCE_MEMBER} or ${DELTA_TOKEN_MEMBER}, not both.`);
+  if (!json) throw problem(`A delta started with ${DELTA_SINCE_MEMBER} is answered as JSON pages (its kept rows have no Parquet column): ask with Accept: application/json.`);
+  const at = isTimestamp(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(at)) throw problem(`${DELTA_SINCE_MEMBER} must be a real ISO 8601 instant, for example 2026-11-28T02:00:00Z.`);
+  if (at > now) throw problem(`${DELTA_SINCE_MEMBER} is later than the service's clock (${new Date(now).toISOString()}): send the X-Summary-As-Of of the copy you hold.`);
+  return at;
+}
+
 /** Where a delta's links start, or none without a public base URL: the request's filters (less its token, page and page size). */
 interface DeltaLinks {
   readonly prefix: string;
@@ -137,6 +155,7 @@ function deltaLinks(publicBaseUrl: string | undefined, path: string, params: URL
   const query = new URLSearchParams(base.query);
   query.delete(DELTA_TOKEN_MEMBER);
   query.delete(DELTA_PAGE_MEMBER);
+  query.delete(DELTA_SINCE_MEMBER);
   // The page size only as the caller asked it: a kept delta link follows a changed MAX_PAGE_SIZE.
   if (pageSize !== undefined) query.append('pageSize', String(pageSize));
   return { prefix: query.size > 0 ? `${base.operationUrl}?${query.toString()}&` : `${base.operationUrl}?` };
@@ -161,6 +180,7 @@ function answerPage(page: KeptPage, context: { readonly requestId: string; reado
   };
   const headers: Record<string, string> = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, context.requestId) };
   if (page.deltaToken !== undefined) headers[DELTA_TOKEN_HEADER] = page.deltaToken;
+  if (page.asOf !== undefined) headers[AS_OF_HEADER] = page.asOf;
   const linkHeader = [nextLink === undefined ? undefined : `<${nextLink}>; rel="next"`].filter((link) => link !== undefined);
   if (linkHeader.length > 0) headers.Link = linkHeader.join(', ');
   return { status: 200, headers, body: Buffer.from(JSON.stringify(envelope), 'utf8'), records: page.rows.length };
@@ -185,7 +205,7 @@ async function renderParquet(rows: readonly StoredRecord[], cleaning: CleaningPl
     for (let at = 0; at < rows.length || at === 0; at += STREAM_PAGE_SIZE) yield rows.slice(at, at + STREAM_PAGE_SIZE);
   }
   // The footer says the filters of the delta, not the token it was asked with (the new one is beside them).
-  const { [DELTA_TOKEN_MEMBER]: _sent, [DELTA_PAGE_MEMBER]: _page, ...filters } = options.query.given;
+  const { [DELTA_TOKEN_MEMBER]: _sent, [DELTA_PAGE_MEMBER]: _page, [DELTA_SINCE_MEMBER]: _since, ...filters } = options.query.given;
   try {
     const metadata = [...footerMetadata({ requestId: options.requestId, generatedAt, query: { ...options.query, given: filters } }), { key: 'summary.deltaToken', value: options.token }];
     return (await exportParquet(stream(), deltaParquetPlan(cleaning), { maxBytes: options.maxBytes, metadata, generatedAt, signal: options.signal, report: options.report })).body;

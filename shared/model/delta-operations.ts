@@ -18,6 +18,19 @@ export const DELTA_TOKEN_MEMBER = 'deltaToken';
 /** The request member (body or query) that names a later page of a delta (its links carry it). */
 export const DELTA_PAGE_MEMBER = 'deltaPage';
 
+/**
+ * The request member (body or query) that starts deltas from a copy made before them (a folder a
+ * pull keeps): the time every write before which is in the copy (its X-Summary-As-Of, a pull's
+ * watermark), an ISO 8601 instant. Answered as JSON only, with a kept row per record unchanged.
+ */
+export const DELTA_SINCE_MEMBER = 'since';
+
+/** An instant as `since` takes it: a UTC date and time, with Z or an offset. */
+export const INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** The member of a kept row (a delta started with `since`): the record is in the view as the copy holds it. */
+export const KEPT_MEMBER = '_kept';
+
 /** The response header that carries the token to keep: on a Parquet answer and on a delta's last JSON page. */
 export const DELTA_TOKEN_HEADER = 'X-Summary-Delta-Token';
 

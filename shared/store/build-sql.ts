@@ -22,6 +22,8 @@ export interface Narrowing {
   /** Only records whose id field is a text (the delta feed knows a record by it: one that is not is in none of its reads). */
   readonly textIds?: true;
   readonly key?: { readonly field: string; readonly from?: string; readonly before?: string };
+  /** Several text ranges of one field at once, any of which a record's value is in. */
+  readonly keyRanges?: { readonly field: string; readonly ranges: readonly { readonly from?: string; readonly before?: string }[] };
 }
 
 /**
@@ -71,6 +73,24 @@ export function buildWhere(scope: Scope, query: SummaryQuery, narrowing: Narrowi
     conditions.push(`IS_STRING(c.${key.field})`);
     if (key.from !== undefined) bind(`c.${key.field} >= @`, 'keyFrom', key.from);
     if (key.before !== undefined) bind(`c.${key.field} < @`, 'keyBefore', key.before);
+  }
+  const { keyRanges } = narrowing;
+  if (keyRanges) {
+    checkField(query, keyRanges.field);
+    const field = `c.${keyRanges.field}`;
+    const any = keyRanges.ranges.map((range, r) => {
+      const ends: string[] = [];
+      if (range.from !== undefined) {
+        ends.push(`${field} >= @r${r}From`);
+        parameters.push({ name: `@r${r}From`, value: range.from });
+      }
+      if (range.before !== undefined) {
+        ends.push(`${field} < @r${r}Before`);
+        parameters.push({ name: `@r${r}Before`, value: range.before });
+      }
+      return ends.length === 0 ? 'true' : `(${ends.join(' AND ')})`;
+    });
+    conditions.push(`IS_STRING(${field})`, any.length === 0 ? 'false' : `(${any.join(' OR ')})`);
   }
   return { query: conditions.join(' AND '), parameters };
 }
@@ -150,10 +170,11 @@ export function buildVersionSql(scope: Scope, query: SummaryQuery, narrowing: Na
 
 /**
  * The matching records, visible fields only, in the requested order with ties broken by id (which
- * needs the composite indexes of `container-definitions`). How many are read is the reader's
- * `maxItemCount`, so a continuation can resume exactly where a page ended.
+ * needs the composite indexes of `container-definitions`), or in the store's own order (`any`: the
+ * delta feed's reads of what changed, which no one pages through). How many are read is the
+ * reader's `maxItemCount`, so a continuation can resume exactly where a page ended.
  */
-export function buildListSql(scope: Scope, query: SummaryQuery, narrowing: Narrowing = {}, keyField?: string): SqlQuery {
+export function buildListSql(scope: Scope, query: SummaryQuery, narrowing: Narrowing = {}, keyField?: string, order: 'ordered' | 'any' = 'ordered'): SqlQuery {
   // Validated upstream against the caller's view; checked again because it is spliced into SQL.
   if (!query.resource.sortable.includes(query.orderBy)) throw new TypeError(`not a sortable field: ${query.orderBy}`);
   const where = buildWhere(scope, query, narrowing);
@@ -178,7 +199,7 @@ export function buildListSql(scope: Scope, query: SummaryQuery, narrowing: Narro
     columns.push(`c.${keyField} AS ${DELTA_KEY_MEMBER}`);
   }
   return {
-    query: `SELECT ${columns.join(', ')} FROM c WHERE ${where.query} ORDER BY c.${query.orderBy} ${direction}, c.id ${direction}`,
+    query: `SELECT ${columns.join(', ')} FROM c WHERE ${where.query}${order === 'ordered' ? ` ORDER BY c.${query.orderBy} ${direction}, c.id ${direction}` : ''}`,
     parameters,
   };
 }

@@ -7,7 +7,7 @@ import { buildKeysSql, buildListSql, buildVersionSql, buildWrittenAtSql, DELTA_K
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/telemetry.js';
 import { statusOf, storeFault } from './store-fault.js';
-import { EMPTY_VERSION, STREAM_PAGE_SIZE, type DeltaReads, type KeyedId, type RecordStore, type ResultVersion, type StoreMeter } from './record-store.js';
+import { EMPTY_VERSION, STREAM_PAGE_SIZE, CHANGED_PAGE_SIZE, type DeltaReads, type KeyedId, type RecordStore, type ResultVersion, type StoreMeter } from './record-store.js';
 
 /** Options of the Cosmos store. */
 export interface CosmosRecordStoreOptions {
@@ -112,11 +112,11 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   };
 
   /** Every row of `sql`, read page by page as the consumer pulls; stopping the iteration aborts what is in flight. */
-  async function* rowsOf(scope: Scope, query: SummaryQuery, sql: SqlQuery, meter: StoreMeter | undefined): AsyncGenerator<Record<string, unknown>[]> {
+  async function* rowsOf(scope: Scope, query: SummaryQuery, sql: SqlQuery, meter: StoreMeter | undefined, pageSize = STREAM_PAGE_SIZE): AsyncGenerator<Record<string, unknown>[]> {
     // One iterator for the whole read; the deadline applies to each page: a store that stops
     // answering midway is a fault.
     const abort = new AbortController();
-    const iterator = open<Record<string, unknown>>(scope, query, sql, { maxItemCount: STREAM_PAGE_SIZE }, abort);
+    const iterator = open<Record<string, unknown>>(scope, query, sql, { maxItemCount: pageSize }, abort);
     try {
       while (iterator.hasMoreResults()) yield (await roundTrip(query, iterator, abort, meter)).resources;
     } finally {
@@ -149,7 +149,8 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       for await (const rows of rowsOf(scope, query, buildListSql(scope, query), meter)) yield rows.map((row) => sortLines(row, query.resource.lines));
     },
     async *changed(scope, query, since, keyField, meter) {
-      for await (const rows of rowsOf(scope, query, buildListSql(scope, query, { writtenSince: since, textIds: true }, keyField), meter)) yield rows.map((row) => sortLines(row, query.resource.lines));
+      const sql = buildListSql(scope, query, { writtenSince: since, textIds: true }, keyField, 'any');
+      for await (const rows of rowsOf(scope, query, sql, meter, CHANGED_PAGE_SIZE)) yield rows.map((row) => sortLines(row, query.resource.lines));
     },
     count: async (scope, query, narrowing, meter) => (await versionOf(scope, query, { ...narrowing, textIds: true }, meter)).records,
     async keys(scope, query, narrowing, keyField, meter) {

@@ -5,6 +5,13 @@ import type { Narrowing } from './build-sql.js';
 /** Records per store round trip of an export (one page of `stream`): bounds what is held before encoding. */
 export const STREAM_PAGE_SIZE = 1000;
 
+/**
+ * Records per store round trip of the delta feed's read of what changed: it holds them all anyway,
+ * and a store that resumes a query by reading it again up to the continuation (the embedded one)
+ * read a whole view of 100,000 in 100 round trips in 51 s, in 10 in 14 s.
+ */
+export const CHANGED_PAGE_SIZE = 10_000;
+
 /** Which part of a result to read: `take` records after `skip`, from the start or from a continuation. */
 export interface PageRequest {
   readonly skip: number;
@@ -87,7 +94,7 @@ export interface KeyedId {
  * same rules as RecordStore: tenant, filters, Drafts, visible fields, faults.
  */
 export interface DeltaReads {
-  /** The view's records written at or after `since` (`_ts`), as `stream` reads them, each with its `keyField`'s stored value (build-sql.ts DELTA_KEY_MEMBER). */
+  /** The view's records written at or after `since` (`_ts`), as `stream` reads them but in no particular order, each with its `keyField`'s stored value (build-sql.ts DELTA_KEY_MEMBER). */
   changed(scope: Scope, query: SummaryQuery, since: number, keyField: string, meter?: StoreMeter): AsyncIterable<readonly StoredRecord[]>;
   /** How many of the view's records are in the narrowing (aggregates only: no document is read). */
   count(scope: Scope, query: SummaryQuery, narrowing: Narrowing, meter?: StoreMeter): Promise<number>;

@@ -83,6 +83,9 @@ async function wholeDelta(resource: string, body: Record<string, unknown>, as = 
     pages.push(page);
     if (!page.pagination.hasNext) {
       expect(response.headers.get('x-summary-delta-token')).toBe(page.delta.deltaToken);
+      // Every write before it is in this delta or an earlier one: a few seconds before it began.
+      const asOf = Date.parse(response.headers.get('x-summary-as-of') ?? '');
+      expect(asOf).toBeLessThanOrEqual(Date.now() + offset);
       return { rows: pages.flatMap((each) => each.data), token: page.delta.deltaToken!, deltaLink: page.delta.deltaLink!, pages };
     }
     expect(page.delta.deltaToken).toBeUndefined();
@@ -180,8 +183,53 @@ describe('a JSON delta', () => {
     }
     const reversed = await post(deltaUrl('contracts'), { body: { createdFrom: '2025-02-01', createdTo: '2025-01-01' } });
     expect([reversed.status, ((await reversed.json()) as Doc).code]).toEqual([400, 'DATE_RANGE_REVERSED']);
-    const paged = await post(deltaUrl('contracts'), { body: { page: 2 } });
-    expect([paged.status, ((await paged.json()) as Doc).code]).toEqual([400, 'UNKNOWN_FILTER']);
+    for (const body of [{ page: 2 }, { orderBy: 'title' }, { order: 'desc' }]) {
+      const refused = await post(deltaUrl('contracts'), { body });
+      expect([body, refused.status, ((await refused.json()) as Doc).code]).toEqual([body, 400, 'UNKNOWN_FILTER']);
+    }
+  });
+});
+
+describe('a copy made without the feed', () => {
+  it('starts deltas from its X-Summary-As-Of: what changed since, a kept row per other record, and a token that goes on', async () => {
+    const body = { createdFrom: '2024-01-01' };
+    // The copy: every write before asOf is in it (read after asOf).
+    const asOf = new Date(Date.now() - 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const copy = new Map<string, Doc>(await truth(CONTRACTS, FULL, body) as Map<string, Doc>);
+    const documents = (await own.documents('contracts')).filter((document) => document.status === 'Published' && document.createdDate >= '2024');
+    const [updated, gone] = documents;
+    const template = documents[2]!;
+    const created: Doc = { ...template, id: `CON-SINCE-${++serial}`, contractId: `CON-SINCE-${serial}`, createdDate: '2025-08-08T08:00:00.000Z' };
+    await own.write('contracts', [created, { ...updated!, title: 'changed after the copy' }]);
+    await own.remove('contracts', [gone!.id]);
+    const started = await wholeDelta('contracts', { ...body, since: asOf, pageSize: 10 });
+    const kept = new Set(started.rows.filter((row) => row._kept === true).map((row) => row.contractId));
+    const changed = started.rows.filter((row) => row._kept === undefined && row._removed === undefined);
+    expect(changed.map((row) => row.contractId).sort()).toEqual([created.id, updated!.id].sort());
+    // The deleted record is in no row: the copy drops what no row names.
+    expect([...kept].includes(gone!.id)).toBe(false);
+    apply(copy, started.rows.filter((row) => row._kept === undefined), 'contractId');
+    for (const id of [...copy.keys()]) if (!kept.has(id) && !changed.some((row) => row.contractId === id)) copy.delete(id);
+    expect(copy).toEqual(await truth(CONTRACTS, FULL, body));
+    // Then as any delta: the token continues.
+    await own.write('contracts', [{ ...created, title: 'and again' }]);
+    const next = await wholeDelta('contracts', { ...body, deltaToken: started.token });
+    expect(next.rows.map((row) => [row.contractId, row.title])).toEqual([[created.id, 'and again']]);
+  });
+
+  it('is refused beside a token, as Parquet, in the future or malformed', async () => {
+    const problem = async (response: Response) => [response.status, ((await response.json()) as Doc).code];
+    const first = await wholeDelta('contracts', { createdFrom: '2025-01-01', createdTo: '2025-01-31' });
+    const cases: [string, Record<string, unknown>, string?][] = [
+      ['with a token', { since: '2026-01-01T00:00:00Z', deltaToken: first.token }],
+      ['as Parquet', { since: '2026-01-01T00:00:00Z' }, 'application/vnd.apache.parquet'],
+      ['in the future', { since: new Date(Date.now() + 3_600_000).toISOString() }],
+      ['not an instant', { since: '2026-01-01' }],
+      ['not a real instant', { since: '2026-02-30T00:00:00Z' }],
+    ];
+    for (const [what, body, accept] of cases) {
+      expect([what, await problem(await post(deltaUrl('contracts'), { body, ...(accept ? { accept } : {}) }))]).toEqual([what, [400, 'INVALID_FILTER']]);
+    }
   });
 });
 

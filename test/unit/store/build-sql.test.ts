@@ -235,6 +235,10 @@ describe('the delta feed\'s narrowing', () => {
     expect(keys({ key: { field: 'createdDate', from: '2025-03-15T00:00:00.000Z' } })).toEqual(['b']);
     expect(keys({ writtenSince: 200 })).toEqual([6, 'b', 'c']);
     expect(keys({ ids: ['b', 'c', 'z'] })).toEqual(['b', 'c']);
+    // Several ranges at once: any of them, texts only.
+    expect(keys({ keyRanges: { field: 'createdDate', ranges: [{ before: '2025-03-02' }, { from: '2025-03-15', before: '2025-03-16' }] } })).toEqual(['a', 'b']);
+    expect(keys({ keyRanges: { field: 'createdDate', ranges: [{}] } })).toEqual(['a', 'b']);
+    expect(keys({ keyRanges: { field: 'createdDate', ranges: [] } })).toEqual([]);
     expect(keys({ ids: ['d'] })).toEqual([]);
     expect(() => buildKeysSql(scope, parsed, { key: { field: 'createdDate) OR (1=1' } }, 'createdDate')).toThrow(TypeError);
   });
