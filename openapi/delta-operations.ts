@@ -19,7 +19,7 @@ const EDGE: readonly ErrorCode[] = ['INVALID_TOKEN', 'INVALID_API_KEY', 'INVALID
 
 /** The codes a delta operation answers. */
 export const DELTA_OPERATION_CODES: readonly ErrorCode[] = [...EDGE, 'NOT_ACCEPTABLE', 'INVALID_JSON', 'INVALID_BODY', 'UNKNOWN_FILTER', 'INVALID_FILTER', 'INVALID_DATE',
-  'DATE_RANGE_REVERSED', 'INVALID_ORDER_BY', 'PAGE_SIZE_TOO_LARGE', 'PAGINATION_NOT_ALLOWED', 'INVALID_DELTA_TOKEN', 'REQUEST_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE',
+  'DATE_RANGE_REVERSED', 'PAGE_SIZE_TOO_LARGE', 'PAGINATION_NOT_ALLOWED', 'INVALID_DELTA_TOKEN', 'REQUEST_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE',
   'DELTA_VIEW_CHANGED', 'DELTA_FILTERS_CHANGED', 'DELTA_TOKEN_NOT_FOUND', 'DELTA_TOKEN_EXPIRED', 'DELTA_PAGE_NOT_FOUND', 'RESULT_TOO_LARGE',
   'STORE_UNAVAILABLE', 'EXPORTS_BUSY', 'STORAGE_UNAVAILABLE'];
 
@@ -76,7 +76,7 @@ export function deltaSchemas(filterSchemas: Readonly<Record<string, JsonObject>>
       properties: {
         nextPage: { type: 'string', pattern: DELTA_PAGE_PATTERN.source, description: `The next page\'s name: send it as \`${DELTA_PAGE_MEMBER}\` (body or query) to get it (kept ${DELTA_PAGES_HOURS} hours).` },
         deltaToken: { type: 'string', pattern: DELTA_TOKEN_PATTERN.source, description: `On the last page: keep it, and send it as \`${DELTA_TOKEN_MEMBER}\` with the same filters for the changes since this delta (answered for DELTA_TOKEN_DAYS, default ${settingDefaults().deltaTokenDays} days). Also in the ${DELTA_TOKEN_HEADER} header.` },
-        deltaLink: { type: 'string', format: 'uri', description: 'On the last page, with a public base URL: the next delta as a URL (the filters, pageSize and deltaToken in its query): POST it with an empty body tomorrow.' },
+        deltaLink: { type: 'string', format: 'uri', description: 'On the last page, with a public base URL: the next delta as a URL (the filters, pageSize if you gave one, and deltaToken in its query): POST it with an empty body tomorrow.' },
       },
       additionalProperties: false,
     },
@@ -102,7 +102,7 @@ export function deltaSchemas(filterSchemas: Readonly<Record<string, JsonObject>>
     };
     schemas[deltaSchemaName(resource, 'Page')] = {
       type: 'object',
-      description: `One page of a ${resource.name} delta: the records created or changed since the token, in their current version, then a removal row for each record you were given that left your view.`,
+      description: `One page of a ${resource.name} delta: the records created or changed since the token, in their current version, then a removal row for each record you were given that left your view; after a start with \`since\`, a kept row for every other record of your view.`,
       properties: {
         data: {
           type: 'array',
@@ -163,6 +163,7 @@ export function deltaPaths(resources: readonly ResourceDefinition[]): JsonObject
         description: 'Without a token: the whole view as of now, then a token. With the token of your last delta (and the same filters): every record of your view created or changed since it '
           + '(every write counts, whatever its dates say), in its current version, and a removal row for every record you were given that is no longer in your view: deleted, turned Draft, moved out of your range or workspace. '
           + 'Never a record you could not see. JSON comes in pages: follow `pagination.nextLink` (or send `delta.nextPage` as deltaPage) to the last page, which carries `delta.deltaToken` and `delta.deltaLink`. '
+          + 'A copy made without a token (a folder pulled before) starts with `since`, its X-Summary-As-Of, instead: what changed since, and a kept row for every other record. '
           + 'A token is bound to your client, tenant, view and filters: another\'s or an altered one is 410 `DELTA_TOKEN_NOT_FOUND`; a changed view 409 `DELTA_VIEW_CHANGED`; other filters 409 `DELTA_FILTERS_CHANGED`; an old one 410 `DELTA_TOKEN_EXPIRED`. Each says to start again without a token.',
         requestBody: {
           required: false,

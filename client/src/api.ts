@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * What changed in your contracts view since a token
-         * @description Without a token: the whole view as of now, then a token. With the token of your last delta (and the same filters): every record of your view created or changed since it (every write counts, whatever its dates say), in its current version, and a removal row for every record you were given that is no longer in your view: deleted, turned Draft, moved out of your range or workspace. Never a record you could not see. JSON comes in pages: follow `pagination.nextLink` (or send `delta.nextPage` as deltaPage) to the last page, which carries `delta.deltaToken` and `delta.deltaLink`. A token is bound to your client, tenant, view and filters: another's or an altered one is 410 `DELTA_TOKEN_NOT_FOUND`; a changed view 409 `DELTA_VIEW_CHANGED`; other filters 409 `DELTA_FILTERS_CHANGED`; an old one 410 `DELTA_TOKEN_EXPIRED`. Each says to start again without a token.
+         * @description Without a token: the whole view as of now, then a token. With the token of your last delta (and the same filters): every record of your view created or changed since it (every write counts, whatever its dates say), in its current version, and a removal row for every record you were given that is no longer in your view: deleted, turned Draft, moved out of your range or workspace. Never a record you could not see. JSON comes in pages: follow `pagination.nextLink` (or send `delta.nextPage` as deltaPage) to the last page, which carries `delta.deltaToken` and `delta.deltaLink`. A copy made without a token (a folder pulled before) starts with `since`, its X-Summary-As-Of, instead: what changed since, and a kept row for every other record. A token is bound to your client, tenant, view and filters: another's or an altered one is 410 `DELTA_TOKEN_NOT_FOUND`; a changed view 409 `DELTA_VIEW_CHANGED`; other filters 409 `DELTA_FILTERS_CHANGED`; an old one 410 `DELTA_TOKEN_EXPIRED`. Each says to start again without a token.
          */
         post: operations["contractsDelta"];
         delete?: never;
@@ -75,7 +75,7 @@ export interface paths {
         put?: never;
         /**
          * What changed in your invoices view since a token
-         * @description Without a token: the whole view as of now, then a token. With the token of your last delta (and the same filters): every record of your view created or changed since it (every write counts, whatever its dates say), in its current version, and a removal row for every record you were given that is no longer in your view: deleted, turned Draft, moved out of your range or workspace. Never a record you could not see. JSON comes in pages: follow `pagination.nextLink` (or send `delta.nextPage` as deltaPage) to the last page, which carries `delta.deltaToken` and `delta.deltaLink`. A token is bound to your client, tenant, view and filters: another's or an altered one is 410 `DELTA_TOKEN_NOT_FOUND`; a changed view 409 `DELTA_VIEW_CHANGED`; other filters 409 `DELTA_FILTERS_CHANGED`; an old one 410 `DELTA_TOKEN_EXPIRED`. Each says to start again without a token.
+         * @description Without a token: the whole view as of now, then a token. With the token of your last delta (and the same filters): every record of your view created or changed since it (every write counts, whatever its dates say), in its current version, and a removal row for every record you were given that is no longer in your view: deleted, turned Draft, moved out of your range or workspace. Never a record you could not see. JSON comes in pages: follow `pagination.nextLink` (or send `delta.nextPage` as deltaPage) to the last page, which carries `delta.deltaToken` and `delta.deltaLink`. A copy made without a token (a folder pulled before) starts with `since`, its X-Summary-As-Of, instead: what changed since, and a kept row for every other record. A token is bound to your client, tenant, view and filters: another's or an altered one is 410 `DELTA_TOKEN_NOT_FOUND`; a changed view 409 `DELTA_VIEW_CHANGED`; other filters 409 `DELTA_FILTERS_CHANGED`; an old one 410 `DELTA_TOKEN_EXPIRED`. Each says to start again without a token.
          */
         post: operations["invoicesDelta"];
         delete?: never;
@@ -546,7 +546,7 @@ export interface components {
             deltaToken?: string;
             /**
              * Format: uri
-             * @description On the last page, with a public base URL: the next delta as a URL (the filters, pageSize and deltaToken in its query): POST it with an empty body tomorrow.
+             * @description On the last page, with a public base URL: the next delta as a URL (the filters, pageSize if you gave one, and deltaToken in its query): POST it with an empty body tomorrow.
              */
             deltaLink?: string;
         };
@@ -586,7 +586,7 @@ export interface components {
             /** @description Instead of `deltaToken`, for a copy you made without one (a folder pulled month by month or by an export job): the time it holds every write before (its X-Summary-As-Of, a pull's watermark). The delta is then what changed since, and a kept row (`_kept`) for every other record of your view now: drop from your copy what is in no row. JSON only; it reads the view's ids once. */
             since?: string;
         };
-        /** @description One page of a contracts delta: the records created or changed since the token, in their current version, then a removal row for each record you were given that left your view. */
+        /** @description One page of a contracts delta: the records created or changed since the token, in their current version, then a removal row for each record you were given that left your view; after a start with `since`, a kept row for every other record of your view. */
         ContractsDeltaPage: {
             data: (components["schemas"]["ContractRecord"] | {
                 contractId: string;
@@ -656,7 +656,7 @@ export interface components {
             /** @description Instead of `deltaToken`, for a copy you made without one (a folder pulled month by month or by an export job): the time it holds every write before (its X-Summary-As-Of, a pull's watermark). The delta is then what changed since, and a kept row (`_kept`) for every other record of your view now: drop from your copy what is in no row. JSON only; it reads the view's ids once. */
             since?: string;
         };
-        /** @description One page of a invoices delta: the records created or changed since the token, in their current version, then a removal row for each record you were given that left your view. */
+        /** @description One page of a invoices delta: the records created or changed since the token, in their current version, then a removal row for each record you were given that left your view; after a start with `since`, a kept row for every other record of your view. */
         InvoicesDeltaPage: {
             data: (components["schemas"]["InvoiceRecord"] | {
                 invoiceId: string;
@@ -1223,7 +1223,7 @@ export interface components {
                 };
             };
         };
-        /** @description Bad Request. A problem document whose `code` is one of: `INVALID_JSON` (The request body is not valid JSON); `INVALID_BODY` (The request body is not a JSON object of filters); `UNKNOWN_FILTER` (Unknown filter); `INVALID_FILTER` (Invalid filter value); `INVALID_DATE` (Invalid date); `DATE_RANGE_REVERSED` (Date range is reversed); `INVALID_ORDER_BY` (Invalid orderBy); `PAGE_SIZE_TOO_LARGE` (Page size too large); `PAGINATION_NOT_ALLOWED` (Pagination is not allowed with Parquet); `INVALID_DELTA_TOKEN` (Not a delta token). */
+        /** @description Bad Request. A problem document whose `code` is one of: `INVALID_JSON` (The request body is not valid JSON); `INVALID_BODY` (The request body is not a JSON object of filters); `UNKNOWN_FILTER` (Unknown filter); `INVALID_FILTER` (Invalid filter value); `INVALID_DATE` (Invalid date); `DATE_RANGE_REVERSED` (Date range is reversed); `PAGE_SIZE_TOO_LARGE` (Page size too large); `PAGINATION_NOT_ALLOWED` (Pagination is not allowed with Parquet); `INVALID_DELTA_TOKEN` (Not a delta token). */
         DeltaProblem400: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -1235,7 +1235,7 @@ export interface components {
                     /** @constant */
                     status?: 400;
                     /** @enum {unknown} */
-                    code?: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_REVERSED" | "INVALID_ORDER_BY" | "PAGE_SIZE_TOO_LARGE" | "PAGINATION_NOT_ALLOWED" | "INVALID_DELTA_TOKEN";
+                    code?: "INVALID_JSON" | "INVALID_BODY" | "UNKNOWN_FILTER" | "INVALID_FILTER" | "INVALID_DATE" | "DATE_RANGE_REVERSED" | "PAGE_SIZE_TOO_LARGE" | "PAGINATION_NOT_ALLOWED" | "INVALID_DELTA_TOKEN";
                 };
             };
         };

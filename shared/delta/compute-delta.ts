@@ -20,7 +20,7 @@ export interface Removal {
 }
 
 export interface Delta {
-  /** The view's records created or changed since the state, in their current version, in the result's order. */
+  /** The view's records created or changed since the state, in their current version, in no particular order. */
   readonly changed: readonly StoredRecord[];
   readonly removed: readonly Removal[];
   /** The state this delta leaves the caller in: the next token's. */
@@ -80,53 +80,64 @@ export async function computeDelta(input: DeltaInput): Promise<Delta> {
   const since = Math.max(0, Math.floor(input.now / 1000) - QUIET_SECONDS);
   const seen = new Map<string, DeltaEntry>();
   const changed: StoredRecord[] = [];
-  for await (const rows of reads.changed(scope, query, state.since, keyField, meter)) {
+  // Given before, now left out of what is answered (a required value turned malformed): the
+  // caller's version is no longer in its view as answered, so it is removed, and not given from now on.
+  const leftOut: Removal[] = [];
+  for await (const rows of reads.changed(scope, query, state.since, keyField, meter, signal)) {
     signal?.throwIfAborted();
     for (const row of rows) {
       const { [DELTA_KEY_MEMBER]: key, ...record } = row;
       const id = String(record[idField]);
       const given = give(record);
+      const before = state.records.get(id);
       const entry: DeltaEntry = { key: typeof key === 'string' ? key : undefined, hash: given === undefined ? undefined : valuesHash(record) };
       seen.set(id, entry);
-      if (given !== undefined && state.records.get(id)?.hash !== entry.hash) changed.push(given);
+      if (given !== undefined && before?.hash !== entry.hash) changed.push(given);
+      else if (given === undefined && before?.hash !== undefined) leftOut.push({ id, reason: 'leftView' });
     }
   }
-  const wasGiven = (id: string) => state.records.get(id)?.hash !== undefined;
   const expected: Expected[] = [];
   for (const [id, entry] of state.records) if (!seen.has(id)) expected.push({ id, key: entry.key, given: entry.hash !== undefined });
-  for (const [id, entry] of seen) expected.push({ id, key: entry.key, given: wasGiven(id) });
+  for (const [id, entry] of seen) expected.push({ id, key: entry.key, given: entry.hash !== undefined && state.records.get(id)?.hash !== undefined });
   const missing = await findMissing(input, expected);
-  const removed: Removal[] = [];
+  const removed: Removal[] = [...leftOut];
+  const gone: string[] = [];
   for (let at = 0; at < missing.length; at += CONFIRM_BATCH) {
     signal?.throwIfAborted();
     const batch = missing.slice(at, at + CONFIRM_BATCH);
     // Gone; or changed out of the view. One that moved within the view after the changes were
     // read is in it still: the next delta reads it as changed.
-    const present = new Set((await reads.keys(scope, query, { ids: batch }, keyField, meter)).map((found) => found.id));
-    const gone = batch.filter((id) => !present.has(id));
-    const written = await reads.writtenAt(scope, query, gone, meter);
-    for (const id of gone) removed.push({ id, reason: written.has(id) ? 'leftView' : 'deleted' });
+    const present = new Set((await reads.keys(scope, query, { ids: batch.map((entry) => entry.id) }, keyField, meter, signal)).map((found) => found.id));
+    const absent = batch.filter((entry) => !present.has(entry.id));
+    const written = await reads.writtenAt(scope, query, absent.filter((entry) => entry.given).map((entry) => entry.id), meter);
+    for (const entry of absent) {
+      gone.push(entry.id);
+      // A record never given goes from the state without a word: the caller never had it.
+      if (entry.given && !leftOut.some((removal) => removal.id === entry.id)) removed.push({ id: entry.id, reason: written.has(entry.id) ? 'leftView' : 'deleted' });
+    }
   }
+  // What was read, then what is gone: a record changed and then removed during this delta is not
+  // in the next state (sent again if it comes back, whatever its values).
   const records = new Map(state.records);
-  for (const { id } of removed) records.delete(id);
   for (const [id, entry] of seen) records.set(id, entry);
+  for (const id of gone) records.delete(id);
   return { changed, removed, next: { since, records } };
 }
 
 /**
- * The ids of given records the view no longer holds, found by counts narrowed down the key range:
+ * The records of the state and of the changes the view no longer holds, found by counts narrowed down the key range:
  * a part that holds fewer records than expected is halved (its left half counted, the right half
  * the rest) until it holds a handful, or most of it is missing (a mass removal), whose ids are
  * then read.
  */
-async function findMissing(input: DeltaInput, expected: readonly Expected[]): Promise<string[]> {
+async function findMissing(input: DeltaInput, expected: readonly Expected[]): Promise<Expected[]> {
   const { reads, scope, query, keyField, meter, signal } = input;
   const total = await reads.count(scope, query, {}, meter);
   if (total >= expected.length) return [];
-  const missing: string[] = [];
+  const missing: Expected[] = [];
   const keyed = expected.filter((entry) => entry.key !== undefined).sort((a, b) => (a.key! < b.key! ? -1 : a.key! > b.key! ? 1 : 0));
   // Records whose key is no text are in no key range: checked one by one (a malformed few).
-  for (const entry of expected) if (entry.key === undefined && entry.given) missing.push(entry.id);
+  for (const entry of expected) if (entry.key === undefined) missing.push(entry);
   const narrowed = (from: string | undefined, before: string | undefined) => ({ key: { field: keyField, ...(from === undefined ? {} : { from }), ...(before === undefined ? {} : { before }) } });
   const limit = inFlight(COUNTS_IN_FLIGHT);
   const count = (from: string | undefined, before: string | undefined) => limit(() => {
@@ -136,7 +147,7 @@ async function findMissing(input: DeltaInput, expected: readonly Expected[]): Pr
   // Parts whose ids are read, once the search has found them all: a few queries for every leaf.
   const leaves: { readonly entries: readonly Expected[]; readonly from?: string; readonly before?: string }[] = [];
   const search = async (entries: readonly Expected[], from: string | undefined, before: string | undefined, actual: number): Promise<void> => {
-    if (actual >= entries.length || !entries.some((entry) => entry.given)) return;
+    if (actual >= entries.length) return;
     const split = entries[entries.length >> 1]!.key!;
     // A handful, most of them missing, or all of one key: the part's ids are read (as many documents as it holds now).
     if (entries.length <= LEAF_RECORDS || (entries.length - actual) * 4 >= entries.length || split === entries[0]!.key) {
@@ -154,8 +165,8 @@ async function findMissing(input: DeltaInput, expected: readonly Expected[]): Pr
     signal?.throwIfAborted();
     const batch = leaves.slice(at, at + LEAVES_PER_READ);
     const ranges = batch.map(({ from, before }) => ({ ...(from === undefined ? {} : { from }), ...(before === undefined ? {} : { before }) }));
-    const present = new Set((await reads.keys(scope, query, { keyRanges: { field: keyField, ranges } }, keyField, meter)).map((found) => found.id));
-    for (const leaf of batch) for (const entry of leaf.entries) if (entry.given && !present.has(entry.id)) missing.push(entry.id);
+    const present = new Set((await reads.keys(scope, query, { keyRanges: { field: keyField, ranges } }, keyField, meter, signal)).map((found) => found.id));
+    for (const leaf of batch) for (const entry of leaf.entries) if (!present.has(entry.id)) missing.push(entry);
   }
   return missing;
 }

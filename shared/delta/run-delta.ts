@@ -97,6 +97,6 @@ export async function runDelta(request: DeltaRequest): Promise<DeltaOutcome> {
 async function startedSince(reads: DeltaReads, request: DeltaRequest, keyField: string): Promise<DeltaState> {
   const { scope, query, meter, signal } = request;
   signal?.throwIfAborted();
-  const present = await reads.keys(scope, query, {}, keyField, meter);
+  const present = await reads.keys(scope, query, {}, keyField, meter, signal);
   return { since: Math.floor(request.since! / 1000), records: new Map(present.map(({ id, key }) => [id, { key: typeof key === 'string' ? key : undefined, hash: UNKNOWN_VALUES }])) };
 }

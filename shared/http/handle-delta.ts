@@ -14,7 +14,7 @@ import { exportFile, mediaTypeOf, type OperationNames } from '../model/operation
 import type { StoredRecord } from '../model/view.js';
 import { OutputLimitExceeded } from '../output/output-limit-exceeded.js';
 import { isTimestamp } from '../output/parquet/value-encoders.js';
-import { AS_OF_HEADER } from '../output/result-etag.js';
+import { AS_OF_HEADER, resultAsOf } from '../output/result-etag.js';
 import { cleaningWarning, cleanRecord, newCleaningReport, type CleaningPlan, type CleaningReport } from '../output/record-cleaner.js';
 import { STREAM_PAGE_SIZE } from '../store/record-store.js';
 import { BUSY_RETRY_SECONDS } from '../results/result-reader.js';
@@ -92,7 +92,7 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
       if (outcome.kind !== 'delta') throw tokenProblem(outcome, endpoint.delta.tokenDays);
       const rows = deltaRows(cleaning, outcome.delta, outcome.kept);
       // Every write before the next delta's start is in this one or an earlier one.
-      const asOf = new Date(outcome.delta.next.since * 1000).toISOString();
+      const asOf = resultAsOf(now);
       const warning = cleaningWarning(report);
       const cost = { store: meter, ...(warning ? { cleaning: report } : {}) };
       if (!json) {

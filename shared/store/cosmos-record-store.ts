@@ -112,14 +112,21 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   };
 
   /** Every row of `sql`, read page by page as the consumer pulls; stopping the iteration aborts what is in flight. */
-  async function* rowsOf(scope: Scope, query: SummaryQuery, sql: SqlQuery, meter: StoreMeter | undefined, pageSize = STREAM_PAGE_SIZE): AsyncGenerator<Record<string, unknown>[]> {
+  async function* rowsOf(scope: Scope, query: SummaryQuery, sql: SqlQuery, meter: StoreMeter | undefined, pageSize = STREAM_PAGE_SIZE, signal?: AbortSignal): AsyncGenerator<Record<string, unknown>[]> {
     // One iterator for the whole read; the deadline applies to each page: a store that stops
-    // answering midway is a fault.
+    // answering midway is a fault. The caller's signal stops it too (a delta past its deadline).
     const abort = new AbortController();
+    signal?.throwIfAborted();
+    const stop = () => abort.abort();
+    signal?.addEventListener('abort', stop, { once: true });
     const iterator = open<Record<string, unknown>>(scope, query, sql, { maxItemCount: pageSize }, abort);
     try {
-      while (iterator.hasMoreResults()) yield (await roundTrip(query, iterator, abort, meter)).resources;
+      while (iterator.hasMoreResults()) {
+        signal?.throwIfAborted();
+        yield (await roundTrip(query, iterator, abort, meter)).resources;
+      }
     } finally {
+      signal?.removeEventListener('abort', stop);
       abort.abort();
     }
   }
@@ -148,14 +155,14 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
     async *stream(scope, query, meter) {
       for await (const rows of rowsOf(scope, query, buildListSql(scope, query), meter)) yield rows.map((row) => sortLines(row, query.resource.lines));
     },
-    async *changed(scope, query, since, keyField, meter) {
+    async *changed(scope, query, since, keyField, meter, signal) {
       const sql = buildListSql(scope, query, { writtenSince: since, textIds: true }, keyField, 'any');
-      for await (const rows of rowsOf(scope, query, sql, meter, CHANGED_PAGE_SIZE)) yield rows.map((row) => sortLines(row, query.resource.lines));
+      for await (const rows of rowsOf(scope, query, sql, meter, CHANGED_PAGE_SIZE, signal)) yield rows.map((row) => sortLines(row, query.resource.lines));
     },
     count: async (scope, query, narrowing, meter) => (await versionOf(scope, query, { ...narrowing, textIds: true }, meter)).records,
-    async keys(scope, query, narrowing, keyField, meter) {
+    async keys(scope, query, narrowing, keyField, meter, signal) {
       const keys: KeyedId[] = [];
-      for await (const rows of rowsOf(scope, query, buildKeysSql(scope, query, { ...narrowing, textIds: true }, keyField), meter)) {
+      for await (const rows of rowsOf(scope, query, buildKeysSql(scope, query, { ...narrowing, textIds: true }, keyField), meter, STREAM_PAGE_SIZE, signal)) {
         for (const row of rows) keys.push({ id: String(row.id), key: row[DELTA_KEY_MEMBER] });
       }
       return keys;

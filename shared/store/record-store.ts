@@ -95,11 +95,11 @@ export interface KeyedId {
  */
 export interface DeltaReads {
   /** The view's records written at or after `since` (`_ts`), as `stream` reads them but in no particular order, each with its `keyField`'s stored value (build-sql.ts DELTA_KEY_MEMBER). */
-  changed(scope: Scope, query: SummaryQuery, since: number, keyField: string, meter?: StoreMeter): AsyncIterable<readonly StoredRecord[]>;
+  changed(scope: Scope, query: SummaryQuery, since: number, keyField: string, meter?: StoreMeter, signal?: AbortSignal): AsyncIterable<readonly StoredRecord[]>;
   /** How many of the view's records are in the narrowing (aggregates only: no document is read). */
   count(scope: Scope, query: SummaryQuery, narrowing: Narrowing, meter?: StoreMeter): Promise<number>;
-  /** The ids and `keyField` values of the view's records in the narrowing: each one read counts as a document. */
-  keys(scope: Scope, query: SummaryQuery, narrowing: Narrowing, keyField: string, meter?: StoreMeter): Promise<KeyedId[]>;
+  /** The ids and `keyField` values of the view's records in the narrowing: each one read counts as a document. `signal` stops the read (as it stops `changed`). */
+  keys(scope: Scope, query: SummaryQuery, narrowing: Narrowing, keyField: string, meter?: StoreMeter, signal?: AbortSignal): Promise<KeyedId[]>;
   /** The store write times (`_ts`) of the tenant's records of these ids that exist, in any view, by id: one document each. */
   writtenAt(scope: Scope, query: SummaryQuery, ids: readonly string[], meter?: StoreMeter): Promise<ReadonlyMap<string, number>>;
 }

@@ -76,6 +76,7 @@ const deltaUrl = (resource: string) => `${own.service.baseUrl}/v1/${resource}/de
 /** A whole JSON delta: its first page asked with `body`, then every next link followed with no body; its rows and token. */
 async function wholeDelta(resource: string, body: Record<string, unknown>, as = 'contoso-full'): Promise<{ rows: Doc[]; token: string; deltaLink: string; pages: Page[] }> {
   const pages: Page[] = [];
+  const asked = Date.now() + offset;
   let response = await post(deltaUrl(resource), { as, body });
   for (;;) {
     expect([response.status, await response.clone().text().then((text) => (response.status === 200 ? '' : text))]).toEqual([200, '']);
@@ -83,9 +84,10 @@ async function wholeDelta(resource: string, body: Record<string, unknown>, as = 
     pages.push(page);
     if (!page.pagination.hasNext) {
       expect(response.headers.get('x-summary-delta-token')).toBe(page.delta.deltaToken);
-      // Every write before it is in this delta or an earlier one: a few seconds before it began.
+      // Every write before it is in this delta or an earlier one: the quiet margin before the first page was asked.
       const asOf = Date.parse(response.headers.get('x-summary-as-of') ?? '');
-      expect(asOf).toBeLessThanOrEqual(Date.now() + offset);
+      expect(asOf).toBeGreaterThanOrEqual(asked - (QUIET_SECONDS + 1) * 1000);
+      expect(asOf).toBeLessThanOrEqual(asked - (QUIET_SECONDS - 1) * 1000);
       return { rows: pages.flatMap((each) => each.data), token: page.delta.deltaToken!, deltaLink: page.delta.deltaLink!, pages };
     }
     expect(page.delta.deltaToken).toBeUndefined();
@@ -234,25 +236,40 @@ describe('a copy made without the feed', () => {
 });
 
 describe('stored data that is not as it should be', () => {
-  it('leaves a record with a malformed required value out, as the summary operation does, and never says it was removed; a record whose id is no text hides no removal', async () => {
+  it('leaves a record with a malformed required value out, as the summary operation does, and never says it was removed; records whose id is no text hide no removal', async () => {
     const template = (await own.documents('contracts')).find((document) => document.status === 'Published')!;
     const malformed: Doc = { ...template, id: 'CON-MALFORMED-1', contractId: 'CON-MALFORMED-1', title: 42, createdDate: '2025-05-05T08:00:00.000Z' };
-    const numberId: Doc = { ...template, id: 'CON-NUMBER-ID', contractId: 4242, createdDate: '2025-05-06T08:00:00.000Z' };
-    await own.write('contracts', [malformed, numberId]);
-    await quiet();
-    const first = await wholeDelta('contracts', { createdFrom: '2025-05-01', createdTo: '2025-05-31' });
-    const ids = first.rows.map((row) => row.contractId);
-    expect(ids).not.toContain('CON-MALFORMED-1');
-    expect(ids).not.toContain(4242);
-    expect(ids.length).toBeGreaterThan(0);
-    const warned = own.service.logs.map((line) => JSON.parse(line) as Doc).filter((entry) => entry.operation === 'contracts.delta').at(-1)!;
-    expect(warned.malformed?.recordsLeftOut).toBe(1);
-    // The malformed record and a record the caller was given both go: only the given one is a removal.
-    const given = String(ids[0]);
-    await own.remove('contracts', ['CON-MALFORMED-1', given]);
-    const next = await wholeDelta('contracts', { createdFrom: '2025-05-01', createdTo: '2025-05-31', deltaToken: first.token });
-    expect(next.rows).toEqual([{ contractId: given, _removed: 'deleted' }]);
-    await own.remove('contracts', ['CON-NUMBER-ID']);
+    // Two records without a text id: one entry each would collapse into one and hide a removal.
+    const numberIds: Doc[] = [{ ...template, id: 'CON-NUMBER-ID-1', contractId: 4242, createdDate: '2025-05-06T08:00:00.000Z' }, { ...template, id: 'CON-NUMBER-ID-2', contractId: null, createdDate: '2025-05-07T08:00:00.000Z' }];
+    const may = { createdFrom: '2025-05-01', createdTo: '2025-05-31' };
+    await own.write('contracts', [malformed, ...numberIds]);
+    try {
+      await quiet();
+      const first = await wholeDelta('contracts', may);
+      const ids = first.rows.map((row) => row.contractId);
+      expect(ids).not.toContain('CON-MALFORMED-1');
+      expect(ids).not.toContain(4242);
+      expect(ids).not.toContain(null);
+      expect(ids.length).toBeGreaterThan(1);
+      const warned = own.service.logs.map((line) => JSON.parse(line) as Doc).filter((entry) => entry.operation === 'contracts.delta').at(-1)!;
+      expect(warned.malformed?.recordsLeftOut).toBe(1);
+      // The malformed record and a record the caller was given both go: only the given one is a removal.
+      const given = String(ids[0]);
+      await own.remove('contracts', ['CON-MALFORMED-1', given]);
+      const next = await wholeDelta('contracts', { ...may, deltaToken: first.token });
+      expect(next.rows).toEqual([{ contractId: given, _removed: 'deleted' }]);
+      // A record given whole, then stored malformed: removed (no longer answered as the caller has it), then sent again once whole.
+      const turned = String(ids[1]);
+      const record = (await own.documents('contracts')).find((document) => document.id === turned)!;
+      await own.write('contracts', [{ ...record, title: 7 }]);
+      const broken = await wholeDelta('contracts', { ...may, deltaToken: next.token });
+      expect(broken.rows).toEqual([{ contractId: turned, _removed: 'leftView' }]);
+      await own.write('contracts', [{ ...record, title: 'whole again' }]);
+      const whole = await wholeDelta('contracts', { ...may, deltaToken: broken.token });
+      expect(whole.rows.map((row) => [row.contractId, row.title])).toEqual([[turned, 'whole again']]);
+    } finally {
+      await own.remove('contracts', numberIds.map((document) => document.id as string)).catch(() => {});
+    }
   });
 });
 
@@ -262,6 +279,7 @@ describe('a Parquet delta', () => {
     expect(first.status).toBe(200);
     const token = first.headers.get('x-summary-delta-token')!;
     expect(token).toMatch(/^d1\.[0-9a-f]{32}\.\d+$/);
+    expect(Date.parse(first.headers.get('x-summary-as-of') ?? '')).toBeLessThanOrEqual(Date.now() - (QUIET_SECONDS - 1) * 1000);
     const table = await readParquet(new Uint8Array(await first.arrayBuffer()));
     expect(table.columns.at(-1)).toBe('_removed');
     expect(table.metadata['summary.deltaToken']).toBe(token);
