@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BulkOperationType } from '@azure/cosmos';
 import { pull, readSettings, summaryApi, trustCaFile, type PullOptions } from '../client/src/index.js';
 import { clientSettings } from '../dev/client-settings.js';
 import { startLocalStack } from '../dev/local-stack.js';
 import { generateContracts } from '../dev/seed-data.js';
+import { upsertAll } from '../dev/seed-store.js';
 import { requestTokens } from '../dev/request-tokens.js';
 import { startService } from '../dev/start-service.js';
 import { exportFunctions } from '../shared/app/export-functions.js';
@@ -14,7 +14,6 @@ import { summaryFunctions } from '../shared/app/summary-function.js';
 import { loadConfig } from '../shared/config/load-config.js';
 import { summaryEndpoints } from '../shared/http/summary-endpoint.js';
 import { DELTA_TOKEN_HEADER } from '../shared/model/delta-operations.js';
-import { partitionKeyOf } from '../shared/model/resource-definition.js';
 import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
 import { QUIET_SECONDS } from '../shared/output/result-etag.js';
 import { createCosmosClient } from '../shared/store/create-cosmos-client.js';
@@ -80,13 +79,7 @@ async function measure(input: DeltaInput): Promise<DeltaFigures> {
   const service = await startService({ registrations: [...summaryFunctions(endpoints), ...jobs.http], subscriptionKeys: stack.identities.subscriptionKeys, port: 0 });
   try {
     const container = store.database(DATABASE_ID).container('contracts');
-    const write = async (documents: readonly Record<string, unknown>[]) => {
-      for (let start = 0; start < documents.length; start += 5000) {
-        const results = await container.items.executeBulkOperations(documents.slice(start, start + 5000).map((document) => (
-          { operationType: BulkOperationType.Upsert, partitionKey: partitionKeyOf(document as { tenantId: string; id: string }), resourceBody: document as { id: string } })));
-        if (results.some((result) => (result.response?.statusCode ?? 500) >= 400)) throw new Error('seeding the delta tenant failed');
-      }
-    };
+    const write = (documents: readonly Record<string, unknown>[]) => upsertAll(container, documents as readonly { tenantId: string; id: string }[]);
     const now = Date.now();
     const thisMonth = new Date(now).toISOString().slice(0, 7);
     const shift = Date.parse(`${thisMonth}-01T00:00:00Z`) + 25 * DAY_MS - Date.parse('2026-10-31T00:00:00Z');

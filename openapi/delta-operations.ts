@@ -4,13 +4,12 @@
  * its JSON page (records and removal rows, the token on the last page) and its problem responses
  * (`DeltaProblem<status>`: only the codes these operations answer).
  */
-import { STATUS_CODES } from 'node:http';
-import { ERROR_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
-import { PROBLEM_MEDIA_TYPE } from '../shared/errors/problem-response.js';
+import type { ErrorCode } from '../shared/errors/error-codes.js';
 import { DELTA_PAGE_MEMBER, DELTA_PAGE_PATTERN, DELTA_PAGES_HOURS, DELTA_SINCE_MEMBER, DELTA_TOKEN_HEADER, DELTA_TOKEN_MEMBER, DELTA_TOKEN_PATTERN, deltaNames, INSTANT_PATTERN, KEPT_MEMBER, REMOVAL_REASONS, REMOVED_MEMBER } from '../shared/model/delta-operations.js';
 import { exportFile, mediaTypeOf, PARQUET_MEDIA_TYPE } from '../shared/model/operation-contract.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
 import { componentRef, schemaRef } from './component-ref.js';
+import { narrowedProblemRefs, narrowedProblemResponses } from './error-responses.js';
 import type { JsonObject } from './json-schema.js';
 import { settingDefaults } from './service-defaults.js';
 
@@ -28,27 +27,9 @@ export function deltaProblemName(status: number): string {
   return `DeltaProblem${status}`;
 }
 
-function statuses(): number[] {
-  return [...new Set(DELTA_OPERATION_CODES.map((code) => ERROR_CODES[code].status))].sort((a, b) => a - b);
-}
-
 /** The problem responses of the delta operations (`components.responses`). */
 export function deltaErrorResponses(): Record<string, JsonObject> {
-  const responses: Record<string, JsonObject> = {};
-  for (const status of statuses()) {
-    const codes = DELTA_OPERATION_CODES.filter((code) => ERROR_CODES[code].status === status);
-    responses[deltaProblemName(status)] = {
-      description: `${STATUS_CODES[status] ?? 'Error'}. A problem document whose \`code\` is one of: ${codes.map((code) => `\`${code}\` (${ERROR_CODES[code].title})`).join('; ')}.`,
-      headers: {
-        'X-Request-ID': componentRef('headers', 'X-Request-ID'),
-        'Cache-Control': componentRef('headers', 'Cache-Control'),
-        ...(status === 401 ? { 'WWW-Authenticate': componentRef('headers', 'WWW-Authenticate') } : {}),
-        ...(status === 429 || status === 503 ? { 'Retry-After': componentRef('headers', 'Retry-After') } : {}),
-      },
-      content: { [PROBLEM_MEDIA_TYPE]: { schema: { allOf: [schemaRef('Problem'), { type: 'object', properties: { status: { const: status }, code: { enum: codes } } }] } } },
-    };
-  }
-  return responses;
+  return narrowedProblemResponses(DELTA_OPERATION_CODES, deltaProblemName);
 }
 
 const deltaSchemaName = (resource: ResourceDefinition, what: 'Request' | 'Page') => `${resource.openapi.filtersSchema.replace(/Filters$/, '')}Delta${what}`;
@@ -154,7 +135,7 @@ export function deltaPaths(resources: readonly ResourceDefinition[]): JsonObject
         },
       },
     };
-    for (const status of statuses()) responses[String(status)] = componentRef('responses', deltaProblemName(status));
+    Object.assign(responses, narrowedProblemRefs(DELTA_OPERATION_CODES, deltaProblemName));
     paths[names.path] = {
       post: {
         operationId: names.id,

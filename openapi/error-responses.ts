@@ -68,3 +68,35 @@ export function errorResponses(): Record<string, JsonObject> {
   }
   return responses;
 }
+
+/** The statuses (ascending) of a list of codes. */
+export function statusesOf(codes: readonly ErrorCode[]): number[] {
+  return [...new Set(codes.map((code) => ERROR_CODES[code].status))].sort((a, b) => a - b);
+}
+
+/**
+ * The problem responses (`components.responses`) of operations that answer only `codes` (the
+ * export jobs', the deltas'): one per status, named by `nameOf`, its `code` narrowed to those codes.
+ */
+export function narrowedProblemResponses(codes: readonly ErrorCode[], nameOf: (status: number) => string): Record<string, JsonObject> {
+  const responses: Record<string, JsonObject> = {};
+  for (const status of statusesOf(codes)) {
+    const mine = codes.filter((code) => ERROR_CODES[code].status === status);
+    responses[nameOf(status)] = {
+      description: `${STATUS_CODES[status] ?? 'Error'}. A problem document whose \`code\` is one of: ${mine.map((code) => `\`${code}\` (${ERROR_CODES[code].title})`).join('; ')}.`,
+      headers: {
+        'X-Request-ID': componentRef('headers', 'X-Request-ID'),
+        'Cache-Control': componentRef('headers', 'Cache-Control'),
+        ...(status === 401 ? { 'WWW-Authenticate': componentRef('headers', 'WWW-Authenticate') } : {}),
+        ...(status === 429 || status === 503 ? { 'Retry-After': componentRef('headers', 'Retry-After') } : {}),
+      },
+      content: { [PROBLEM_MEDIA_TYPE]: { schema: { allOf: [schemaRef('Problem'), { type: 'object', properties: { status: { const: status }, code: { enum: mine } } }] } } },
+    };
+  }
+  return responses;
+}
+
+/** An operation's references to those responses, by status. */
+export function narrowedProblemRefs(codes: readonly ErrorCode[], nameOf: (status: number) => string): JsonObject {
+  return Object.fromEntries(statusesOf(codes).map((status) => [String(status), componentRef('responses', nameOf(status))]));
+}

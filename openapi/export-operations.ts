@@ -3,15 +3,14 @@
  * cancel, their problem responses (`ExportProblem<status>`: only the codes these operations
  * answer) and the status document's schema.
  */
-import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../shared/errors/error-codes.js';
-import { PROBLEM_MEDIA_TYPE } from '../shared/errors/problem-response.js';
+import type { ErrorCode } from '../shared/errors/error-codes.js';
 import { CANCEL_NAMES, JOB_ID, kickOffNames, STATUS_NAMES, STATUS_RETRY_SECONDS, MAX_STATUS_WAIT_SECONDS } from '../shared/model/export-operations.js';
 import { IF_NONE_MATCH_MEMBER } from '../shared/exports/export-request.js';
 import { mediaTypeOf } from '../shared/model/operation-contract.js';
 import type { ResourceDefinition } from '../shared/model/resource-definition.js';
 import { componentRef, schemaRef } from './component-ref.js';
+import { narrowedProblemRefs, narrowedProblemResponses } from './error-responses.js';
 import { toJsonSchema, type JsonObject } from './json-schema.js';
 import { ProblemSchema } from './problem-schema.js';
 import { settingDefaults } from './service-defaults.js';
@@ -33,10 +32,6 @@ export function exportProblemName(status: number): string {
   return `ExportProblem${status}`;
 }
 
-/** The statuses (ascending) of a list of codes. */
-function statusesOf(codes: readonly ErrorCode[]): number[] {
-  return [...new Set(codes.map((code) => ERROR_CODES[code].status))].sort((a, b) => a - b);
-}
 
 const file = z.strictObject({
   table: z.string().meta({ description: 'The table: `contracts`; for invoices `invoices` or `invoice_tables` (the two files of the synchronous export\'s zip).' }),
@@ -110,26 +105,11 @@ function exportRequestSchema(resource: ResourceDefinition): string {
 
 /** The problem responses of the export operations (`components.responses`). */
 export function exportErrorResponses(): Record<string, JsonObject> {
-  const all = [...new Set(Object.values(EXPORT_OPERATION_CODES).flat())];
-  const responses: Record<string, JsonObject> = {};
-  for (const status of statusesOf(all)) {
-    const codes = all.filter((code) => ERROR_CODES[code].status === status);
-    responses[exportProblemName(status)] = {
-      description: `${STATUS_CODES[status] ?? 'Error'}. A problem document whose \`code\` is one of: ${codes.map((code) => `\`${code}\` (${ERROR_CODES[code].title})`).join('; ')}.`,
-      headers: {
-        'X-Request-ID': componentRef('headers', 'X-Request-ID'),
-        'Cache-Control': componentRef('headers', 'Cache-Control'),
-        ...(status === 401 ? { 'WWW-Authenticate': componentRef('headers', 'WWW-Authenticate') } : {}),
-        ...(status === 429 || status === 503 ? { 'Retry-After': componentRef('headers', 'Retry-After') } : {}),
-      },
-      content: { [PROBLEM_MEDIA_TYPE]: { schema: { allOf: [schemaRef('Problem'), { type: 'object', properties: { status: { const: status }, code: { enum: codes } } }] } } },
-    };
-  }
-  return responses;
+  return narrowedProblemResponses([...new Set(Object.values(EXPORT_OPERATION_CODES).flat())], exportProblemName);
 }
 
 function problems(codes: readonly ErrorCode[]): JsonObject {
-  return Object.fromEntries(statusesOf(codes).map((status) => [String(status), componentRef('responses', exportProblemName(status))]));
+  return narrowedProblemRefs(codes, exportProblemName);
 }
 
 const statusContent = { [mediaTypeOf('json')]: { schema: schemaRef('ExportJobStatus') } };

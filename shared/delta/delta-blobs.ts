@@ -6,6 +6,9 @@
  * made for one tenant can name another's.
  */
 
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { z } from 'zod';
+
 /** The blobs' seam: Azure Blob Storage (azure-delta-blobs.ts), Azurite locally. */
 export interface DeltaBlobs {
   /** The bytes of a blob, or undefined when there is none. */
@@ -28,4 +31,21 @@ export function stateBlob(tenant: string, stateId: string): string {
 /** The blob of a later page (≥ 2) of a JSON delta. */
 export function pageBlob(tenant: string, pagesId: string, page: number): string {
   return `${DELTA_BLOB_KINDS.pages}${tenant}/${pagesId}/${page}`;
+}
+
+/** What a blob holds: one gzip of JSON (a state, a page). */
+export function gzipJson(value: unknown): Uint8Array {
+  return gzipSync(JSON.stringify(value));
+}
+
+/** A blob's value as `schema` takes it, or undefined for bytes that are not one (nothing kept is trusted unread). */
+export function gunzipJson<T>(bytes: Uint8Array, schema: z.ZodType<T>): T | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(gunzipSync(bytes).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const checked = schema.safeParse(parsed);
+  return checked.success ? checked.data : undefined;
 }

@@ -3,9 +3,9 @@
  * request (its state must be), so pages 2 to n are written then, each a gzip of JSON with what it
  * is bound to, and a link (`deltaPage`) answers one of them with one blob read and no store read.
  */
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
-import type { StateBinding } from './state-codec.js';
+import { gunzipJson, gzipJson } from './delta-blobs.js';
+import { BINDING_SCHEMA, type StateBinding } from './state-codec.js';
 
 /** One kept page of a delta. */
 export interface KeptPage {
@@ -25,11 +25,9 @@ export interface KeptPage {
   readonly asOf?: string | undefined;
 }
 
-const binding = z.object({ tenant: z.string(), clientId: z.string(), resource: z.string(), view: z.string(), filters: z.string() });
-
 const kept = z.object({
   v: z.literal(1),
-  binding,
+  binding: BINDING_SCHEMA,
   created: z.number().int().positive(),
   page: z.number().int().min(2),
   pageSize: z.number().int().positive(),
@@ -41,20 +39,14 @@ const kept = z.object({
 });
 
 export function encodePage(page: KeptPage): Uint8Array {
-  return gzipSync(JSON.stringify({ v: 1, ...page }));
+  return gzipJson({ v: 1, ...page });
 }
 
 /** The kept page, or undefined for bytes that are not one. */
 export function decodePage(bytes: Uint8Array): KeptPage | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(gunzipSync(bytes).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  const checked = kept.safeParse(parsed);
-  if (!checked.success) return undefined;
-  const { v: _v, ...page } = checked.data;
+  const decoded = gunzipJson(bytes, kept);
+  if (!decoded) return undefined;
+  const { v: _v, ...page } = decoded;
   return page;
 }
 

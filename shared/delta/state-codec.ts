@@ -4,9 +4,9 @@
  * hash null), so a state of a million records is a
  * few megabytes kept and read whole, once per delta.
  */
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { DeltaState } from './delta-state.js';
+import { gunzipJson, gzipJson } from './delta-blobs.js';
 
 /** What a state is bound to: a token is answered only for the same. */
 export interface StateBinding {
@@ -26,9 +26,12 @@ export interface KeptState {
   readonly state: DeltaState;
 }
 
+/** A binding as it is kept (with a state, and with a delta's pages). */
+export const BINDING_SCHEMA = z.object({ tenant: z.string(), clientId: z.string(), resource: z.string(), view: z.string(), filters: z.string() });
+
 const kept = z.object({
   v: z.literal(1),
-  binding: z.object({ tenant: z.string(), clientId: z.string(), resource: z.string(), view: z.string(), filters: z.string() }),
+  binding: BINDING_SCHEMA,
   issued: z.number().int().positive(),
   since: z.number().int().nonnegative(),
   records: z.array(z.tuple([z.string(), z.string().nullable(), z.string().nullable()])),
@@ -36,19 +39,13 @@ const kept = z.object({
 
 export function encodeState({ binding, issued, state }: KeptState): Uint8Array {
   const records = [...state.records].map(([id, entry]) => [id, entry.key ?? null, entry.hash ?? null]);
-  return gzipSync(JSON.stringify({ v: 1, binding, issued, since: state.since, records }));
+  return gzipJson({ v: 1, binding, issued, since: state.since, records });
 }
 
 /** The kept state, or undefined for bytes that are not one (a state is never trusted unread). */
 export function decodeState(bytes: Uint8Array): KeptState | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(gunzipSync(bytes).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  const checked = kept.safeParse(parsed);
-  if (!checked.success) return undefined;
-  const { binding, issued, since, records } = checked.data;
+  const decoded = gunzipJson(bytes, kept);
+  if (!decoded) return undefined;
+  const { binding, issued, since, records } = decoded;
   return { binding, issued, state: { since, records: new Map(records.map(([id, key, hash]) => [id, { key: key ?? undefined, hash: hash ?? undefined }])) } };
 }

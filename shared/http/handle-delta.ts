@@ -6,6 +6,7 @@ import type { DeltaDeps } from '../delta/delta-deps.js';
 import { decodePage, encodePage, sameBinding, type KeptPage } from '../delta/delta-pages.js';
 import { deltaParquetPlan, deltaRows } from '../delta/delta-rows.js';
 import { deltaBinding, runDelta, type DeltaOutcome } from '../delta/run-delta.js';
+import type { StateBinding } from '../delta/state-codec.js';
 import { ApiError } from '../errors/api-error.js';
 import { deltaMembers, type FilterMember } from '../filters/filter-members.js';
 import { parseFilters } from '../filters/parse-filters.js';
@@ -107,20 +108,8 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
         };
       }
       const pageSize = typeof given.pageSize === 'number' ? given.pageSize : deps.config.maxPageSize;
-      const totalPages = Math.max(1, Math.ceil(rows.length / pageSize));
-      const pagesId = randomBytes(16).toString('hex');
-      const kept = (page: number): KeptPage => ({
-        binding: outcome.binding, created: Math.floor(now / 1000), page, pageSize, totalPages, totalRecords: rows.length,
-        rows: rows.slice((page - 1) * pageSize, page * pageSize),
-        ...(page === totalPages ? { deltaToken: outcome.token, asOf } : {}),
-      });
-      // Every later page is kept before the first is answered: a link handed out always answers.
-      const later = Array.from({ length: totalPages - 1 }, (_, index) => index + 2);
-      for (let at = 0; at < later.length; at += PAGE_WRITES) {
-        signal.throwIfAborted();
-        await Promise.all(later.slice(at, at + PAGE_WRITES).map((page) => endpoint.delta.blobs.put(pageBlob(scope.tenant, pagesId, page), encodePage(kept(page)))));
-      }
-      return { ...answerPage(kept(1), { requestId, now, links, pagesId, ...(warning ? { warning } : {}) }), ...cost };
+      const { first, pagesId } = await keepPages(rows, { blobs: endpoint.delta.blobs, tenant: scope.tenant, binding: outcome.binding, now, pageSize, token: outcome.token, asOf, signal });
+      return { ...answerPage(first, { requestId, now, links, pagesId, ...(warning ? { warning } : {}) }), ...cost };
     } catch (error) {
       if (gone?.aborted) throw new CallerGone('the caller went away during the delta');
       if (deadline.aborted) throw outcomeError({ kind: 'overDeadline', deadlineMs: EXPORT_DEADLINE_MS }, '');
@@ -129,6 +118,27 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
       release();
     }
   });
+}
+
+/**
+ * The pages of a JSON delta: pages 2..n kept before the first is answered (a link handed out
+ * always answers), the token and as-of on the last; the first returned.
+ */
+async function keepPages(rows: readonly StoredRecord[], context: { readonly blobs: DeltaDeps['blobs']; readonly tenant: string; readonly binding: StateBinding; readonly now: number; readonly pageSize: number; readonly token: string; readonly asOf: string; readonly signal: AbortSignal }): Promise<{ readonly first: KeptPage; readonly pagesId: string }> {
+  const { pageSize } = context;
+  const totalPages = Math.max(1, Math.ceil(rows.length / pageSize));
+  const pagesId = randomBytes(16).toString('hex');
+  const kept = (page: number): KeptPage => ({
+    binding: context.binding, created: Math.floor(context.now / 1000), page, pageSize, totalPages, totalRecords: rows.length,
+    rows: rows.slice((page - 1) * pageSize, page * pageSize),
+    ...(page === totalPages ? { deltaToken: context.token, asOf: context.asOf } : {}),
+  });
+  const later = Array.from({ length: totalPages - 1 }, (_, index) => index + 2);
+  for (let at = 0; at < later.length; at += PAGE_WRITES) {
+    context.signal.throwIfAborted();
+    await Promise.all(later.slice(at, at + PAGE_WRITES).map((page) => context.blobs.put(pageBlob(context.tenant, pagesId, page), encodePage(kept(page)))));
+  }
+  return { first: kept(1), pagesId };
 }
 
 /** The `since` of a delta that starts from a copy made without the feed (ms), or undefined; refused beside a token, with Parquet, or in the future. */
