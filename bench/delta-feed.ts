@@ -3,23 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pull, readSettings, summaryApi, trustCaFile, type PullOptions } from '../client/src/index.js';
 import { clientSettings } from '../dev/client-settings.js';
-import { startLocalStack } from '../dev/local-stack.js';
-import { generateContracts } from '../dev/seed-data.js';
 import { upsertAll } from '../dev/seed-store.js';
 import { requestTokens } from '../dev/request-tokens.js';
-import { startService } from '../dev/start-service.js';
-import { exportFunctions } from '../shared/app/export-functions.js';
-import { createSummaryDeps } from '../shared/app/create-summary-deps.js';
-import { summaryFunctions } from '../shared/app/summary-function.js';
-import { loadConfig } from '../shared/config/load-config.js';
-import { summaryEndpoints } from '../shared/http/summary-endpoint.js';
 import { DELTA_TOKEN_HEADER } from '../shared/model/delta-operations.js';
-import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
 import { QUIET_SECONDS } from '../shared/output/result-etag.js';
-import { createCosmosClient } from '../shared/store/create-cosmos-client.js';
-import type { RequestLogEntry } from '../shared/telemetry/request-log-entry.js';
 import { BENCH_CLIENT } from './full-view.js';
 import { serveWorker } from './run-worker.js';
+import { contractsToThisMonth, startTenantService } from './tenant-service.js';
+import { DATABASE_ID } from '../shared/model/resources.js';
 
 /** What the delta measurement runs. */
 export interface DeltaInput {
@@ -67,24 +58,15 @@ const TENANT = 'deltas';
  * token against today's month-by-month mirror and against a full pull, measured in the same run.
  */
 async function measure(input: DeltaInput): Promise<DeltaFigures> {
-  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, azuritePorts: { blob: 0, queue: 0, table: 0 }, seedRecords: 1, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {}, loadFunctions: async () => ({ http: [], queues: [], timers: [] }) });
-  const store = createCosmosClient({ endpoint: stack.cosmos.endpoint, key: stack.cosmos.key, allowSelfSignedTls: true });
+  const tenant = await startTenantService(TENANT);
+  const { stack, store, service, lines } = tenant;
   const folders = mkdtempSync(join(tmpdir(), 'bench-delta-'));
-  const lines: RequestLogEntry[] = [];
-  const client = stack.identities.clients.find((candidate) => candidate.name === BENCH_CLIENT)!;
-  const config = loadConfig({ ...stack.settings, LOG_REQUESTS: 'true', PUBLIC_BASE_URL: '', CLIENT_REGISTRY: JSON.stringify({ [client.clientId]: TENANT }) });
-  const deps = createSummaryDeps(config, { log: { request: (entry) => lines.push(entry), fault: () => {}, warning: () => {} } });
-  const endpoints = summaryEndpoints(RESOURCES, deps);
-  const jobs = exportFunctions(endpoints, deps);
-  const service = await startService({ registrations: [...summaryFunctions(endpoints), ...jobs.http], subscriptionKeys: stack.identities.subscriptionKeys, port: 0 });
   try {
     const container = store.database(DATABASE_ID).container('contracts');
     const write = (documents: readonly Record<string, unknown>[]) => upsertAll(container, documents as readonly { tenantId: string; id: string }[]);
     const now = Date.now();
     const thisMonth = new Date(now).toISOString().slice(0, 7);
-    const shift = Date.parse(`${thisMonth}-01T00:00:00Z`) + 25 * DAY_MS - Date.parse('2026-10-31T00:00:00Z');
-    const moved = (iso: string) => new Date(Math.min(Date.parse(iso) + shift, now - DAY_MS)).toISOString();
-    const contracts = generateContracts(TENANT, input.records).map((document) => ({ ...document, createdDate: moved(document.createdDate), updatedDate: moved(document.updatedDate) }));
+    const contracts = contractsToThisMonth(TENANT, input.records, now);
     await write(contracts);
     const firstMonth = new Date(now - 760 * DAY_MS).toISOString().slice(0, 7);
     const quiet = () => new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
@@ -188,9 +170,7 @@ async function measure(input: DeltaInput): Promise<DeltaFigures> {
     const full = [...fulls].sort((a, b) => a.ms - b.ms)[1]!;
     return { records: input.records, changed: { updated, deleted, created, months }, full, first: start, spread: { parquet, json, mirror }, nothing, busy: { ...busy, writes } };
   } finally {
-    await service.stop();
-    store.dispose();
-    await stack.stop();
+    await tenant.stop();
     rmSync(folders, { recursive: true, force: true });
   }
 }

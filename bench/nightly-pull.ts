@@ -5,23 +5,14 @@ import { BulkOperationType } from '@azure/cosmos';
 import { pull, readSettings, summaryApi, trustCaFile, type PullOptions } from '../client/src/index.js';
 import type { Via } from '../client/src/pull-summary.js';
 import { startTriggerHost } from '../dev/trigger-host.js';
-import { exportFunctions } from '../shared/app/export-functions.js';
 import { clientSettings } from '../dev/client-settings.js';
-import { startLocalStack } from '../dev/local-stack.js';
-import { generateContracts } from '../dev/seed-data.js';
-import { startService } from '../dev/start-service.js';
-import { loadConfig } from '../shared/config/load-config.js';
-import { createSummaryDeps } from '../shared/app/create-summary-deps.js';
-import type { RequestLogEntry } from '../shared/telemetry/request-log-entry.js';
-import { summaryFunctions } from '../shared/app/summary-function.js';
-import { summaryEndpoints } from '../shared/http/summary-endpoint.js';
 import { partitionKeyOf } from '../shared/model/resource-definition.js';
-import { DATABASE_ID, RESOURCES } from '../shared/model/resources.js';
+import { DATABASE_ID } from '../shared/model/resources.js';
 import { QUIET_SECONDS } from '../shared/output/result-etag.js';
-import { createCosmosClient } from '../shared/store/create-cosmos-client.js';
 import { BENCH_CLIENT } from './full-view.js';
 import { median } from './median.js';
 import { serveWorker } from './run-worker.js';
+import { contractsToThisMonth, startTenantService } from './tenant-service.js';
 
 /** What the nightly-pull measurement runs. */
 export interface NightlyInput {
@@ -82,17 +73,9 @@ const TENANT = 'nightly';
  */
 async function measure(input: NightlyInput): Promise<NightlyFigures> {
   // The stack's own functions are not loaded: the service below (and its workers) is the only one on the queue.
-  const stack = await startLocalStack({ port: 0, cosmosPort: 0, authPort: 0, azuritePorts: { blob: 0, queue: 0, table: 0 }, seedRecords: 1, settings: { LOG_REQUESTS: 'false' }, logRequest: () => {}, loadFunctions: async () => ({ http: [], queues: [], timers: [] }) });
-  const store = createCosmosClient({ endpoint: stack.cosmos.endpoint, key: stack.cosmos.key, allowSelfSignedTls: true });
+  const tenant = await startTenantService(TENANT);
+  const { stack, store, service, lines, jobs } = tenant;
   const folders = mkdtempSync(join(tmpdir(), 'bench-nightly-'));
-  const lines: RequestLogEntry[] = [];
-  const client = stack.identities.clients.find((candidate) => candidate.name === BENCH_CLIENT)!;
-  // No public base URL: a job's Location is then relative to its kick-off, on this service.
-  const config = loadConfig({ ...stack.settings, LOG_REQUESTS: 'true', PUBLIC_BASE_URL: '', CLIENT_REGISTRY: JSON.stringify({ [client.clientId]: TENANT }) });
-  const deps = createSummaryDeps(config, { log: { request: (entry) => lines.push(entry), fault: () => {}, warning: () => {} } });
-  const endpoints = summaryEndpoints(RESOURCES, deps);
-  const jobs = exportFunctions(endpoints, deps);
-  const service = await startService({ registrations: [...summaryFunctions(endpoints), ...jobs.http], subscriptionKeys: stack.identities.subscriptionKeys, port: 0 });
   const triggers = startTriggerHost({ queues: jobs.queues, timers: [], settings: { ...process.env, ...stack.settings } });
   try {
     const container = store.database(DATABASE_ID).container('contracts');
@@ -106,9 +89,7 @@ async function measure(input: NightlyInput): Promise<NightlyFigures> {
     // The seed's 22 months moved to end with this month, so that "now" is inside the range.
     const now = Date.now();
     const thisMonth = new Date(now).toISOString().slice(0, 7);
-    const shift = Date.parse(`${thisMonth}-01T00:00:00Z`) + 25 * DAY_MS - Date.parse('2026-10-31T00:00:00Z');
-    const moved = (iso: string) => new Date(Math.min(Date.parse(iso) + shift, now - DAY_MS)).toISOString();
-    const contracts = generateContracts(TENANT, input.records).map((document) => ({ ...document, createdDate: moved(document.createdDate), updatedDate: moved(document.updatedDate) }));
+    const contracts = contractsToThisMonth(TENANT, input.records, now);
     await write(contracts);
     const first = new Date(now - 730 * DAY_MS).toISOString().slice(0, 7);
     const quiet = () => new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
@@ -205,9 +186,7 @@ async function measure(input: NightlyInput): Promise<NightlyFigures> {
     return { records: input.records, changed, full: middle(fulls), nightly, unchanged, settled, busy, job: { unchanged: jobUnchanged, nightly: middle(jobNightlies) } };
   } finally {
     await triggers.stop();
-    await service.stop();
-    store.dispose();
-    await stack.stop();
+    await tenant.stop();
     rmSync(folders, { recursive: true, force: true });
   }
 }
