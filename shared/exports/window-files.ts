@@ -5,6 +5,7 @@ import type { CleaningPlan } from '../output/record-cleaner.js';
 import { newCleaningReport } from '../output/record-cleaner.js';
 import { cleaningMetadata, exportTables, tableWriter, writeTables, type ExportTable, type TableSink } from '../output/export-parquet.js';
 import { ParquetTableWriter } from '../output/parquet/parquet-table-writer.js';
+import type { Physical } from '../output/parquet/value-reading.js';
 import type { ExportFileEntry } from '../store/export-jobs.js';
 
 /** How one window's files are written. */
@@ -61,7 +62,7 @@ class PartedTable implements TableSink {
     this.writer = this.newWriter();
   }
 
-  addRow(values: readonly unknown[], leading?: readonly unknown[]): Promise<void> | undefined {
+  addRow(values: readonly (Physical | null | undefined)[], leading?: readonly (Physical | null | undefined)[]): Promise<void> | undefined {
     this.rows++;
     const appending = this.writer.addRow(values, leading);
     if (appending) return appending.then(() => this.closeIfFull());

@@ -14,7 +14,7 @@ import { DELTA_PAGE_MEMBER, DELTA_PAGES_HOURS, DELTA_SINCE_MEMBER, DELTA_TOKEN_H
 import { exportFile, mediaTypeOf, type OperationNames } from '../model/operation-contract.js';
 import type { StoredRecord } from '../model/view.js';
 import { OutputLimitExceeded } from '../output/output-limit-exceeded.js';
-import { isTimestamp } from '../output/parquet/value-encoders.js';
+import { isTimestamp } from '../output/parquet/value-reading.js';
 import { AS_OF_HEADER, resultAsOf } from '../output/result-etag.js';
 import { cleaningWarning, cleanRecord, newCleaningReport, type CleaningPlan, type CleaningReport } from '../output/record-cleaner.js';
 import { STREAM_PAGE_SIZE } from '../store/record-store.js';

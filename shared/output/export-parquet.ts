@@ -7,6 +7,7 @@ import { unreachable } from '../util/unreachable.js';
 import { OutputLimitExceeded } from './output-limit-exceeded.js';
 import { cleaningWarning, cleanRow, newCleaningReport, type CleaningPlan, type CleaningReport } from './record-cleaner.js';
 import { ParquetTableWriter } from './parquet/parquet-table-writer.js';
+import type { Physical } from './parquet/value-reading.js';
 import { zipOverhead, zipStored } from './zip-stored.js';
 
 /** The key-value metadata in the footer of every exported file, the table's name added per file (tableWriter). */
@@ -119,7 +120,7 @@ export function exportTables(view: View): { readonly records: ExportTable; reado
 /** Where one table's rows go (a ParquetTableWriter, or one that rolls over into parts). */
 export interface TableSink {
   /** As ParquetTableWriter.addRow: values by column position; a returned promise is awaited before the next row. */
-  addRow(values: readonly unknown[], leading?: readonly unknown[]): Promise<void> | undefined;
+  addRow(values: readonly (Physical | null | undefined)[], leading?: readonly (Physical | null | undefined)[]): Promise<void> | undefined;
 }
 
 /**
@@ -144,7 +145,7 @@ export async function writeTables(
   const report = options.report ?? newCleaningReport();
   let count = 0;
   // A line's row starts with its record's id (one array, refilled per record).
-  const leading: unknown[] = [undefined];
+  const leading: (Physical | null | undefined)[] = [undefined];
   for await (const page of records) {
     options.signal?.throwIfAborted();
     for (const stored of page) {
@@ -155,8 +156,10 @@ export async function writeTables(
       const appending = tables.records.addRow(row.values);
       if (appending) await appending;
       if (tables.lines && lineMember !== undefined) {
-        // From the stored record: the id leads its lines whether or not the view shows it.
-        leading[0] = stored[idName];
+        // From the stored record: the id leads its lines whether or not the view shows it (as
+        // text, the column's type; a missing one fails the export, as a required value does).
+        const id = stored[idName];
+        leading[0] = id === null || id === undefined ? id : String(id);
         for (const line of row.lines) {
           const appendingLine = tables.lines.addRow(line, leading);
           if (appendingLine) await appendingLine;

@@ -1,5 +1,5 @@
 /**
- * What reaches a caller of a stored record, checked value by value against its fields (value-checks.ts),
+ * What reaches a caller of a stored record, checked value by value against its fields (parquet/value-reading.ts),
  * the same for JSON and Parquet: a bad value of a nullable field becomes null; a record whose
  * required field is bad is left out, and so is a line (of a record's lines) that is not an object
  * or whose required field is bad. The answer says how many (`meta.warning`, a Parquet footer
@@ -12,7 +12,7 @@
  */
 import type { FieldSpec } from '../model/fields.js';
 import type { StoredRecord, View } from '../model/view.js';
-import { checkOf, type ValueCheck } from './value-checks.js';
+import { MALFORMED, readingOf, readValue, type Physical, type ValueReading } from './parquet/value-reading.js';
 
 /** What cleaning changed in one answer. */
 export interface CleaningReport {
@@ -29,11 +29,11 @@ export interface CleaningReport {
 /** Problems kept for the log; the counts go on. */
 const PROBLEMS_KEPT = 10;
 
-/** One field as cleaning reads it: its name, whether it may be null, and its value check. */
+/** One field as cleaning reads it: its name, whether it may be null, and how its values are read. */
 interface FieldRule {
   readonly name: string;
   readonly nullable: boolean;
-  readonly check: ValueCheck;
+  readonly reading: ValueReading;
 }
 
 /** What cleaning does for one view, made once where the view is prepared (summary-endpoint.ts). */
@@ -47,7 +47,7 @@ export interface CleaningPlan {
 
 /** The cleaning plan of a view. */
 export function planCleaning(view: View): CleaningPlan {
-  const rules = (fields: readonly FieldSpec[]) => Object.freeze(fields.map((field) => Object.freeze({ name: field.name, nullable: field.nullable, check: checkOf(field) })));
+  const rules = (fields: readonly FieldSpec[]) => Object.freeze(fields.map((field) => Object.freeze({ name: field.name, nullable: field.nullable, reading: readingOf(field) })));
   return Object.freeze({ view, recordRules: rules(view.fields), lineRules: rules(view.lineFields), linesMember: view.resource.lines?.member });
 }
 
@@ -56,35 +56,28 @@ export function newCleaningReport(): CleaningReport {
   return { nulled: 0, recordsLeftOut: 0, linesLeftOut: 0, problems: [] };
 }
 
-/** A record cleaned as rows: its values in the plan's field order, and each line's in the line fields' order. */
+/** A record cleaned as rows: its physical values in the plan's field order, and each line's in the line fields' order. */
 export interface CleanedRow {
+  readonly values: (Physical | null)[];
+  readonly lines: readonly (Physical | null)[][];
+}
+
+/** As CleanedRow, of physical or of stored values. */
+interface Cleaned {
   readonly values: unknown[];
-  readonly lines: unknown[][];
+  readonly lines: readonly unknown[][];
 }
 
 /**
- * The record as it may be answered, by position: the plan's fields' values in order (a bad
- * nullable value null), then its lines the same way; undefined to leave it out. Counts and notes
- * what it changed in `report` (a record's lines before its fields). What a Parquet export writes
- * (ParquetTableWriter.addRow), with no object made per record or line.
+ * The record as the Parquet export writes it, by position: the plan's fields' physical values in
+ * order (parquet/value-reading.ts: days, milliseconds, unscaled decimals; a bad nullable value null), then
+ * its lines the same way; undefined to leave it out. Counts and notes what it changed in `report`
+ * (a record's lines before its fields). What ParquetTableWriter.addRow takes, with no object made
+ * per record or line and every value read once.
  */
 export function cleanRow(plan: CleaningPlan, record: StoredRecord, report: CleaningReport): CleanedRow | undefined {
-  const nulled: string[] = [];
-  const values = cleanValues(plan.recordRules, record, nulled);
-  const note = (field: string) => {
-    if (report.problems.length < PROBLEMS_KEPT) report.problems.push({ record: idOf(record, plan.view.resource.idField), field });
-  };
-  if (values === undefined) {
-    report.recordsLeftOut++;
-    note(firstBad(plan.recordRules, record));
-    return undefined;
-  }
-  const lines = plan.linesMember === undefined ? [] : cleanLines(plan, record[plan.linesMember], report, note);
-  for (const field of nulled) {
-    report.nulled++;
-    note(field);
-  }
-  return { values, lines };
+  // Read physical, every value is one (or null).
+  return cleaned(plan, record, report, true) as CleanedRow | undefined;
 }
 
 /**
@@ -99,57 +92,101 @@ export function cleanRow(plan: CleaningPlan, record: StoredRecord, report: Clean
  * cleaningWarning(report); // what was nulled or left out, for meta.warning; undefined when nothing
  */
 export function cleanRecord(plan: CleaningPlan, record: StoredRecord, report: CleaningReport): StoredRecord | undefined {
-  const row = cleanRow(plan, record, report);
+  const row = cleaned(plan, record, report, false);
   if (row === undefined) return undefined;
   const answered = objectOf(plan.recordRules, row.values);
   if (plan.linesMember !== undefined) answered[plan.linesMember] = row.lines.map((line) => objectOf(plan.lineRules, line));
   return answered;
 }
 
+/** The record's values and lines by position, physical or as stored; undefined to leave it out (cleanRow). */
+function cleaned(plan: CleaningPlan, record: StoredRecord, report: CleaningReport, physical: boolean): Cleaned | undefined {
+  const nulled = RECORD_NULLED;
+  // Emptied only when it holds something: setting an array's length is a call of its own.
+  if (nulled.length > 0) nulled.length = 0;
+  const values = cleanValues(plan.recordRules, record, nulled, physical);
+  if (values === undefined) {
+    report.recordsLeftOut++;
+    note(plan, record, report, firstBad(plan.recordRules, record));
+    return undefined;
+  }
+  const lines = plan.linesMember === undefined ? NO_LINES : cleanLines(plan, record, report, physical);
+  for (const field of nulled) {
+    report.nulled++;
+    note(plan, record, report, field);
+  }
+  return { values, lines };
+}
+
+/**
+ * Where the names of the fields nulled in one record, and in one line, are gathered: cleaning is
+ * synchronous, so one array each serves every call (an export cleans millions of records, and
+ * almost none has one).
+ */
+const RECORD_NULLED: string[] = [];
+const LINE_NULLED: string[] = [];
+
+/** The lines of a resource without lines. */
+const NO_LINES: readonly unknown[][] = Object.freeze([]);
+
+/** Notes a problem of `record` for the log, while fewer than PROBLEMS_KEPT are. */
+function note(plan: CleaningPlan, record: StoredRecord, report: CleaningReport, field: string): void {
+  if (report.problems.length < PROBLEMS_KEPT) report.problems.push({ record: idOf(record, plan.view.resource.idField), field });
+}
+
 /** A record's lines, each cleaned as a record is (a line that is not an object, or whose required field is bad, left out). */
-function cleanLines(plan: CleaningPlan, raw: unknown, report: CleaningReport, note: (field: string) => void): unknown[][] {
+function cleanLines(plan: CleaningPlan, record: StoredRecord, report: CleaningReport, physical: boolean): unknown[][] {
   const member = plan.linesMember!;
+  const raw = record[member];
   if (!Array.isArray(raw)) {
     if (raw !== undefined && raw !== null) {
       report.nulled++;
-      note(member);
+      note(plan, record, report, member);
     }
     return [];
   }
   const lines: unknown[][] = [];
+  const nulled = LINE_NULLED;
   for (let i = 0; i < raw.length; i++) {
     const line = raw[i] as unknown;
-    const nulled: string[] = [];
-    const cleaned = isObject(line) ? cleanValues(plan.lineRules, line, nulled) : undefined;
-    if (cleaned === undefined) {
+    if (nulled.length > 0) nulled.length = 0;
+    const values = isObject(line) ? cleanValues(plan.lineRules, line, nulled, physical) : undefined;
+    if (values === undefined) {
       report.linesLeftOut++;
-      note(`${member}[${i}]${isObject(line) ? `.${firstBad(plan.lineRules, line)}` : ''}`);
+      note(plan, record, report, `${member}[${i}]${isObject(line) ? `.${firstBad(plan.lineRules, line)}` : ''}`);
       continue;
     }
     for (const field of nulled) {
       report.nulled++;
-      note(`${member}[${i}].${field}`);
+      note(plan, record, report, `${member}[${i}].${field}`);
     }
-    lines.push(cleaned);
+    lines.push(values);
   }
   return lines;
 }
 
-/** `rules`' values of `source` in order, checked (a bad nullable value null, its name told to `nulled`); undefined when a required one is bad or missing. */
-function cleanValues(rules: readonly FieldRule[], source: StoredRecord, nulled: string[]): unknown[] | undefined {
+/**
+ * `rules`' values of `source` in order, each read (a bad nullable value null, its name told to
+ * `nulled`): the physical value, or the stored one; undefined when a required one is bad or missing.
+ */
+function cleanValues(rules: readonly FieldRule[], source: StoredRecord, nulled: string[], physical: boolean): unknown[] | undefined {
   const values: unknown[] = new Array(rules.length);
   for (let i = 0; i < rules.length; i++) {
     const rule = rules[i]!;
-    let value = source[rule.name];
+    const value = source[rule.name];
     if (value === null || value === undefined) {
       if (!rule.nullable) return undefined;
-      value = null;
-    } else if (!rule.check(value)) {
-      if (!rule.nullable) return undefined;
-      value = null;
-      nulled.push(rule.name);
+      values[i] = null;
+      continue;
     }
-    values[i] = value;
+    const read = readValue(rule.reading, value);
+    if (read === MALFORMED) {
+      if (!rule.nullable) return undefined;
+      values[i] = null;
+      nulled.push(rule.name);
+    } else {
+      values[i] = physical ? read : value;
+    }
   }
   return values;
 }
@@ -165,7 +202,7 @@ function objectOf(rules: readonly FieldRule[], values: readonly unknown[]): Reco
 function firstBad(rules: readonly FieldRule[], source: StoredRecord): string {
   const bad = rules.find((rule) => {
     const value = source[rule.name];
-    return !rule.nullable && (value === null || value === undefined || !rule.check(value));
+    return !rule.nullable && (value === null || value === undefined || readValue(rule.reading, value) === MALFORMED);
   });
   return bad?.name ?? '?';
 }

@@ -1,52 +1,48 @@
 /**
- * Where an export's values land: per column, one row group at a time. A stored value is made
- * physical once — UTF-8 bytes already in Parquet's PLAIN layout, days in an Int32Array,
- * milliseconds, unscaled decimals and doubles in a Float64Array (safe integers, no BigInt per
- * value), flags a byte each — or becomes a dictionary index when its column repeats. `seal` hands
- * the row group's column over as typed arrays (sealed.ts).
+ * Where an export's values land: per column, one row group at a time. A physical value (read
+ * from the stored one as it was checked: value-reading.ts) is stored once — UTF-8 bytes already in
+ * Parquet's PLAIN layout, days in an Int32Array, milliseconds, unscaled decimals and doubles in a
+ * Float64Array (safe integers, no BigInt per value), flags a byte each — or becomes a dictionary
+ * index when its column repeats. `seal` hands the row group's column over as typed arrays
+ * (sealed.ts).
  */
+import type { Physical } from './value-reading.js';
 import type { ParquetColumn } from './parquet-column.js';
 import type { PlainValues, SealedColumn } from './sealed.js';
 import type { ValueStore } from './value-stores.js';
 
-type Physical = string | number | boolean;
-
 /**
  * The values of one column of the row group being filled. A column that may repeat starts each
- * row group as a dictionary: each distinct value stored once, each row its index; a value is made
- * physical the first time it is seen (a repeat costs one lookup). It turns plain, for the rest of
- * the export, where a dictionary loses by the rule hyparquet-writer keeps one by (it must at least
- * halve the plain bytes): at once past `rows / 2` distinct values, where it cannot win, else when
- * the row group is sealed.
+ * row group as a dictionary: each distinct value stored once, each row its index (a repeat costs
+ * one lookup). It turns plain, for the rest of the export, where a dictionary loses by the rule
+ * hyparquet-writer keeps one by (it must at least halve the plain bytes): at once past `rows / 2`
+ * distinct values, where it cannot win, else when the row group is sealed.
  */
 export class ColumnBuffer {
   private rows = 0;
   private readonly defined: Uint8Array;
   private readonly plain: ValueStore<Physical>;
   private dictionary: Dictionary | undefined;
-  // The column's hot members, read once per value: kept here, one load away.
+  // The column's hot member, read once per value: kept here, one load away.
   private readonly nullable: boolean;
-  private readonly toPhysical: (value: unknown) => Physical;
 
   constructor(private readonly column: ParquetColumn, private readonly rowGroupRows: number) {
     this.nullable = column.nullable;
-    this.toPhysical = column.toPhysical;
     this.defined = new Uint8Array(column.nullable ? rowGroupRows : 0);
     this.plain = column.store();
     this.dictionary = column.dictionary === 'never' ? undefined : new Dictionary(column.dictionary === 'always' ? Number.POSITIVE_INFINITY : Math.max(rowGroupRows >> 1, 1), rowGroupRows);
   }
 
-  /** Adds the next row's stored value (null or undefined: a null). */
-  add(value: unknown): void {
+  /** Adds the next row's physical value (null or undefined: a null). */
+  add(value: Physical | null | undefined): void {
     if (this.rows === this.rowGroupRows) throw new RangeError(`column ${this.column.chunk.name}: the row group is full (${this.rowGroupRows} rows)`);
     if (value === null || value === undefined) {
       if (!this.nullable) throw new TypeError(`column ${this.column.chunk.name}: a required value is missing`);
       this.defined[this.rows++] = 0;
       return;
     }
-    const { toPhysical } = this;
-    if (this.dictionary === undefined) this.plain.push(toPhysical(value));
-    else if (!this.dictionary.add(value, toPhysical)) this.turnPlain().push(toPhysical(value));
+    if (this.dictionary === undefined) this.plain.push(value);
+    else if (!this.dictionary.add(value)) this.turnPlain().push(value);
     if (this.nullable) this.defined[this.rows] = 1;
     this.rows++;
   }
@@ -81,9 +77,9 @@ export class ColumnBuffer {
   }
 }
 
-/** The distinct values of one row group (physical) and each one's index (by the stored value). */
+/** The distinct values of one row group and each one's index. */
 class Dictionary {
-  private readonly index = new Map<unknown, number>();
+  private readonly index = new Map<Physical, number>();
   private distinct: Physical[] = [];
   private readonly indices: Int32Array;
   private count = 0;
@@ -92,14 +88,14 @@ class Dictionary {
     this.indices = new Int32Array(rowGroupRows);
   }
 
-  /** Indexes a stored value; false (and nothing indexed) when it would pass the limit of distinct values. */
-  add(stored: unknown, toPhysical: (value: unknown) => Physical): boolean {
-    let index = this.index.get(stored);
+  /** Indexes a value; false (and nothing indexed) when it would pass the limit of distinct values. */
+  add(value: Physical): boolean {
+    let index = this.index.get(value);
     if (index === undefined) {
       index = this.distinct.length;
       if (index >= this.limit) return false;
-      this.distinct.push(toPhysical(stored));
-      this.index.set(stored, index);
+      this.distinct.push(value);
+      this.index.set(value, index);
     }
     this.indices[this.count++] = index;
     return true;

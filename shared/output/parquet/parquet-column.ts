@@ -1,7 +1,7 @@
 import type { SchemaElement } from 'hyparquet-writer';
 import type { FieldSpec } from '../../model/fields.js';
 import { unreachable } from '../../util/unreachable.js';
-import { decimalEncoder, epochDay, int32Value, timestampMillis } from './value-encoders.js';
+import { readingOf, readValue, type MALFORMED, type Physical } from './value-reading.js';
 import { BooleanStore, Float64Store, Int32Store, Utf8Store, type ValueStore } from './value-stores.js';
 
 /** The physical types the chunk writer writes. */
@@ -25,15 +25,15 @@ export interface ChunkColumn {
 }
 
 /** A model field as a Parquet column: its schema element, how its values are made physical, and kept. */
-export interface ParquetColumn<V extends string | number | boolean = string | number | boolean> {
+export interface ParquetColumn {
   readonly element: SchemaElement;
   readonly chunk: ChunkColumn;
   readonly nullable: boolean;
   readonly dictionary: DictionaryPolicy;
-  /** A stored value (never null here) as its physical value; throws on a value the column cannot hold. */
-  readonly toPhysical: (value: unknown) => V;
+  /** A stored value (never null here) as its physical value, or MALFORMED (value-reading.ts). */
+  readonly read: (value: unknown) => Physical | typeof MALFORMED;
   /** A fresh store for the column's physical values. */
-  readonly store: () => ValueStore<V>;
+  readonly store: () => ValueStore<Physical>;
 }
 
 /**
@@ -50,40 +50,41 @@ export interface ParquetColumn<V extends string | number | boolean = string | nu
 export function parquetColumn(field: FieldSpec): ParquetColumn {
   const { name, nullable } = field;
   const base = { name, repetition_type: nullable ? 'OPTIONAL' : 'REQUIRED' } as const;
+  const reading = readingOf(field);
+  const read = (value: unknown) => readValue(reading, value);
   switch (field.kind) {
     case 'string':
       return column({ ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } }, false, {
-        nullable, dictionary: field.values ? 'always' : 'while-it-pays', toPhysical: (v) => (typeof v === 'string' ? v : String(v)), store: () => new Utf8Store(),
+        nullable, dictionary: field.values ? 'always' : 'while-it-pays', read, store: () => new Utf8Store(),
       });
     case 'date':
       return column({ ...base, type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } }, true, {
-        nullable, dictionary: 'while-it-pays', toPhysical: (v) => epochDay(String(v)), store: () => new Int32Store(),
+        nullable, dictionary: 'while-it-pays', read, store: () => new Int32Store(),
       });
     case 'timestamp':
       return column({ ...base, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } }, true, {
-        nullable, dictionary: 'never', toPhysical: (v) => timestampMillis(String(v)), store: () => new Float64Store('int64'),
+        nullable, dictionary: 'never', read, store: () => new Float64Store('int64'),
       });
     case 'decimal': {
       const { precision, scale } = field;
-      const decimal = decimalEncoder(scale);
       return column({ ...base, type: 'INT64', converted_type: 'DECIMAL', precision, scale, logical_type: { type: 'DECIMAL', precision, scale } }, true, {
-        nullable, dictionary: 'while-it-pays', toPhysical: (v) => decimal(Number(v)), store: () => new Float64Store('int64'),
+        nullable, dictionary: 'while-it-pays', read, store: () => new Float64Store('int64'),
       });
     }
     case 'int32':
       // Plain INT32 is a signed 32-bit integer already. No INTEGER logical type: hyparquet-writer
       // 0.17 serializes its bitWidth with the wrong thrift type and DuckDB refuses the file.
       return column({ ...base, type: 'INT32' }, true, {
-        nullable, dictionary: 'while-it-pays', toPhysical: (v) => int32Value(Number(v)), store: () => new Int32Store(),
+        nullable, dictionary: 'while-it-pays', read, store: () => new Int32Store(),
       });
     case 'double':
       // Plain: a dictionary keys values as a Map does, which would fold -0 into 0.
       return column({ ...base, type: 'DOUBLE' }, true, {
-        nullable, dictionary: 'never', toPhysical: (v) => doubleValue(v), store: () => new Float64Store('double'),
+        nullable, dictionary: 'never', read, store: () => new Float64Store('double'),
       });
     case 'boolean':
       return column({ ...base, type: 'BOOLEAN' }, true, {
-        nullable, dictionary: 'never', toPhysical: (v) => booleanValue(v), store: () => new BooleanStore(),
+        nullable, dictionary: 'never', read, store: () => new BooleanStore(),
       });
     default:
       return unreachable(field, 'field kind');
@@ -95,18 +96,6 @@ export function parquetSchema(columns: readonly ParquetColumn[]): SchemaElement[
   return [{ name: 'root', num_children: columns.length }, ...columns.map((c) => c.element)];
 }
 
-function column<V extends string | number | boolean>(element: SchemaElement & { type: PhysicalType }, statistics: boolean, shape: Omit<ParquetColumn<V>, 'element' | 'chunk'>): ParquetColumn {
-  return { element, chunk: { name: element.name, type: element.type, statistics }, ...shape } as ParquetColumn;
-}
-
-/** A finite number (a JSON number never is anything else). */
-function doubleValue(value: unknown): number {
-  const number = typeof value === 'number' ? value : Number.NaN;
-  if (!Number.isFinite(number)) throw new TypeError(`not a finite number: ${String(value)}`);
-  return number;
-}
-
-function booleanValue(value: unknown): boolean {
-  if (typeof value !== 'boolean') throw new TypeError(`not a boolean: ${String(value)}`);
-  return value;
+function column(element: SchemaElement & { type: PhysicalType }, statistics: boolean, shape: Omit<ParquetColumn, 'element' | 'chunk'>): ParquetColumn {
+  return { element, chunk: { name: element.name, type: element.type, statistics }, ...shape };
 }

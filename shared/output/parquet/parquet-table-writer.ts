@@ -1,5 +1,6 @@
 import { ByteWriter, ParquetWriter, type KeyValue } from 'hyparquet-writer';
 import type { FieldSpec } from '../../model/fields.js';
+import { MALFORMED, type Physical } from './value-reading.js';
 import { ColumnBuffer } from './column-buffer.js';
 import { CREATED_BY } from './created-by.js';
 import { LimitedByteWriter } from './limited-byte-writer.js';
@@ -68,22 +69,29 @@ export class ParquetTableWriter {
   }
 
   /**
-   * Adds one record, its values read by the columns' names; seals a row group when one is full.
-   * `leading` values fill the first columns (a line's record id). A returned promise must be
-   * awaited before the next `add` (it appends the oldest row group in flight).
+   * Adds one record of stored values, read by the columns' names and made physical by each
+   * column's reader (a value it cannot hold is a TypeError: an export cleans its rows first, and
+   * adds them with addRow); seals a row group when one is full. `leading` values fill the first
+   * columns (a line's record id). A returned promise must be awaited before the next `add` (it
+   * appends the oldest row group in flight).
    */
   add(record: Readonly<Record<string, unknown>>, leading: readonly unknown[] = []): Promise<void> | undefined {
-    const { names, buffers } = this;
-    for (let c = 0; c < leading.length; c++) buffers[c]!.add(leading[c]);
-    for (let c = leading.length; c < names.length; c++) buffers[c]!.add(record[names[c]!]);
-    return this.rowAdded();
+    const { names, columns } = this;
+    const physical = (c: number, value: unknown) => {
+      if (value === null || value === undefined) return value;
+      const read = columns[c]!.read(value);
+      if (read === MALFORMED) throw new TypeError(`column ${names[c]}: not a value of its type: ${String(value)}`);
+      return read;
+    };
+    return this.addRow(names.map((_, c) => physical(c, c < leading.length ? leading[c] : record[names[c]!])));
   }
 
   /**
-   * Adds one row given by position: `leading` values, then `values`, fill the columns in order
-   * (an export's rows, cleaned straight into arrays: record-cleaner.ts cleanRow). As `add`.
+   * Adds one row of physical values given by position (value-reading.ts: an export's rows, cleaned
+   * straight into arrays by record-cleaner.ts cleanRow): `leading` values, then `values`, fill the
+   * columns in order. As `add`.
    */
-  addRow(values: readonly unknown[], leading: readonly unknown[] = []): Promise<void> | undefined {
+  addRow(values: readonly (Physical | null | undefined)[], leading: readonly (Physical | null | undefined)[] = []): Promise<void> | undefined {
     const { buffers } = this;
     const offset = leading.length;
     for (let c = 0; c < offset; c++) buffers[c]!.add(leading[c]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { isCalendarDay } from '../../../shared/output/parquet/value-encoders.js';
+import { isCalendarDay } from '../../../shared/output/parquet/value-reading.js';
 import { calendarMonthOf, formatDay, oneMonthAfter, parseCalendarDate } from '../../../shared/filters/calendar-date.js';
 import { checkDateRanges } from '../../../shared/filters/check-date-ranges.js';
 import { CONTRACTS } from '../../../shared/model/contracts.js';

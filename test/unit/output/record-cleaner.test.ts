@@ -14,7 +14,7 @@ function cleanerOf(view: View) {
   const report = newCleaningReport();
   return { report, clean: (record: StoredRecord) => cleanRecord(plan, record, report) };
 }
-import { checkOf } from '../../../shared/output/value-checks.js';
+import { MALFORMED, readingOf, readValue } from '../../../shared/output/parquet/value-reading.js';
 import { generateTenantDocuments } from '../../../dev/seed-data.js';
 import { readParquet, unzip } from '../../support/parquet.js';
 
@@ -29,7 +29,7 @@ const [contract, invoice] = (() => {
 
 /** Whether a value as answered is one its field may hold: of its type, or null where the field allows it. */
 function answered(field: FieldSpec, value: unknown): boolean {
-  return value === null || value === undefined ? field.nullable : checkOf(field)(value);
+  return value === null || value === undefined ? field.nullable : readValue(readingOf(field), value) !== MALFORMED;
 }
 
 /** What a JSON page answers of a cleaned record: exactly the view's fields in order (missing: null), then the lines the same way. */

@@ -77,8 +77,8 @@ describe('BOOLEAN and DOUBLE columns', () => {
 
   it('refuse a value that is not one: a string in a boolean, a string or infinity in a double', () => {
     const table = () => new ParquetTableWriter({ fields: [flag('on'), double('x')], maxBytes: 1 << 20, metadata: [], encoder: null });
-    expect(() => table().add({ on: 'true', x: 1 })).toThrow(/not a boolean: true/);
-    expect(() => table().add({ on: true, x: '1.5' })).toThrow(/not a finite number: 1.5/);
-    expect(() => table().add({ on: true, x: Number.POSITIVE_INFINITY })).toThrow(/not a finite number/);
+    expect(() => table().add({ on: 'true', x: 1 })).toThrow(/column on: not a value of its type: true/);
+    expect(() => table().add({ on: true, x: '1.5' })).toThrow(/column x: not a value of its type: 1.5/);
+    expect(() => table().add({ on: true, x: Number.POSITIVE_INFINITY })).toThrow(/column x: not a value of its type: Infinity/);
   });
 });

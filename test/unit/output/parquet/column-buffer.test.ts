@@ -52,20 +52,20 @@ describe('ColumnBuffer', () => {
     expect(() => new ColumnBuffer(parquetColumn(text('id')), 5).add(null)).toThrow(/column id: a required value is missing/);
   });
 
-  it('refuses a row past the row group, and a value its column cannot hold', () => {
+  it('refuses a row past the row group', () => {
     const buffer = new ColumnBuffer(parquetColumn(timestamp('at')), 1);
-    buffer.add('2025-01-01T00:00:00.000Z');
-    expect(() => buffer.add('2025-01-02T00:00:00.000Z')).toThrow(/row group is full/);
-    expect(() => new ColumnBuffer(parquetColumn(timestamp('at')), 1).add('yesterday')).toThrow(/not an ISO 8601 timestamp/);
+    buffer.add(Date.UTC(2025, 0, 1));
+    expect(() => buffer.add(Date.UTC(2025, 0, 2))).toThrow(/row group is full/);
   });
 
   it('seals owned arrays apart from its memory, and views of it that the next row group overwrites (README: views)', () => {
     const buffer = new ColumnBuffer(parquetColumn(timestamp('at')), 4);
-    buffer.add('2025-01-01T00:00:00.000Z');
+    // Physical values: milliseconds (value-reading.ts reads them from the stored text).
+    buffer.add(Date.UTC(2025, 0, 1));
     const owned = buffer.seal(true);
-    buffer.add('2025-01-01T00:00:01.000Z');
+    buffer.add(Date.UTC(2025, 0, 1, 0, 0, 1));
     const view = buffer.seal(false);
-    buffer.add('2025-01-01T00:00:02.000Z');
+    buffer.add(Date.UTC(2025, 0, 1, 0, 0, 2));
     buffer.seal(false);
     expect(owned.values.data[0]).toBe(Date.UTC(2025, 0, 1));
     // The view was of the buffer's memory: the third value now stands where the second did.

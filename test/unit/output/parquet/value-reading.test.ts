@@ -1,6 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { decimalEncoder, epochDay, int32Value, isCalendarDay, isTimestamp, timestampMillis } from '../../../../shared/output/parquet/value-encoders.js';
+import { calendarDayNumber, instantMillis, isCalendarDay, isTimestamp } from '../../../../shared/output/parquet/value-reading.js';
+import { MALFORMED, readingOf, readValue } from '../../../../shared/output/parquet/value-reading.js';
+import type { FieldSpec } from '../../../../shared/model/fields.js';
+
+/** What each encoder refuses a value with. */
+const epochDay = (value: string) => notNaN(calendarDayNumber(value), value);
+const timestampMillis = (value: string) => notNaN(instantMillis(value), value);
+function notNaN(number: number, value: string): number {
+  if (Number.isNaN(number)) throw new TypeError(`not taken: ${value}`);
+  return number;
+}
+const reader = (field: FieldSpec) => (value: unknown) => readValue(readingOf(field), value);
+const decimal = (scale: number) => reader({ name: 'amount', kind: 'decimal', nullable: false, precision: 18, scale } as FieldSpec);
+const int32 = reader({ name: 'lineNumber', kind: 'int32', nullable: false } as FieldSpec);
 
 describe('value encoders', () => {
   it('turns dates into days since the epoch', () => {
@@ -48,23 +61,24 @@ describe('value encoders', () => {
     expect(() => timestampMillis('yesterday')).toThrow(TypeError);
   });
 
-  it('turns decimals into unscaled integers without float drift', () => {
-    expect(decimalEncoder(2)(629692.4)).toBe(62969240);
-    expect(decimalEncoder(2)(0.29)).toBe(29);
-    expect(decimalEncoder(4)(93.41)).toBe(934100);
-    expect(decimalEncoder(2)(-1.005)).toBe(-100);
+  it('reads decimals as unscaled integers without float drift, and refuses more digits than the scale', () => {
+    expect(decimal(2)(629692.4)).toBe(62969240);
+    expect(decimal(2)(0.29)).toBe(29);
+    expect(decimal(4)(93.41)).toBe(934100);
+    expect(decimal(2)(-1.25)).toBe(-125);
+    for (const wrong of [-1.005, 123.456, '12.5', Number.NaN]) expect([wrong, decimal(2)(wrong)]).toEqual([wrong, MALFORMED]);
   });
 
   it('takes 32-bit integers as they are and refuses anything else', () => {
-    expect(int32Value(7)).toBe(7);
-    expect(int32Value(-2_147_483_648)).toBe(-2_147_483_648);
-    for (const wrong of [2_147_483_648, 1.5, Number.NaN]) expect(() => int32Value(wrong)).toThrow(RangeError);
+    expect(int32(7)).toBe(7);
+    expect(int32(-2_147_483_648)).toBe(-2_147_483_648);
+    for (const wrong of [2_147_483_648, 1.5, Number.NaN, '7']) expect([wrong, int32(wrong)]).toEqual([wrong, MALFORMED]);
   });
 
-  it('refuses an amount with no exact unscaled integer (past 2^53) rather than write it wrong', () => {
-    expect(decimalEncoder(2)(90_000_000_000_000)).toBe(9_000_000_000_000_000);
-    expect(() => decimalEncoder(2)(100_000_000_000_000)).toThrow(RangeError);
-    expect(() => decimalEncoder(2)(-100_000_000_000_000)).toThrow(RangeError);
+  it('refuses an amount past its precision (DECIMAL(18, 2): 16 digits before the point) rather than write it wrong', () => {
+    expect(decimal(2)(9_000_000_000_000)).toBe(900_000_000_000_000);
+    expect(decimal(2)(10_000_000_000_000_000)).toBe(MALFORMED);
+    expect(decimal(2)(-10_000_000_000_000_000)).toBe(MALFORMED);
   });
 });
 
@@ -77,6 +91,7 @@ describe('the value checks', () => {
       return false;
     }
   };
+  const field = (kind: 'date' | 'timestamp') => ({ name: kind, kind, nullable: false }) as FieldSpec;
   // Text near the stored forms: digits, separators and a few letters at every position.
   const nearForm = (form: string) => fc.tuple(...[...form].map((char) => fc.oneof(fc.constant(char), fc.constantFrom('0', '1', '2', '3', '4', '5', '9', '-', ':', '.', 'T', 'Z', 'x', ' ')))).map((chars) => chars.join(''));
 
@@ -87,12 +102,21 @@ describe('the value checks', () => {
   const shapedInstant = fc.tuple(shapedDay, fc.integer({ min: 0, max: 25 }), fc.integer({ min: 0, max: 61 }), fc.integer({ min: 0, max: 61 }), fc.integer({ min: 0, max: 999 }))
     .map(([day, hours, minutes, seconds, millis]) => `${day}T${pad(hours, 2)}:${pad(minutes, 2)}:${pad(seconds, 2)}.${pad(millis, 3)}Z`);
 
-  it('take exactly what the encoders take: isTimestamp as timestampMillis, isCalendarDay as epochDay', () => {
+  it('take exactly what Date.parse reads as that instant, and the readers answer those numbers', () => {
+    // The oracle: a stored-form instant is taken when Date.parse reads it back to the same text
+    // (no rolling over), an offset form when its day, hours and minutes are in range.
     fc.assert(fc.property(fc.oneof(shapedInstant, nearForm('2024-02-29T23:59:59.999Z'), fc.string({ maxLength: 30 })), (value) => {
-      expect([value, isTimestamp(value)]).toEqual([value, takes(timestampMillis, value)]);
+      const parsed = Date.parse(value);
+      const storedForm = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value) && !value.startsWith('0000');
+      if (storedForm) expect([value, isTimestamp(value)]).toEqual([value, !Number.isNaN(parsed) && new Date(parsed).toISOString() === value]);
+      expect([value, reader(field('timestamp'))(value)]).toEqual([value, takes(timestampMillis, value) ? parsed : MALFORMED]);
     }), { numRuns: 5000 });
     fc.assert(fc.property(fc.oneof(shapedDay, nearForm('2024-02-29'), fc.string({ maxLength: 12 })), (value) => {
-      expect([value, isCalendarDay(value)]).toEqual([value, takes(epochDay, value)]);
+      const parsed = Date.parse(`${value}T00:00:00.000Z`);
+      if (/^\d{4}-\d{2}-\d{2}$/.test(value) && !value.startsWith('0000') && Number(value.slice(0, 4)) >= 100) {
+        expect([value, isCalendarDay(value)]).toEqual([value, !Number.isNaN(parsed) && new Date(parsed).toISOString().slice(0, 10) === value]);
+      }
+      expect([value, reader(field('date'))(value)]).toEqual([value, isCalendarDay(value) ? parsed / 86_400_000 : MALFORMED]);
     }), { numRuns: 5000 });
   });
 });
