@@ -41,8 +41,12 @@ function counting(real: RecordStore): RecordStore {
   };
 }
 
-/** Past the quiet period of the last write: a version taken within it gets an ETag of its own. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
+/**
+ * The service's clock runs past the quiet period (result-etag.ts): a version is taken as settled
+ * at once, with no wait, and each write lands in a second after the last one (own-tenant.ts), so
+ * every write changes the latest write time a version holds.
+ */
+const AHEAD = () => Date.now() + (QUIET_SECONDS + 1) * 1000;
 
 /** A job sent `last`'s ETags (some replaced): the status of each window, the versions it asked, and the records each exported month gained or lost. */
 async function nightly(replaced: Record<string, string> = {}): Promise<{ statuses: Record<string, string>; asked: string[]; added: Record<string, number> }> {
@@ -68,14 +72,13 @@ async function contractOf(month: string): Promise<Doc> {
 }
 
 beforeAll(async () => {
-  own = await startOwnTenant(120, { service: { store: counting, exports: { queueSettings: { maxPollingIntervalMs: 200 } } } });
+  own = await startOwnTenant(120, { service: { store: counting, clock: AHEAD, exports: { queueSettings: { maxPollingIntervalMs: 200 } } } });
   // The seed's months are random per tenant: every month of the range gets two published
   // contracts of its own for the cases to change (a month without one failed a run).
   const template = (await own.documents('contracts'))[0]!;
   await own.write('contracts', [...SETTLED, '2025-06'].flatMap((month) => [10, 20].map((day) => ({
     ...template, id: `checks-${month}-${day}`, contractId: `checks-${month}-${day}`, status: 'Published', createdDate: `${month}-${day}T08:00:00.000Z`,
   }))));
-  await settle();
   keep((await runJob(own.service, 'contoso-full', 'contracts', RANGE)).manifest);
 });
 
@@ -117,7 +120,6 @@ describe('a kick-off checks the settled months it can vouch for together', () =>
     ];
     for (const [kind, write, months, delta] of cases) {
       await write();
-      await settle();
       const { statuses, asked, added } = await nightly();
       expect([kind, exported(statuses), added]).toEqual([kind, months, delta]);
       // The settled months were asked together first, then each on its own once that differed.
@@ -134,10 +136,8 @@ describe('a kick-off checks the settled months it can vouch for together', () =>
     // February changes; later, May changes too, and the mirror takes both.
     const february = await contractOf('2025-02');
     await own.write('contracts', [{ ...february, supplierName: `${february.supplierName} (again)` }]);
-    await settle();
     const may = await contractOf('2025-05');
     await own.write('contracts', [{ ...may, supplierName: `${may.supplierName} (again)` }]);
-    await settle();
     expect(exported((await nightly()).statuses)).toEqual(['2025-02', '2025-05']);
     // A folder restored from before February's update: its February ETag is older than May's
     // version. Together the months would add up (the update moved no count, and May's write is
@@ -173,7 +173,6 @@ describe('a kick-off checks the settled months it can vouch for together', () =>
     // Then a write in a settled month: the months' latest write is now later than that record's.
     const february = await contractOf('2025-02');
     await own.write('contracts', [{ ...february, supplierName: `${february.supplierName} (later)` }]);
-    await settle();
     const edge = await nightly();
     expect([exported(edge.statuses), edge.added]).toEqual([['2025-02', '2025-03'], { '2025-03': +1 }]);
     // A delete in a settled month, of its oldest write: one record fewer, the latest write the
@@ -182,7 +181,6 @@ describe('a kick-off checks the settled months it can vouch for together', () =>
     const oldest = settled.sort((a, b) => a._ts - b._ts)[0]!;
     const month = String(oldest.createdDate).slice(0, 7);
     await own.remove('contracts', [oldest.id]);
-    await settle();
     const { statuses, added } = await nightly();
     expect([exported(statuses), added]).toEqual([[month], { [month]: -1 }]);
   });

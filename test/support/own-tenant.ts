@@ -37,10 +37,11 @@ export interface OwnTenantOptions {
   /** Settings of its service besides the client registry. */
   readonly settings?: Record<string, string>;
   /**
-   * Each write waits for the next whole second of the clock the store stamps writes by (default:
-   * when the service is given a clock). For a service whose clock runs past the quiet period
-   * (result-etag.ts): it takes a version at once, and a write in that version's own second would
-   * change nothing it can see.
+   * A write in the second of the tenant's last write waits for the next whole second of the clock
+   * the store stamps writes by (default: when the service is given a clock). For a service whose
+   * clock runs past the quiet period (result-etag.ts): it takes a version at once, and a second
+   * write in the second of that version's latest one would change nothing it can see (a write in a
+   * later second raises the latest write time every version holds).
    */
   readonly secondPerWrite?: boolean;
 }
@@ -64,6 +65,7 @@ export async function startOwnTenant(recordsPerTenant = 40, options: OwnTenantOp
   await Promise.all(RESOURCES.map((resource) => upsertAll(container(resource.name), (seeded[resource.name] ?? []).map((document) => ({ ...document, tenantId: tenant })))));
   const clients = options.clients ?? ['contoso-full'];
   const secondPerWrite = options.secondPerWrite ?? options.service?.clock !== undefined;
+  let lastWrite = Number.NaN;
   const service = await startTestService({ ...options.service, settings: { ...options.settings, CLIENT_REGISTRY: JSON.stringify(Object.fromEntries(clients.map((name) => [client(name).clientId, tenant]))) } });
   return {
     tenant,
@@ -74,8 +76,9 @@ export async function startOwnTenant(recordsPerTenant = 40, options: OwnTenantOp
       return (await container(resource).items.query<Doc>(query, { partitionKey: [tenant] }).fetchAll()).resources;
     },
     async write(resource, documents) {
-      if (secondPerWrite) await nextSecond();
+      if (secondPerWrite) await secondAfter(lastWrite);
       await upsertAll(container(resource), documents.map((document) => ({ ...document, tenantId: tenant } as Doc & { tenantId: string; id: string })));
+      lastWrite = Math.floor(Date.now() / 1000);
     },
     async remove(resource, ids) {
       for (const id of ids) await container(resource).item(id, [tenant, id]).delete();
@@ -87,8 +90,7 @@ export async function startOwnTenant(recordsPerTenant = 40, options: OwnTenantOp
   };
 }
 
-/** Resolves in the next whole second of the machine's clock, the one the store stamps writes by. */
-async function nextSecond(): Promise<void> {
-  const second = Math.floor(Date.now() / 1000);
-  while (Math.floor(Date.now() / 1000) === second) await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
+/** Resolves once the machine's clock (the one the store stamps writes by) is past whole second `second` (at once when it is). */
+async function secondAfter(second: number): Promise<void> {
+  while (Math.floor(Date.now() / 1000) <= second) await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
 }
