@@ -9,6 +9,9 @@ import { encodeRowGroup, type EncodedRowGroup } from './row-group.js';
 import { rowGroupEncoder, type RowGroupEncoder } from './row-group-workers.js';
 import type { SealedRowGroup } from './sealed.js';
 
+/** A row led by nothing (a record's row; a line's is led by its record's id): one array for every call. */
+const NO_LEADING: readonly never[] = Object.freeze([]);
+
 /** Rows per row group unless an export says otherwise: bounds the memory of a group being filled. */
 const ROW_GROUP_ROWS = 50_000;
 
@@ -91,7 +94,7 @@ export class ParquetTableWriter {
    * straight into arrays by record-cleaner.ts cleanRow): `leading` values, then `values`, fill the
    * columns in order. As `add`.
    */
-  addRow(values: readonly (Physical | null | undefined)[], leading: readonly (Physical | null | undefined)[] = []): Promise<void> | undefined {
+  addRow(values: readonly (Physical | null | undefined)[], leading: readonly (Physical | null | undefined)[] = NO_LEADING): Promise<void> | undefined {
     const { buffers } = this;
     const offset = leading.length;
     for (let c = 0; c < offset; c++) buffers[c]!.add(leading[c]);
