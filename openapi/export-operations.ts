@@ -50,6 +50,7 @@ const window = z.strictObject({
   records: z.int().min(0).optional().meta({ description: 'Records of the window (0 when unchanged or failed).' }),
   files: z.array(file).optional().meta({ description: 'Once the job is completed: the window\'s files, each table at least one (several when a table is larger than one synchronous export may be).' }),
   problem: ProblemSchema.optional().meta({ description: 'Why the window failed.' }),
+  moving: z.literal(true).optional().meta({ description: 'Exported while its records were still being written (a write within the last few seconds, QUIET_SECONDS): its files hold every write before the job\'s `transactionTime`, and its ETag matches nothing, so your next job exports the window again. Absent otherwise.' }),
 });
 
 /** The status document of a job: progress while it runs, the manifest when completed. */

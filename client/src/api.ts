@@ -389,6 +389,11 @@ export interface components {
                         message: string;
                     }[];
                 };
+                /**
+                 * @description Exported while its records were still being written (a write within the last few seconds, QUIET_SECONDS): its files hold every write before the job's `transactionTime`, and its ETag matches nothing, so your next job exports the window again. Absent otherwise.
+                 * @constant
+                 */
+                moving?: true;
             }[];
             /** @description Once the job is completed: every file of the windows above, in one flat list (window, table, part), for tools that loop once over files (Data Factory's ForEach, Power Query). */
             files?: {

@@ -24,6 +24,8 @@ export interface JobWindow {
   readonly files: readonly { readonly table: string; readonly url: string; readonly records: number; readonly bytes: number; readonly sha256: string }[];
   /** Why it failed, said by the service. */
   readonly problem?: string;
+  /** Exported while its records were still being written: its ETag matches nothing (the next run checks it again). */
+  readonly moving?: true;
 }
 
 /** A completed job's manifest, as checked. */
@@ -124,6 +126,7 @@ function checkManifest(value: Partial<JobStatus> | undefined, id: string, datase
     return {
       label: want.month, from: want.from, to: want.to, status: window.status as JobWindow['status'], etag: window.etag ?? '', records: Number(window.records) || 0, files: files!,
       ...(window.status === 'failed' ? { problem: typeof problem?.detail === 'string' ? printable(problem.detail, 400) : 'the service could not export it' } : {}),
+      ...(window.status === 'exported' && window.moving === true ? { moving: true as const } : {}),
     };
   });
   return { id, transactionTime: new Date(value!.transactionTime!).toISOString(), schema: value!.schema!, windows: checked };

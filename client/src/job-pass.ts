@@ -203,6 +203,8 @@ function answerOf(run: Run, job: JobManifest, downloads: Downloads, unit: Unit, 
     entry.taken = true;
     const pulled: ManifestWindow = {
       window: windowLabel(unit.window), from: unit.window.from, to: unit.window.to, status: 'done', etag: window.etag, asOf: job.transactionTime,
+      // Exported while it was being written: kept as pulled, named, and checked again by the next run (as the windows path does).
+      ...(window.moving ? { moving: true as const } : {}),
       // A row of the dataset is a row of its first table (invoices: not their lines).
       rows: files[0]!.rows, bytes: files.reduce((total, file) => total + file.bytes, 0), files,
       requestIds: [`export-${job.id}-${window.label}`], finishedAt: new Date(run.now()).toISOString(),

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { toProblem, type ProblemDocument } from '../errors/problem-response.js';
 import type { ExportJob, WindowOutcome } from '../store/export-jobs.js';
+import { isMoving } from '../output/result-etag.js';
 
 /** A job's status document: progress while it runs, the manifest once every window has its outcome. */
 export interface JobStatusDocument {
@@ -38,6 +39,8 @@ export interface ManifestWindow {
   readonly records?: number;
   readonly files?: readonly { readonly table: string; readonly url: string; readonly records: number; readonly bytes: number; readonly sha256: string }[];
   readonly problem?: WindowOutcome['problem'];
+  /** An exported window whose records were still being written when it was read (isMoving): its ETag matches nothing, so the next job exports it again. */
+  readonly moving?: true;
 }
 
 /** Whether every window of the job has its outcome. */
@@ -90,6 +93,7 @@ function windowsOf(job: ExportJob, byLabel: ReadonlyMap<string, WindowOutcome>, 
       records: outcome.records,
       ...(urls ? { files: outcome.files.map(({ blob, ...file }) => ({ table: file.table, url: urls.get(blob)!, records: file.records, bytes: file.bytes, sha256: file.sha256 })) } : {}),
       ...(outcome.problem ? { problem: outcome.problem } : {}),
+      ...(outcome.status === 'exported' && outcome.checked && isMoving(outcome.checked, outcome.checked.takenAt) ? { moving: true as const } : {}),
     };
   });
 }

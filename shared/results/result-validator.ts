@@ -40,6 +40,8 @@ export function etagAt({ scope, query, format, schemaTag }: EtagSubject, version
 export async function validateResult(subject: EtagSubject, source: Pick<RecordStore, 'version'>, context: { readonly clock: () => number; readonly meter: StoreMeter; readonly requestId: string }): Promise<ValidatedResult> {
   const takenAt = context.clock();
   const version = await source.version(subject.scope, subject.query, context.meter);
-  const etag = etagAt(subject, version, context.clock(), context.requestId);
+  // As of when the version was taken: the instant a kick-off's check works the ETag out at again
+  // (check-windows.ts), and a job's manifest tells a window moving by (export-manifest.ts).
+  const etag = etagAt(subject, version, takenAt, context.requestId);
   return { etag, records: version.records, asOf: resultAsOf(takenAt), version, takenAt };
 }

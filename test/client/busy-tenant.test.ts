@@ -142,7 +142,12 @@ describe('a nightly pull of a tenant whose writes never stop', () => {
       const startedAt = Date.now();
       const busy = await runPull([...RANGE, '--via', 'job', '--out', dir, '--json']);
       const report = JSON.parse(busy.stdout) as Report & { job: { transactionTime: string } };
-      expect([busy.code, report.complete, report.windows.map((window) => window.status)]).toEqual([0, true, ['unchanged', 'unchanged', 'pulled']]);
+      // March was exported while it was being written: named as the windows path names it, and
+      // marked in the folder's manifest, so that the next run checks it again.
+      expect([busy.code, report.complete, report.windows.map((window) => window.status)]).toEqual([0, true, ['unchanged', 'unchanged', 'moving']]);
+      expect(busy.stderr).toMatch(/^still being written: 2024-03 \(kept as pulled; the next run checks it again\)$/m);
+      const manifest = JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as { windows: { window: string; moving?: boolean }[] };
+      expect(manifest.windows.map((entry) => [entry.window, entry.moving ?? false])).toEqual([['2024-01', false], ['2024-02', false], ['2024-03', true]]);
       // The watermark is the job's transactionTime: every write before it is in the folder.
       expect(report.watermark).toBe(report.job.transactionTime);
       expect(Date.parse(report.watermark!)).toBeLessThanOrEqual(startedAt);

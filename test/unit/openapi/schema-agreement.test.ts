@@ -84,12 +84,17 @@ describe('the document and the code agree on', () => {
       windows: [{ label: '2025-01', from: '2025-01-01', to: '2025-01-31' }, { label: '2025-02', from: '2025-02-01', to: '2025-02-28' }, { label: '2025-03', from: '2025-03-01', to: '2025-03-31' }],
       ifNoneMatch: {}, createdAt: '2025-04-01T00:00:00Z', transactionTime: '2025-03-31T23:59:55Z', expires: '2025-04-02T00:00:00Z', accepted: true, cancelled: false,
     };
-    const exported = { label: '2025-01', status: 'exported' as const, etag: 'W/"1"', records: 2, files: [{ table: 'contracts', blob: 'x/2025-01/contracts-000.parquet', records: 2, bytes: 10, sha256: 'c'.repeat(64) }] };
+    // Read one second after its latest write: still moving (QUIET_SECONDS), which the manifest says.
+    const takenAt = Date.UTC(2025, 5, 1, 12);
+    const exported = { label: '2025-01', status: 'exported' as const, etag: 'W/"1"', records: 2, files: [{ table: 'contracts', blob: 'x/2025-01/contracts-000.parquet', records: 2, bytes: 10, sha256: 'c'.repeat(64) }], checked: { records: 2, latestWrite: takenAt / 1000 - 1, takenAt } };
     const failed = { label: '2025-03', status: 'failed' as const, records: 0, files: [], problem: toProblem(new ApiError('EXPORT_WINDOW_FAILED', 'failed'), 'export-1') };
     const running = jobStatus(job, [exported]);
     expect(validator.errorsAt('/components/schemas/ExportJobStatus', JSON.parse(JSON.stringify(running)))).toEqual([]);
     const completed = jobStatus(job, [exported, { label: '2025-02', status: 'unchanged', etag: 'W/"2"', records: 0, files: [] }, failed], new Map([['x/2025-01/contracts-000.parquet', 'https://storage.example/exports/x?sig=1']]));
     expect(completed.status).toBe('completed');
+    expect(completed.windows.map((window) => window.moving ?? false)).toEqual([true, false, false]);
+    const settled = jobStatus(job, [{ ...exported, checked: { ...exported.checked, latestWrite: takenAt / 1000 - 6 } }]);
+    expect(settled.windows[0]!.moving).toBeUndefined();
     expect(validator.errorsAt('/components/schemas/ExportJobStatus', JSON.parse(JSON.stringify(completed)))).toEqual([]);
     expect(validator.errorsAt('/components/schemas/ExportJobStatus', { ...completed, extra: 1 }).join()).toMatch(/additional/);
   });
