@@ -109,6 +109,25 @@ def test_a_cache_folder_exports_nothing_the_second_time(tmp_path, caplog, contra
     assert second.num_rows == contracts.num_rows
 
 
+def test_one_job_serves_both_invoice_tables_of_a_cache(tmp_path, caplog):  # type: ignore[no-untyped-def]
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="summary_client"):
+        invoices = summary_client.load_as_arrow("invoices", *YEAR, cache=tmp_path, via="job")
+        caplog.clear()
+        # The job that answered the invoices kept the lines of every window too: nothing is exported or downloaded for them.
+        lines = summary_client.load_as_arrow("invoices", *YEAR, table="invoice_tables", cache=tmp_path, via="job")
+        messages = [record.getMessage() for record in caplog.records]
+        assert len([message for message in messages if message.endswith("unchanged, read from the cache")]) == 12
+        assert [message for message in messages if message.endswith(" bytes")] == []
+        # And the invoices' own copies are still there: the two loads share the cache's index.
+        caplog.clear()
+        again = summary_client.load_as_arrow("invoices", *YEAR, cache=tmp_path, via="job")
+        assert len([record for record in caplog.records if record.getMessage().endswith("unchanged, read from the cache")]) == 12
+    assert again.equals(invoices)
+    assert lines.equals(summary_client.load_as_arrow("invoices", *YEAR, table="invoice_tables", via="windows"))
+
+
 def test_a_range_through_an_export_job_is_the_same_table_as_month_by_month(contracts):  # type: ignore[no-untyped-def]
     # The fixture's year went through a job (the default for more than one month).
     assert contracts.equals(summary_client.load_as_arrow("contracts", *YEAR, via="windows"))

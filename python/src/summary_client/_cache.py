@@ -123,6 +123,13 @@ class WindowCache:
             self._save()
 
     def _save(self) -> None:
+        """Writes this load's entries into the index as it is on disk now: the other loads sharing
+        the folder (another table of the same job, another call) keep theirs."""
+        on_disk = self._read_index()["windows"]
+        mine = lambda entry: isinstance(entry, dict) and entry.get("load") == self._load  # noqa: E731
+        windows = {key: entry for key, entry in on_disk.items() if not mine(entry)}
+        windows.update({key: entry for key, entry in self._index["windows"].items() if mine(entry)})
+        self._index = {"version": _VERSION, "windows": windows}
         _write_atomically(os.path.join(self._folder, _INDEX), json.dumps(self._index, indent=1).encode())
 
 

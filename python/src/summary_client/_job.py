@@ -1,6 +1,7 @@
 """A range through one export job (``via="job"``): the kick-off with the range, its filters and the
 ETags of the windows the cache holds; the status asked for until its manifest (``Prefer: wait``,
-``Retry-After`` respected); then the files of the table asked for, downloaded from storage in
+``Retry-After`` respected); then the files of the table asked for (with a cache, the other
+tables' too, kept for their loads: one job serves both of invoices' tables), downloaded from storage in
 parallel (DOWNLOADS at a time) by their read-only URLs: with none of the service's credentials,
 over https, following no redirect, each body bounded by the size the manifest declares and checked
 against its bytes, sha256 and rows, and decoded only within the Parquet bounds (_bounds.py).
@@ -61,18 +62,21 @@ def load_via_job(
     body: Mapping[str, str],
     windows: Sequence[Window],
     cap: int,
-    copies: Optional[WindowCache],
+    copies: Optional[Mapping[str, WindowCache]],
     read_parquet: Callable[[bytes, str], pa.Table],
     failure: Callable[[Answer], Exception],
     deadline_seconds: Optional[float],
 ) -> List[pa.Table]:
-    """The range's tables, one or more per window, in date order. Raises NotOffered (read it
-    window by window), or the loader's errors."""
+    """The range's tables of ``table``, one or more per window, in date order. ``copies`` are the
+    cache's copies of every table of the dataset: a window the job exported is kept for each (one
+    job serves both of invoices' tables, so loading the other one next exports nothing this one
+    did not). Raises NotOffered (read it window by window), or the loader's errors."""
     labels = [_label(window) for window in windows]
+    own = copies[table] if copies is not None else None
     etags: Dict[str, str] = {}
-    if copies is not None:
+    if own is not None:
         for window, label in zip(windows, labels):
-            copy = copies.get(window)
+            copy = own.get(window)
             if isinstance(copy, Cached):
                 etags[label] = copy.etag
     manifest = _run_job(transport, spec, {**body, **({"ifNoneMatch": etags} if etags else {})}, windows, labels, failure, deadline_seconds)
@@ -89,15 +93,15 @@ def load_via_job(
             raise UnavailableError("storage refused a file's URL, and the export job could not give a new one: load again")
         return refreshed[0]
 
-    def files_of(index: int, document: dict) -> List[dict]:
-        return [file for file in document["windows"][index].get("files") or [] if file.get("table") == table]
+    def files_of(index: int, document: dict, of: str = table) -> List[dict]:
+        return [file for file in document["windows"][index].get("files") or [] if file.get("table") == of]
 
     def download(index: int, file: dict) -> bytes:
         try:
             return _download(storage, file, cap, deadline_seconds)
         except _UrlRefused:
-            again = files_of(index, refresh())
-            position = files_of(index, manifest).index(file)
+            again = files_of(index, refresh(), file.get("table"))
+            position = files_of(index, manifest, file.get("table")).index(file)
             if position >= len(again):
                 raise UnavailableError("the export job no longer lists a file it listed: load again") from None
             try:
@@ -110,12 +114,17 @@ def load_via_job(
     try:
         futures = [[pool.submit(download, index, file) for file in files_of(index, manifest)] if window["status"] == "exported" else []
                    for index, window in enumerate(manifest["windows"])]
+        # The other tables' files of each exported window, one file each, for their copies: downloaded
+        # after this table's (the pool takes them in order), checked as every file is, not decoded.
+        others = [{other: pool.submit(download, index, files_of(index, manifest, other)[0]) for other in copies if other != table
+                   and len(files_of(index, manifest, other)) == 1} if copies is not None and window["status"] == "exported" else {}
+                  for index, window in enumerate(manifest["windows"])]
         for index, (window, label, entry) in enumerate(zip(windows, labels, manifest["windows"])):
             if entry["status"] == "failed":
                 detail = (entry.get("problem") or {}).get("detail")
                 raise ServiceFailedError(f"the export job could not export {label}: {printable(detail) if isinstance(detail, str) else 'no reason given'} (job {manifest['id']}); load again")
             if entry["status"] == "unchanged":
-                copy = copies.get(window) if copies is not None else None
+                copy = own.get(window) if own is not None else None
                 if not isinstance(copy, Cached) or copy.etag != entry.get("etag"):
                     raise UnsafeAnswerError(f"the export job says {label} is unchanged, but no copy of it with that ETag was sent (job {manifest['id']})")
                 log.info("%s..%s: unchanged, read from the cache", window.start, window.end)
@@ -130,9 +139,11 @@ def load_via_job(
                 if part.num_rows != file["records"]:
                     raise UnsafeAnswerError(f"a file of {label} holds {part.num_rows} rows, the manifest says {file['records']} (job {manifest['id']})")
             log.info("%s..%s: from the job's storage, %d bytes", window.start, window.end, sum(len(data) for data in parts))
-            if copies is not None:
+            if own is not None and copies is not None:
                 # One file is the window's copy; a window in several parts is not kept (exported again next time).
-                copies.put(window, entry["etag"] if len(parts) == 1 else "", parts[0] if len(parts) == 1 else b"")
+                own.put(window, entry["etag"] if len(parts) == 1 else "", parts[0] if len(parts) == 1 else b"")
+                for other, data in others[index].items():
+                    copies[other].put(window, entry["etag"], data.result())
             tables.extend(read)
     except BaseException:
         # A window that failed (or an interrupt) stops the load at once: the downloads not begun are

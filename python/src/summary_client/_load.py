@@ -92,7 +92,9 @@ def load_as_arrow(
     whether each window changed (one cheap check each: 412 when not; through a job, the ETags go in
     its ``ifNoneMatch``) and exports again only the windows that did, so a second call with nothing
     changed makes no export and returns the same table as the service would. A job's copies are
-    kept apart from the month-by-month ones (a job's files are one table each).
+    kept apart from the month-by-month ones (a job's files are one table each), and a job keeps the
+    copies of both of invoices' tables: loading ``invoice_tables`` after ``invoices`` (or the
+    reverse) exports nothing the first load did not.
 
     Settings come from keyword arguments (``base_url=``, ``client_id=``, ...), else from the same
     ``SUMMARY_*`` environment variables as the summary-client CLI (README.md).
@@ -135,8 +137,10 @@ def _through_job(transport: Transport, resolved: Settings, spec: Dataset, datase
                  windows: List[Window], request: Mapping[str, Any], cache: Optional[Union[str, "os.PathLike[str]"]], asked: bool) -> Optional[List[pa.Table]]:
     """The range's tables through one export job, or None where the service offers none for it (read month by month then)."""
     table = dataset if entry is None else entry[: -len(".parquet")]
-    # A job's copies are one table's files: kept apart from month-by-month copies (a zip of both tables).
-    copies = None if cache is None else WindowCache(cache, {**request, "table": table, "via": "job"})
+    tables = [dataset] if spec.zip_entries is None else [name[: -len(".parquet")] for name in spec.zip_entries]
+    # A job's copies are one table's files: kept apart from month-by-month copies (a zip of both
+    # tables), one cache per table; a job keeps every table's, so one job serves them all.
+    copies = None if cache is None else {name: WindowCache(cache, {**request, "table": name, "via": "job"}) for name in tables}
     body = {f"{by}From": windows[0].start.isoformat(), f"{by}To": windows[-1].end.isoformat(), **members}
     storage = new_session(resolved)
     # Nothing of this machine's either goes to storage (requests would add a ~/.netrc login for its
