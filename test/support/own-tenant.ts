@@ -20,7 +20,7 @@ export interface OwnTenant {
   documents(resource: string): Promise<Doc[]>;
   /**
    * Writes documents of `resource` (upserts, tenant set), as the system that owns the data would
-   * (with `secondPerWrite`, in a whole second after every answer given before it was asked).
+   * (with `secondPerWrite`, in a whole second after the tenant's last write, its seeding included).
    */
   write(resource: string, documents: readonly Doc[]): Promise<void>;
   /** Deletes documents of `resource` by id, as the system that owns the data would. */
@@ -63,9 +63,10 @@ export async function startOwnTenant(recordsPerTenant = 40, options: OwnTenantOp
   // every run (March held none on one run and failed it).
   const seeded = generateTenantDocuments(SEED_NAME, recordsPerTenant);
   await Promise.all(RESOURCES.map((resource) => upsertAll(container(resource.name), (seeded[resource.name] ?? []).map((document) => ({ ...document, tenantId: tenant })))));
+  // The second of the tenant's last write: a version taken since holds it as its latest write.
+  let lastWrite = Math.floor(Date.now() / 1000);
   const clients = options.clients ?? ['contoso-full'];
   const secondPerWrite = options.secondPerWrite ?? options.service?.clock !== undefined;
-  let lastWrite = Number.NaN;
   const service = await startTestService({ ...options.service, settings: { ...options.settings, CLIENT_REGISTRY: JSON.stringify(Object.fromEntries(clients.map((name) => [client(name).clientId, tenant]))) } });
   return {
     tenant,

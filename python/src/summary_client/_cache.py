@@ -126,7 +126,10 @@ class WindowCache:
         """Writes this load's entries into the index as it is on disk now: the other loads sharing
         the folder (another table of the same job, another call) keep theirs."""
         on_disk = self._read_index()["windows"]
-        mine = lambda entry: isinstance(entry, dict) and entry.get("load") == self._load  # noqa: E731
+
+        def mine(entry: Any) -> bool:
+            return isinstance(entry, dict) and entry.get("load") == self._load
+
         windows = {key: entry for key, entry in on_disk.items() if not mine(entry)}
         windows.update({key: entry for key, entry in self._index["windows"].items() if mine(entry)})
         self._index = {"version": _VERSION, "windows": windows}

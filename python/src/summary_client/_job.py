@@ -69,8 +69,8 @@ def load_via_job(
 ) -> List[pa.Table]:
     """The range's tables of ``table``, one or more per window, in date order. ``copies`` are the
     cache's copies of every table of the dataset: a window the job exported is kept for each (one
-    job serves both of invoices' tables, so loading the other one next exports nothing this one
-    did not). Raises NotOffered (read it window by window), or the loader's errors."""
+    job serves both of invoices' tables, so loading the other one next does not export it again;
+    best effort: a copy that cannot be had is logged, and that month exported by its own load). Raises NotOffered (read it window by window), or the loader's errors."""
     labels = [_label(window) for window in windows]
     own = copies[table] if copies is not None else None
     etags: Dict[str, str] = {}
@@ -115,7 +115,8 @@ def load_via_job(
         futures = [[pool.submit(download, index, file) for file in files_of(index, manifest)] if window["status"] == "exported" else []
                    for index, window in enumerate(manifest["windows"])]
         # The other tables' files of each exported window, one file each, for their copies: downloaded
-        # after this table's (the pool takes them in order), checked as every file is, not decoded.
+        # after this table's (the pool takes them in order), checked as every file is, not decoded,
+        # and let go once kept.
         others = [{other: pool.submit(download, index, files_of(index, manifest, other)[0]) for other in copies if other != table
                    and len(files_of(index, manifest, other)) == 1} if copies is not None and window["status"] == "exported" else {}
                   for index, window in enumerate(manifest["windows"])]
@@ -143,7 +144,12 @@ def load_via_job(
                 # One file is the window's copy; a window in several parts is not kept (exported again next time).
                 own.put(window, entry["etag"] if len(parts) == 1 else "", parts[0] if len(parts) == 1 else b"")
                 for other, data in others[index].items():
-                    copies[other].put(window, entry["etag"], data.result())
+                    # A copy for another load: best effort, never a reason to fail this one.
+                    try:
+                        copies[other].put(window, entry["etag"], data.result())
+                    except Exception as error:
+                        log.info("%s..%s: no copy of %s kept (%s); its next load exports the month", window.start, window.end, other, printable(str(error)))
+                others[index] = {}
             tables.extend(read)
     except BaseException:
         # A window that failed (or an interrupt) stops the load at once: the downloads not begun are

@@ -94,7 +94,7 @@ def load_as_arrow(
     changed makes no export and returns the same table as the service would. A job's copies are
     kept apart from the month-by-month ones (a job's files are one table each), and a job keeps the
     copies of both of invoices' tables: loading ``invoice_tables`` after ``invoices`` (or the
-    reverse) exports nothing the first load did not.
+    reverse) exports again no month the first load's job exported.
 
     Settings come from keyword arguments (``base_url=``, ``client_id=``, ...), else from the same
     ``SUMMARY_*`` environment variables as the summary-client CLI (README.md).

@@ -24,7 +24,7 @@ export interface ChunkColumn {
   readonly statistics: boolean;
 }
 
-/** A model field as a Parquet column: its schema element, how its values are made physical, and kept. */
+/** A model field as a Parquet column: its schema element, how its stored values are read, and where their physical values are kept. */
 export interface ParquetColumn {
   readonly element: SchemaElement;
   readonly chunk: ChunkColumn;

@@ -15,7 +15,7 @@ const reader = (field: FieldSpec) => (value: unknown) => readValue(readingOf(fie
 const decimal = (scale: number) => reader({ name: 'amount', kind: 'decimal', nullable: false, precision: 18, scale } as FieldSpec);
 const int32 = reader({ name: 'lineNumber', kind: 'int32', nullable: false } as FieldSpec);
 
-describe('value encoders', () => {
+describe('value reading', () => {
   it('turns dates into days since the epoch', () => {
     const day = epochDay;
     expect(day('1970-01-02')).toBe(1);
@@ -82,7 +82,7 @@ describe('value encoders', () => {
   });
 });
 
-describe('the value checks', () => {
+describe('the value reading of dates and instants', () => {
   const takes = (encode: (value: string) => number, value: string) => {
     try {
       encode(value);
