@@ -93,7 +93,7 @@ function windowsOf(job: ExportJob, byLabel: ReadonlyMap<string, WindowOutcome>, 
       records: outcome.records,
       ...(urls ? { files: outcome.files.map(({ blob, ...file }) => ({ table: file.table, url: urls.get(blob)!, records: file.records, bytes: file.bytes, sha256: file.sha256 })) } : {}),
       ...(outcome.problem ? { problem: outcome.problem } : {}),
-      ...(outcome.status === 'exported' && outcome.checked && isMoving(outcome.checked, outcome.checked.takenAt) ? { moving: true as const } : {}),
+      ...(outcome.status === 'exported' && outcome.checked && isMoving(outcome.checked.latestWrite, outcome.checked.takenAt) ? { moving: true as const } : {}),
     };
   });
 }

@@ -73,7 +73,7 @@ export interface ResultEtagInput {
  * two answers of one result differ in their request id and time.
  */
 export function resultEtag({ scope, query, format, version, now, requestId, schema }: ResultEtagInput): string {
-  const moving = isMoving(version, now.getTime());
+  const moving = isMoving(version.latestWrite, now.getTime());
   return `W/"${digest([
     schema ?? schemaTag(scope.view, format),
     scope.tenant,
@@ -91,12 +91,13 @@ export function resultEtag({ scope, query, format, version, now, requestId, sche
 }
 
 /**
- * Whether a version taken at `takenAt` (milliseconds, the service's clock) is still moving: its
- * latest write is within QUIET_SECONDS of it, or ahead. A result read then may lack a write made
- * in the same second; its ETag is one of its own, and whoever holds it asks again.
+ * Whether a version whose latest write is `latestWrite` (the store's whole seconds), taken at
+ * `takenAt` (milliseconds, the service's clock), is still moving: that write is within
+ * QUIET_SECONDS of it, or ahead. A result read then may lack a write made in the same second; its
+ * ETag is one of its own, and whoever holds it asks again.
  */
-export function isMoving(version: ResultVersion, takenAt: number): boolean {
-  return version.latestWrite >= Math.floor(takenAt / 1000) - QUIET_SECONDS;
+export function isMoving(latestWrite: number, takenAt: number): boolean {
+  return latestWrite >= Math.floor(takenAt / 1000) - QUIET_SECONDS;
 }
 
 function digest(material: unknown): string {

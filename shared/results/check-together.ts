@@ -7,7 +7,7 @@
  */
 import type { SummaryQuery } from '../model/summary-query.js';
 import type { Scope } from '../model/view.js';
-import { QUIET_SECONDS } from '../output/result-etag.js';
+import { isMoving } from '../output/result-etag.js';
 import type { RecordStore, StoreMeter, TakenVersion } from '../store/record-store.js';
 
 /** One window of the run: its query, and the version behind the caller's ETag for it. */
@@ -22,7 +22,7 @@ export interface KnownWindow {
  */
 export function settledTogether(windows: readonly KnownWindow[]): boolean {
   const latestWrite = Math.max(...windows.map(({ version }) => version.latestWrite));
-  return windows.every(({ version }) => latestWrite < Math.floor(version.takenAt / 1000) - QUIET_SECONDS);
+  return windows.every(({ version }) => !isMoving(latestWrite, version.takenAt));
 }
 
 /**
