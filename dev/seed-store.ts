@@ -32,6 +32,14 @@ export interface SeedStoreOptions {
 /** How many documents were written, by resource name. */
 export type SeedStoreResult = Readonly<Record<string, number>>;
 
+/** Tries of one upsert that times out. */
+const UPSERT_ATTEMPTS = 3;
+
+/** The SDK's timeout of a request (its TimeoutError's code). */
+function isTimeout(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'TimeoutError';
+}
+
 /** Up to this many documents are upserted one by one, many in flight; more go in bulk. */
 const ONE_BY_ONE = 200;
 const IN_FLIGHT = 32;
@@ -52,10 +60,17 @@ export async function upsertAll(container: Container, documents: readonly { read
     await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, documents.length) }, async () => {
       while (next < documents.length) {
         const document = documents[next++]!;
-        try {
-          await container.items.upsert(document);
-        } catch (error) {
-          failures.push(error instanceof Error ? error.message : String(error));
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await container.items.upsert(document);
+            break;
+          } catch (error) {
+            // An upsert is the same again: one that timed out while the store was busy (the
+            // embedded server stalled past the SDK's 10 s by a heavy query beside it) is tried again.
+            if (isTimeout(error) && attempt < UPSERT_ATTEMPTS) continue;
+            failures.push(error instanceof Error ? error.message : String(error));
+            break;
+          }
         }
       }
     }));
