@@ -37,8 +37,22 @@ afterAll(async () => {
   await service?.stop();
 });
 
-/** The answer's status, and its problem's code where it has one (a failure then says which 503). */
+/**
+ * The answer's status, and its problem's code where it has one (a failure then says which 503).
+ * A 503 STORE_UNAVAILABLE is asked again, as every client does: on a loaded machine the run's one
+ * embedded store can stall past the SDK's 10 s, which is not what this test is about.
+ */
 async function exportAs(name: string): Promise<number | string> {
+  for (let attempt = 1; ; attempt++) {
+    const status = await exportOnce(name);
+    if (status !== '503 STORE_UNAVAILABLE' || attempt === STORE_ATTEMPTS) return status;
+  }
+}
+
+/** Tries of an export the store could not answer. */
+const STORE_ATTEMPTS = 3;
+
+async function exportOnce(name: string): Promise<number | string> {
   const token = await service.idp!.signToken(accessClaims(service, name));
   const response = await callService(service, 'invoices', {
     headers: { authorization: `Bearer ${token}`, 'x-api-key': service.identities.apiKeys[0]!, accept: 'application/zip' },
