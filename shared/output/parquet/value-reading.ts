@@ -54,7 +54,7 @@ export function instantMillis(value: string): number {
     if (!(hours <= 23 && minutes <= 59 && seconds <= 59)) return Number.NaN;
     return day * DAY_MS + ((hours * 60 + minutes) * 60 + seconds) * 1000 + digitsAt(value, 20, 3);
   }
-  return isOffsetForm(value) ? Date.parse(value) : Number.NaN;
+  return offsetFormMillis(value);
 }
 
 /** Whether `value` is an instant instantMillis reads. */
@@ -63,15 +63,17 @@ export function isTimestamp(value: string): boolean {
 }
 
 /**
- * Whether `value` is OFFSET_FORM with a real calendar day, hours, minutes, seconds and offset, at
- * an instant of a calendar day (its offset may not carry it into year 0000 or 10000).
+ * The instant of `value` in OFFSET_FORM with a real calendar day, hours, minutes, seconds and
+ * offset, at an instant of a calendar day (its offset may not carry it into year 0000 or 10000);
+ * NaN otherwise. Parsed once.
  */
-function isOffsetForm(value: string): boolean {
+function offsetFormMillis(value: string): number {
   const parts = OFFSET_FORM.exec(value);
-  if (!parts || !isCivilDayAt(value, 0)) return false;
+  if (!parts || !isCivilDayAt(value, 0)) return Number.NaN;
   const [, hours, minutes, seconds = '00', offsetHours = '00', offsetMinutes = '00'] = parts;
   const instant = Date.parse(value);
-  return Number(hours) <= 23 && Number(minutes) <= 59 && Number(seconds) <= 59 && Number(offsetHours) <= 23 && Number(offsetMinutes) <= 59 && instant >= CALENDAR_MS.first && instant <= CALENDAR_MS.last;
+  const taken = Number(hours) <= 23 && Number(minutes) <= 59 && Number(seconds) <= 59 && Number(offsetHours) <= 23 && Number(offsetMinutes) <= 59 && instant >= CALENDAR_MS.first && instant <= CALENDAR_MS.last;
+  return taken ? instant : Number.NaN;
 }
 
 /** Whether `value` has the shape of the form the store keeps, `YYYY-MM-DDTHH:MM:SS.sssZ` (its digits not yet checked). */
