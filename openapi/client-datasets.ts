@@ -21,9 +21,15 @@ interface Dataset {
   readonly path: string;
   /** Its export jobs' kick-off (`/v1/<name>/exports`), or null where the document has none. */
   readonly jobsPath: string | null;
+  /** Its delta operation (`/v1/<name>/delta`), or null where the document has none. */
+  readonly deltaPath: string | null;
+  /** The member that names a record (a delta's removal rows hold it alone). */
+  readonly idField: string;
   readonly exportType: string;
   readonly zipEntries: readonly string[] | null;
   readonly dateBy: readonly string[];
+  /** The field each date pair is on (`created` → createdDate): a record's window is its value's day. */
+  readonly dateFields: Readonly<Record<string, string>>;
   readonly filters: readonly string[];
 }
 
@@ -44,12 +50,16 @@ export function datasetsOf(document: OpenAPIV3_1.Document): { datasets: Record<s
     const schema = document.components!.schemas![body.$ref.split('/').at(-1)!] as OpenAPIV3_1.SchemaObject;
     const members = Object.keys(schema.properties ?? {});
     const jobsPath = `/v1/${name}/exports`;
+    const deltaPath = `/v1/${name}/delta`;
     datasets[name] = {
       path,
       jobsPath: document.paths?.[jobsPath]?.post ? jobsPath : null,
+      deltaPath: document.paths?.[deltaPath]?.post ? deltaPath : null,
+      idField: idFieldOf(document, operation, path),
       exportType,
       zipEntries: zip ? ((zip[1] as { 'x-zip-entries': string[] })['x-zip-entries']) : null,
       dateBy: members.filter((member) => member.endsWith('From')).map((member) => member.slice(0, -'From'.length)),
+      dateFields: Object.fromEntries(members.filter((member) => member.endsWith('From')).map((member) => [member.slice(0, -'From'.length), dateFieldOf(schema, member, path)])),
       filters: members.filter((member) => !/(From|To)$/.test(member) && !CONTROL.has(member)),
     };
     const pageSize = (schema.properties?.pageSize as OpenAPIV3_1.SchemaObject | undefined)?.maximum;
@@ -57,6 +67,28 @@ export function datasetsOf(document: OpenAPIV3_1.Document): { datasets: Record<s
     maxPageSize = pageSize;
   }
   return { datasets, maxPageSize: maxPageSize ?? 0 };
+}
+
+/** The field a date pair's member is on (its `x-summary-field`). */
+function dateFieldOf(schema: OpenAPIV3_1.SchemaObject, member: string, path: string): string {
+  const field = (schema.properties?.[member] as { 'x-summary-field'?: unknown } | undefined)?.['x-summary-field'];
+  if (typeof field !== 'string') throw new TypeError(`${path}: ${member} does not say the field it is on (x-summary-field)`);
+  return field;
+}
+
+/**
+ * The member that names a record: the one its record schema requires first that ends in `Id` and
+ * is the resource's own (`contractId` of a contract; an invoice's `invoiceId`, not its contract's).
+ */
+function idFieldOf(document: OpenAPIV3_1.Document, operation: OpenAPIV3_1.OperationObject, path: string): string {
+  const page = ((operation.responses?.['200'] as OpenAPIV3_1.ResponseObject | undefined)?.content?.['application/json']?.schema as OpenAPIV3_1.ReferenceObject | undefined)?.$ref;
+  const envelope = page ? document.components!.schemas![page.split('/').at(-1)!] as OpenAPIV3_1.SchemaObject : undefined;
+  const items = (envelope?.properties?.data as OpenAPIV3_1.ArraySchemaObject | undefined)?.items as OpenAPIV3_1.ReferenceObject | undefined;
+  const record = items?.$ref ? document.components!.schemas![items.$ref.split('/').at(-1)!] as OpenAPIV3_1.SchemaObject : undefined;
+  const singular = OPERATION.exec(path)![1]!.replace(/s$/, '');
+  const id = `${singular}Id`;
+  if (!record?.properties?.[id]) throw new TypeError(`${path}: its records have no ${id}`);
+  return id;
 }
 
 /** The text of client/src/datasets.ts for a document. */
@@ -67,11 +99,17 @@ export function clientDatasetsSource(document: OpenAPIV3_1.Document): string {
     path: '${dataset.path}',
     /** Its export jobs' kick-off, or null where the service has none. */
     jobsPath: ${dataset.jobsPath ? `'${dataset.jobsPath}'` : 'null'},
+    /** Its delta operation, or null where the service has none. */
+    deltaPath: ${dataset.deltaPath ? `'${dataset.deltaPath}'` : 'null'},
+    /** The member that names a record (a delta's removal rows hold it alone). */
+    idField: '${dataset.idField}',
     exportType: '${dataset.exportType}',
     /** The export is one Parquet file (null) or a zip of these Parquet entries. */
     zipEntries: ${dataset.zipEntries ? list(dataset.zipEntries) : 'null'},
     /** The date pairs (\`<by>From\`/\`<by>To\`) a range can be split on. */
     dateBy: ${list(dataset.dateBy)},
+    /** The field each date pair is on: a record's window is its value's day (its first ten characters, as the service compares). */
+    dateFields: { ${Object.entries(dataset.dateFields).map(([by, field]) => `${by}: '${field}'`).join(', ')} },
     /** The filters besides the date pairs (\`--filter name=value\`). */
     filters: ${list(dataset.filters)},
   },`).join('\n');
@@ -111,6 +149,8 @@ export function pythonDatasetsSource(document: OpenAPIV3_1.Document): string {
   const entries = Object.entries(datasets).map(([name, dataset]) => `    "${name}": Dataset(
         path="${dataset.path}",
         jobs_path=${dataset.jobsPath ? `"${dataset.jobsPath}"` : 'None'},
+        delta_path=${dataset.deltaPath ? `"${dataset.deltaPath}"` : 'None'},
+        id_field="${dataset.idField}",
         export_type="${dataset.exportType}",
         zip_entries=${dataset.zipEntries ? list(dataset.zipEntries) : 'None'},
         date_by=${list(dataset.dateBy)},
@@ -130,6 +170,10 @@ class Dataset:
     path: str
     #: Its export jobs' kick-off, or None where the service has none.
     jobs_path: Optional[str]
+    #: Its delta operation, or None where the service has none.
+    delta_path: Optional[str]
+    #: The member that names a record (a delta's removal rows hold it alone).
+    id_field: str
     export_type: str
     #: The export is one Parquet file (None) or a zip of these Parquet entries.
     zip_entries: Optional[Tuple[str, ...]]

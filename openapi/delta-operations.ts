@@ -128,7 +128,7 @@ export function deltaPaths(resources: readonly ResourceDefinition[]): JsonObject
     const responses: JsonObject = {
       200: {
         description: `A page of the delta (JSON), or the whole delta as ${mediaType === PARQUET_MEDIA_TYPE ? 'one Parquet file' : `a zip of two Parquet files (Accept: ${PARQUET_MEDIA_TYPE} or ${mediaType})`}: the view's columns, each nullable, then \`${REMOVED_MEMBER}\` (null on changed rows).`,
-        headers: { ...base, [DELTA_TOKEN_HEADER]: componentRef('headers', DELTA_TOKEN_HEADER), 'X-Summary-As-Of': componentRef('headers', 'X-Summary-As-Of'), Link: componentRef('headers', 'Link'), 'Content-Disposition': componentRef('headers', 'Content-Disposition') },
+        headers: { ...base, [DELTA_TOKEN_HEADER]: componentRef('headers', DELTA_TOKEN_HEADER), 'X-Summary-As-Of': componentRef('headers', 'X-Summary-As-Of'), 'X-Summary-Schema': componentRef('headers', 'X-Summary-Schema'), Link: componentRef('headers', 'Link'), 'Content-Disposition': componentRef('headers', 'Content-Disposition') },
         content: {
           [mediaTypeOf('json')]: { schema: schemaRef(deltaSchemaName(resource, 'Page')) },
           [mediaType]: { schema: { type: 'string', format: 'binary' } },

@@ -32,6 +32,8 @@ export function filterMemberSchema(model: ApiModel, resource: ResourceDefinition
     switch (filter.kind) {
       case 'dayRange':
         schema.format = 'date';
+        // The field the range is on, for generated clients (a pull files a delta's records by it).
+        schema['x-summary-field'] = filter.field;
         notes.push(dateRangeNote(filter));
         break;
       case 'equals':

@@ -1620,6 +1620,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Summary-Delta-Token": components["headers"]["X-Summary-Delta-Token"];
                     "X-Summary-As-Of": components["headers"]["X-Summary-As-Of"];
+                    "X-Summary-Schema": components["headers"]["X-Summary-Schema"];
                     Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
@@ -1662,6 +1663,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Summary-Delta-Token": components["headers"]["X-Summary-Delta-Token"];
                     "X-Summary-As-Of": components["headers"]["X-Summary-As-Of"];
+                    "X-Summary-Schema": components["headers"]["X-Summary-Schema"];
                     Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;

@@ -29,7 +29,7 @@ const DATE_BY = [...new Set(Object.values(DATASETS).flatMap((dataset) => dataset
 
 export const USAGE = `usage: summary-client pull <${DATASET_NAMES}> --from YYYY-MM[-DD] --to YYYY-MM[-DD] --out DIR
          [--by ${DATE_BY}] [--format parquet|jsonl] [--filter name=value ...]
-         [--via job|windows] [--page-size N (jsonl)] [--max-retry-wait SECONDS] [--json] [--until-quiet SECONDS] [--dry-run]
+         [--via delta|job|windows] [--page-size N (jsonl)] [--max-retry-wait SECONDS] [--json] [--until-quiet SECONDS] [--dry-run]
        summary-client --help | --version
 
 Pulls a date range of a dataset into DIR, one file per calendar month: contracts-2025-03.parquet;
@@ -45,8 +45,13 @@ quiet instead (exit 1 if one is not). A nightly '--from 2025-01 --to <this month
 check per month when nothing changed. --via job (the default where the service offers export jobs,
 for Parquet) asks for the whole range in one export job instead, sending the folder's ETags, and
 downloads the changed months' files from storage in parallel, each checked against the job's
-manifest; --via windows asks window by window (--format jsonl and --until-quiet always do). The run names the windows it pulled, still being written
-and unchanged; --json prints them as one JSON document on stdout. --dry-run lists the windows and
+manifest. --via delta (the default for --format jsonl where the service offers deltas) asks
+once what changed in the range since the folder's last run (its token is kept in the manifest)
+and merges the changes and removals into the months' files, rewriting only those that changed;
+a token the service no longer continues starts again from the whole range, and says so. --via
+windows asks window by window (--until-quiet always does). The run names the windows it pulled,
+merged, still being written and unchanged; --json prints them as one JSON document on stdout,
+with the records each delta changed and removed. --dry-run lists the windows and
 what a run would do.
 
 Settings (environment): SUMMARY_BASE_URL, SUMMARY_SCOPE, SUMMARY_SUBSCRIPTION_KEY, SUMMARY_API_KEY;
@@ -75,7 +80,7 @@ interface Parsed {
   readonly untilQuietMs?: number;
   /** --settle was given: no longer needed (every window is checked every run); accepted and ignored. */
   readonly settleIgnored: boolean;
-  /** --via: absent, a job where the service offers one. */
+  /** --via: absent, a delta (JSON Lines) or a job (Parquet) where the service offers one. */
   readonly via?: Via;
 }
 
@@ -144,7 +149,9 @@ function parseCommand(argv: readonly string[]): Parsed | 'help' | 'version' {
   const untilQuiet = values['until-quiet'];
   if (untilQuiet !== undefined && (!/^\d+$/.test(untilQuiet.trim()) || Number(untilQuiet) < 1)) throw new UsageError('--until-quiet takes the most seconds to wait for every window to be quiet (a whole number, 1 or more; 600 is ten minutes)');
   const via = values.via;
-  if (via !== undefined && via !== 'job' && via !== 'windows') throw new UsageError(`--via ${via}: job (one export job for the range) or windows (a request per window)`);
+  if (via !== undefined && via !== 'delta' && via !== 'job' && via !== 'windows') throw new UsageError(`--via ${via}: delta (one delta merged into the folder), job (one export job for the range) or windows (a request per window)`);
+  if (via === 'delta' && values.format !== 'jsonl') throw new UsageError('--via delta is for --format jsonl: a delta is merged into JSON Lines files (Parquet folders go through a job or window by window)');
+  if (via === 'delta' && untilQuiet !== undefined) throw new UsageError('--until-quiet goes window by window: leave out --via delta');
   if (via === 'job' && values.format !== 'parquet') throw new UsageError('--via job is for --format parquet: an export job writes Parquet files');
   if (via === 'job' && untilQuiet !== undefined) throw new UsageError('--until-quiet goes window by window (it confirms each window after the service\'s quiet period): leave out --via job');
   const maxRetryWait = Number(values['max-retry-wait']);
@@ -232,12 +239,14 @@ function summaryDocument(summary: PullSummary, command: Pick<Parsed, 'dataset' |
     watermark: summary.watermark ?? null,
     via: summary.via,
     ...(summary.job ? { job: summary.job } : {}),
+    ...(summary.delta ? { delta: summary.delta } : {}),
     ...(summary.rewritten ? { rewritten: summary.rewritten } : {}),
     ...(summary.stopped ? { stopped: summary.stopped } : {}),
     windows: summary.outcomes.map((outcome) => ({
       label: outcome.label, from: outcome.from, to: outcome.to, status: outcome.status, asOf: outcome.asOf ?? null,
       rows: outcome.rows, bytes: outcome.bytes, files: outcome.files.map(({ file, rows, bytes, sha256 }) => ({ file, rows, bytes, sha256 })),
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...(outcome.changed === undefined ? {} : { changed: outcome.changed, removed: outcome.removed ?? 0 }),
     })),
     foreign: summary.foreign ?? [],
   };

@@ -9,11 +9,17 @@ export const DATASETS = {
     path: '/v1/contracts/summary',
     /** Its export jobs' kick-off, or null where the service has none. */
     jobsPath: '/v1/contracts/exports',
+    /** Its delta operation, or null where the service has none. */
+    deltaPath: '/v1/contracts/delta',
+    /** The member that names a record (a delta's removal rows hold it alone). */
+    idField: 'contractId',
     exportType: 'application/vnd.apache.parquet',
     /** The export is one Parquet file (null) or a zip of these Parquet entries. */
     zipEntries: null,
     /** The date pairs (`<by>From`/`<by>To`) a range can be split on. */
     dateBy: ['created', 'updated'],
+    /** The field each date pair is on: a record's window is its value's day (its first ten characters, as the service compares). */
+    dateFields: { created: 'createdDate', updated: 'updatedDate' },
     /** The filters besides the date pairs (`--filter name=value`). */
     filters: ['contractWorkspaceID'],
   },
@@ -21,11 +27,17 @@ export const DATASETS = {
     path: '/v1/invoices/summary',
     /** Its export jobs' kick-off, or null where the service has none. */
     jobsPath: '/v1/invoices/exports',
+    /** Its delta operation, or null where the service has none. */
+    deltaPath: '/v1/invoices/delta',
+    /** The member that names a record (a delta's removal rows hold it alone). */
+    idField: 'invoiceId',
     exportType: 'application/zip',
     /** The export is one Parquet file (null) or a zip of these Parquet entries. */
     zipEntries: ['invoices.parquet', 'invoice_tables.parquet'],
     /** The date pairs (`<by>From`/`<by>To`) a range can be split on. */
     dateBy: ['created', 'updated', 'invoiceDate'],
+    /** The field each date pair is on: a record's window is its value's day (its first ten characters, as the service compares). */
+    dateFields: { created: 'createdDate', updated: 'updatedDate', invoiceDate: 'invoiceDate' },
     /** The filters besides the date pairs (`--filter name=value`). */
     filters: ['contractWorkspaceID', 'contractId', 'supplierId', 'status'],
   },

@@ -136,14 +136,23 @@ async function fetchOnce(context: FetchContext, window: Window, label: string, i
     }
     return fetched;
   } catch (error) {
-    if (error instanceof UnsafeDocument) throw new WindowFailure(error.message);
-    if (error instanceof UnaskedCoding) throw new WindowFailure(`the service answered in the ${printable(error.coding)} coding, which this client did not ask for (it asks for identity on exports, gzip on pages): refused before reading it`);
-    if (!(error instanceof BodyTooLarge)) throw error;
-    // An export past the cap is halved; any other answer that large says nothing a window could change.
-    if (error.exporting) return { kind: 'too-large' };
-    if (isPermanent(error.status, '')) throw new PullStopped(`the service refuses this pull (${error.status}, with an answer of more than ${error.limit} bytes), whatever the window: check SUMMARY_BASE_URL and the keys`);
-    throw new WindowFailure(error.status < 300 ? `a page is larger than ${error.limit} bytes: use a smaller --page-size` : `the service answered ${error.status} with more than ${error.limit} bytes`);
+    // An export past the cap is halved.
+    if (error instanceof BodyTooLarge && error.exporting) return { kind: 'too-large' };
+    throw unreadAnswer(error);
   }
+}
+
+/**
+ * What an answer refused before it was read (summary-api.ts: a coding not asked for, a body past
+ * its cap, a document too costly to parse) means for the pull: the window fails, or (an answer that
+ * large to a refusal) the pull stops. Anything else is returned as it is.
+ */
+export function unreadAnswer(error: unknown): unknown {
+  if (error instanceof UnsafeDocument) return new WindowFailure(error.message);
+  if (error instanceof UnaskedCoding) return new WindowFailure(`the service answered in the ${printable(error.coding)} coding, which this client did not ask for (it asks for identity on exports, gzip on pages): refused before reading it`);
+  if (!(error instanceof BodyTooLarge)) return error;
+  if (isPermanent(error.status, '')) return new PullStopped(`the service refuses this pull (${error.status}, with an answer of more than ${error.limit} bytes), whatever the window: check SUMMARY_BASE_URL and the keys`);
+  return new WindowFailure(error.status < 300 ? `a page is larger than ${error.limit} bytes: use a smaller --page-size` : `the service answered ${error.status} with more than ${error.limit} bytes`);
 }
 
 /** A 412 RESULT_UNCHANGED: the result's schema and the time it was found unchanged. */

@@ -78,6 +78,11 @@ export interface Manifest {
    * transactionTime, the watermark of the windows it answered. Absent after a run window by window.
    */
   job?: { readonly id: string; readonly transactionTime: string };
+  /**
+   * The token of the folder's last delta (delta-pass.ts) and the range it was asked for: the next
+   * run of the same range asks what changed since it. Absent: the folder is not kept by a delta yet.
+   */
+  delta?: { readonly token: string; readonly from: string; readonly to: string };
   windows: ManifestWindow[];
 }
 
@@ -138,6 +143,8 @@ function manifestProblem(value: unknown, versions: readonly number[], asked: Pul
   if (manifest!.watermark !== undefined && typeof manifest!.watermark !== 'string') return 'its watermark is not a time';
   const job = (manifest as { job?: { id?: unknown; transactionTime?: unknown } }).job;
   if (job !== undefined && (typeof job?.id !== 'string' || typeof job.transactionTime !== 'string')) return 'its job is not an id and a time';
+  const delta = (manifest as { delta?: { token?: unknown; from?: unknown; to?: unknown } }).delta;
+  if (delta !== undefined && (typeof delta?.token !== 'string' || typeof delta.from !== 'string' || typeof delta.to !== 'string')) return 'its delta is not a token and a range';
   const request = manifest!.request;
   if (!['service', 'client', 'dataset', 'format', 'by'].every((key) => typeof request?.[key as keyof PullRequestKey] === 'string') || typeof request?.filters !== 'object' || request.filters === null) {
     return 'its request is not complete';

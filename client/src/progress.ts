@@ -82,6 +82,17 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
         case 'job-not-offered':
           say(`window by window: ${event.why}`);
           break;
+        case 'delta-start':
+          position = '[delta]';
+          current = event.start === 'token' ? 'changes since the last run' : event.start === 'since' ? 'changes since the folder\'s watermark' : 'the whole range';
+          show();
+          break;
+        case 'delta-restart':
+          say(`the service does not continue the folder's delta (${event.code}: ${event.why}): pulling the whole range again from a new delta (the folder changes only once it is in)`);
+          break;
+        case 'delta-not-offered':
+          say(`window by window: ${event.why}`);
+          break;
         case 'rewrite':
           say(event.why === 'schema'
             ? 'the columns your roles see changed: pulling every window again, into one schema (the folder changes only once all are in)'
@@ -98,7 +109,9 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
       const named = (status: WindowStatus) => summary.outcomes.filter((outcome) => outcome.status === status).map((outcome) => outcome.label);
       if (summary.job) say(`through export job ${summary.job.id}: every write before ${summary.job.transactionTime} is in the windows it answered`);
       if (summary.watermark) say(`watermark: ${summary.watermark} (every write before it is in the folder)`);
+      if (summary.delta) say(`through the delta (${summary.delta.start === 'token' ? 'from the folder\'s token' : summary.delta.start === 'since' ? 'from the folder\'s watermark' : 'the whole range'}${summary.delta.restarted ? `, started again: ${summary.delta.restarted}` : ''}): ${count(sumOf(summary, 'changed'), 'record')} changed, ${count(sumOf(summary, 'removed'), 'record')} removed`);
       if (named('pulled').length > 0) say(`pulled: ${labelRanges(named('pulled'))}`);
+      if (named('merged').length > 0) say(`merged: ${labelRanges(named('merged'))}`);
       if (summary.moving.length > 0) {
         say(`still being written: ${labelRanges(summary.moving)} (${summary.notQuiet ? 'still at the end of --until-quiet' : 'kept as pulled'}; the next run checks ${summary.moving.length === 1 ? 'it' : 'them'} again)`);
       }
@@ -111,6 +124,11 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
       if (summary.failed.length > 0) say(`failed windows: ${summary.failed.map((entry) => entry.window).join(', ')} (run the same command again to retry them)`);
     },
   };
+}
+
+/** The records a delta changed or removed over the folder's windows. */
+function sumOf(summary: PullSummary, what: 'changed' | 'removed'): number {
+  return summary.outcomes.reduce((total, outcome) => total + (outcome[what] ?? 0), 0);
 }
 
 /** `1 row`, `2 rows`, `1,234 rows`. */

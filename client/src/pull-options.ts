@@ -27,9 +27,11 @@ export interface PullOptions {
   /** Waits (default setTimeout): a strict run's pauses, a job's polls. */
   readonly sleep?: (ms: number) => Promise<void>;
   /**
-   * `job`: the range through one export job, its files from storage (refused where the service
-   * offers none); `windows`: a conditional request per window. Default: a job where the service
-   * offers one and the pull can take it (Parquet, no --until-quiet), else windows.
+   * `delta`: the range through one delta of the service, merged into the folder (JSON Lines;
+   * refused where the service offers none); `job`: the range through one export job, its files
+   * from storage (refused where the service offers none); `windows`: a conditional request per
+   * window. Default: the delta for JSON Lines and a job for Parquet where the service offers them
+   * and the pull can take them (no --until-quiet), else windows.
    */
   readonly via?: Via;
 }

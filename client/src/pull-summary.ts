@@ -2,6 +2,7 @@
  * What a pull tells: its events as they happen (the CLI's progress line), and its summary at the
  * end: per window what the run did, the folder's watermark, and whether the run is complete.
  */
+import type { DeltaStart } from './delta-walk.js';
 import type { ManifestFile, ManifestWindow } from './manifest.js';
 import type { Window } from './windows.js';
 
@@ -20,20 +21,35 @@ export type PullEvent =
   | { readonly kind: 'files-recovered'; readonly files: readonly string[] }
   | { readonly kind: 'job-started'; readonly id: string; readonly windows: number; readonly unchangedAsked: number }
   | { readonly kind: 'job-progress'; readonly done: number; readonly windows: number }
-  | { readonly kind: 'job-not-offered'; readonly why: string };
+  | { readonly kind: 'job-not-offered'; readonly why: string }
+  | { readonly kind: 'delta-start'; readonly start: DeltaStart['kind'] }
+  | { readonly kind: 'delta-restart'; readonly code: string; readonly why: string }
+  | { readonly kind: 'delta-not-offered'; readonly why: string };
 
-/** How a run asked for its range: one export job (its files from storage), or window by window. */
-export type Via = 'job' | 'windows';
+/**
+ * How a run's delta started: from the folder's token, its watermark (`since`), or nothing (the
+ * whole view); and the code of a start the service refused (an expired token, a changed view),
+ * after which it started again from nothing.
+ */
+export interface DeltaUsed {
+  readonly start: DeltaStart['kind'];
+  readonly restarted?: string;
+}
+
+/** How a run asked for its range: one delta merged into the folder, one export job (its files from storage), or window by window. */
+export type Via = 'delta' | 'job' | 'windows';
 
 /** Why a run rewrote the whole folder: the columns changed, or an older client's folder had no validators. */
 export type Rewrite = 'schema' | 'older-client';
 
 /**
- * What a run did with a window of the folder: `pulled` (new or changed, confirmed), `moving`
- * (still being written while pulled: kept as pulled, checked again by the next run), `unchanged`
- * (its ETag still holds), `failed`, or `not-tried` (the run stopped before it).
+ * What a run did with a window of the folder: `pulled` (new or changed, confirmed; through a
+ * delta: written whole from a delta that started from nothing), `merged` (a delta's changes and
+ * removals merged into its files), `moving` (still being written while pulled: kept as pulled,
+ * checked again by the next run), `unchanged` (its ETag still holds; through a delta: nothing of
+ * it changed), `failed`, or `not-tried` (the run stopped before it).
  */
-export type WindowStatus = 'pulled' | 'moving' | 'unchanged' | 'failed' | 'not-tried';
+export type WindowStatus = 'pulled' | 'merged' | 'moving' | 'unchanged' | 'failed' | 'not-tried';
 
 /** One window of the folder (a manifest entry) as the run left it. */
 export interface WindowOutcome {
@@ -48,6 +64,10 @@ export interface WindowOutcome {
   readonly bytes: number;
   readonly files: readonly ManifestFile[];
   readonly error?: string;
+  /** Through a delta: the records written into the window (created, changed, or moved in). */
+  readonly changed?: number;
+  /** Through a delta: the records the window held and no longer holds (deleted, left the view, or moved to another window). */
+  readonly removed?: number;
 }
 
 export interface PullSummary {
@@ -55,6 +75,7 @@ export interface PullSummary {
   readonly via: Via;
   /** The run's export job (through a job): its id, and the time every write before which is in its files. */
   readonly job?: { readonly id: string; readonly transactionTime: string };
+  readonly delta?: DeltaUsed;
   /** Windows checked or pulled: the range's months and the windows the folder holds besides. */
   readonly windows: number;
   /** Of those, the windows pulled (new, changed, or all of a rewrite). */

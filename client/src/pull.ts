@@ -23,7 +23,9 @@ import { PullStopped, Unreachable, WindowFailure, type FetchContext } from './fe
 import { OptionsError } from './client-error.js';
 import { foreignFiles, tidyFolder } from './folder.js';
 import { checkableEntries, listedFiles, ManifestError, openManifest, saveManifest, watermarkOf } from './manifest.js';
-import { plan, type Unit } from './plan.js';
+import { overlaps, plan, type Unit } from './plan.js';
+import { DeltaNotOffered } from './delta-walk.js';
+import { deltaPass } from './delta-pass.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { SummaryApi } from './summary-api.js';
 import type { PullEvent, PullSummary, Rewrite, Via } from './pull-summary.js';
@@ -71,6 +73,9 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
   }
   if (options.via === 'job' && (options.format !== 'parquet' || options.untilQuietMs !== undefined)) {
     throw new OptionsError('a pull through an export job is of Parquet files, without --until-quiet: use via windows');
+  }
+  if (options.via === 'delta' && (options.format !== 'jsonl' || options.untilQuietMs !== undefined)) {
+    throw new OptionsError('a pull through the delta keeps a JSON Lines folder (Parquet folders go through a job or window by window), without --until-quiet: use via windows');
   }
   if (existsSync(out) && !statSync(out).isDirectory()) throw new ManifestError(`--out ${out} is a file, not a folder`);
   // The folder is made and locked before anything is written into it or read from it: a second
@@ -125,7 +130,29 @@ async function pullLocked(run: Run): Promise<PullSummary> {
   const { recovered, removed } = tidyFolder(out, manifest, options, run.saved);
   if (recovered.length > 0) run.observe({ kind: 'files-recovered', files: recovered });
   if (removed.length > 0) run.observe({ kind: 'orphans-removed', files: removed });
-  const units = plan(manifest, out, monthWindows(options.from, options.to));
+  const months = monthWindows(options.from, options.to);
+  const units = plan(manifest, out, months);
+  if (deltaWanted(options)) {
+    try {
+      run.delta = await deltaPass(run, months);
+    } catch (error) {
+      discardStaged(run);
+      if (error instanceof DeltaNotOffered && options.via === undefined) run.observe({ kind: 'delta-not-offered', why: error.message });
+      else if (error instanceof DeltaNotOffered) throw new PullStopped(`--via delta: ${error.message}; pull with --via windows`);
+      else if (!(error instanceof WindowFailure)) throw error;
+      else {
+        run.stopped = `${error instanceof Unreachable ? 'the service could not be reached' : 'the delta could not be had'} (${error.message}); the folder is as it was`;
+        return settleFolder(run, units.length, false);
+      }
+    }
+    if (run.delta) {
+      // The windows the folder holds outside the range are kept exact window by window, as ever.
+      const outside = units.filter((unit) => !months.some((month) => overlaps(unit.window, month)));
+      const ended = outside.length === 0 ? undefined : await updateFolder(run, outside, serviceSource(run));
+      if (ended === SCHEMA_CHANGED) run.stopped = 'the columns your roles see changed during the run; run it again';
+      return settleFolder(run, units.length, false);
+    }
+  }
   // An older client's folder has no validators and no schema: it is pulled again whole, at once.
   let rewrite: Rewrite | undefined = manifest.schema === undefined && listedFiles(manifest).size > 0 ? 'older-client' : undefined;
   // The source of the first pass, chosen once: an export job where one is wanted and offered, else the service.
@@ -148,6 +175,11 @@ async function pullLocked(run: Run): Promise<PullSummary> {
     }
   }
   return passes(run, units, rewrite, source, service);
+}
+
+/** Whether a run asks for a delta: asked for, or by default where the delta can keep the folder (JSON Lines, no --until-quiet). */
+function deltaWanted(options: PullOptions): boolean {
+  return options.via === 'delta' || (options.via === undefined && options.format === 'jsonl' && options.untilQuietMs === undefined && DATASETS[options.dataset].deltaPath !== null);
 }
 
 /** Whether a run asks for a job: asked for, or by default where a job can answer the pull. */
@@ -223,8 +255,9 @@ function settleFolder(run: Run, windows: number, strict: boolean): PullSummary {
   const moving = outcomes.filter((outcome) => outcome.status === 'moving').map((outcome) => outcome.label);
   const visited = [...run.windows.values()].map(({ status }) => status);
   return {
-    via: run.job ? 'job' : 'windows',
+    via: run.delta ? 'delta' : run.job ? 'job' : 'windows',
     ...(run.job ? { job: run.job } : {}),
+    ...(run.delta ? { delta: run.delta } : {}),
     windows,
     pulled: visited.filter((status) => status === 'pulled').length,
     unchanged: visited.filter((status) => status === 'unchanged').length,

@@ -12,7 +12,7 @@ import { partialFile } from './layout.js';
 import { saveManifest, type Manifest, type ManifestWindow } from './manifest.js';
 import { overlaps } from './plan.js';
 import type { PullOptions } from './pull-options.js';
-import { failedEntry, outcomeOf, type PullEvent, type Rewrite, type WindowOutcome, type WindowStatus } from './pull-summary.js';
+import { failedEntry, outcomeOf, type DeltaUsed, type PullEvent, type Rewrite, type WindowOutcome, type WindowStatus } from './pull-summary.js';
 import { windowLabel, type Window } from './windows.js';
 
 /** What the run did with one window it visited (a month of the range, or a window the folder holds besides). */
@@ -46,6 +46,8 @@ export interface Run {
   stopped?: string;
   /** The export job the run's range came through (job-pass.ts). */
   job?: { readonly id: string; readonly transactionTime: string };
+  /** How the delta the run's range came through started (delta-pass.ts). */
+  delta?: DeltaUsed;
 }
 
 /** A pass ends early: the columns the caller sees changed, and the folder is rewritten whole. */

@@ -19,6 +19,8 @@ export type Filters = Record<string, string | number>;
 export type JobStatus = components['schemas']['ExportJobStatus'];
 /** One JSON page as the service answers it. */
 export type Page = components['schemas']['ContractsEnvelope'] | components['schemas']['InvoicesEnvelope'];
+/** One page of a JSON delta. */
+export type DeltaPage = components['schemas']['ContractsDeltaPage'] | components['schemas']['InvoicesDeltaPage'];
 
 /** No access token could be had (wrong secret, unreachable or untrusted authority): nothing else can work. */
 export class TokenError extends SummaryClientError {
@@ -225,6 +227,12 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
      */
     job: (id: string, signal?: AbortSignal) =>
       api.GET('/v1/exports/{id}', { params: { path: { id } }, headers: { ...headers('application/json', undefined), prefer: `wait=${JOB_WAIT_SECONDS}` }, fetch: through(signal) }) as Promise<{ data?: JobStatus; error?: Problem; response: Response }>,
+    /**
+     * One page of a JSON delta of `dataset` (the service's `/v1/<dataset>/delta`): `body` holds the
+     * filters and pageSize, and `deltaToken`, `since` or `deltaPage` (docs/api.md, "Deltas").
+     */
+    delta: (dataset: DatasetName, body: Record<string, unknown>, signal?: AbortSignal) =>
+      api.POST(DATASETS[dataset].deltaPath as '/v1/contracts/delta', { body: body as never, headers: headers('application/json', undefined), fetch: through(signal) }) as Promise<{ data?: DeltaPage; error?: Problem; response: Response }>,
     /** The whole export of `dataset` for `filters`: a Parquet file or a zip of them; `ifNoneMatch` as for a page. */
     export: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string, signal?: AbortSignal) =>
       api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers(DATASETS[dataset].exportType, ifNoneMatch), parseAs: 'arrayBuffer', fetch: through(signal) }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,

@@ -15,7 +15,7 @@ import { exportFile, mediaTypeOf, type OperationNames } from '../model/operation
 import type { StoredRecord } from '../model/view.js';
 import { OutputLimitExceeded } from '../output/output-limit-exceeded.js';
 import { isTimestamp } from '../output/parquet/value-reading.js';
-import { AS_OF_HEADER, resultAsOf } from '../output/result-etag.js';
+import { AS_OF_HEADER, resultAsOf, SCHEMA_HEADER } from '../output/result-etag.js';
 import { cleaningWarning, cleanRecord, newCleaningReport, type CleaningPlan, type CleaningReport } from '../output/record-cleaner.js';
 import { STREAM_PAGE_SIZE } from '../store/record-store.js';
 import { BUSY_RETRY_SECONDS } from '../results/result-reader.js';
@@ -61,7 +61,7 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
     const offer = negotiateOffer(header('accept'), summary.offers) ?? notAcceptable(summary.offers);
     told.format = offer.format;
     const body = await readJsonBody({ headers: request.headers, body: request.body });
-    const { view, cleaning } = summary.prepare(principal.roles);
+    const { view, cleaning, schemaTags } = summary.prepare(principal.roles);
     const params = new URL(request.url).searchParams;
     const json = offer.format === 'json';
     const query = parseFilters({ body, query: params, view, members: endpoint.members, maxPageSize: deps.config.maxPageSize, ranges: 'open', ...(json ? {} : { exportMediaType: offer.mediaType }) });
@@ -73,7 +73,7 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
       if (!json) throw new ApiError('PAGINATION_NOT_ALLOWED', `A Parquet delta is one file: ${DELTA_PAGE_MEMBER} names a later page of a JSON delta. Leave it out, or ask for JSON.`);
       const binding = deltaBinding(scope, principal.clientId, query);
       const page = await keptPage(endpoint.delta, binding, given[DELTA_PAGE_MEMBER], now);
-      return answerPage(page, { requestId, now, links, pagesId: given[DELTA_PAGE_MEMBER].split('.')[0]! });
+      return answerPage(page, { requestId, now, links, pagesId: given[DELTA_PAGE_MEMBER].split('.')[0]!, schema: schemaTags.json });
     }
     const token = given[DELTA_TOKEN_MEMBER];
     const since = startedSince(given, json, now);
@@ -101,7 +101,7 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
         const file = exportFile(query.resource.export);
         return {
           status: 200,
-          headers: { ...baseHeaders(file.mediaType, requestId), [DELTA_TOKEN_HEADER]: outcome.token, [AS_OF_HEADER]: asOf, 'Content-Disposition': `attachment; filename="${query.resource.name}-delta-${requestId}.${file.extension}"` },
+          headers: { ...baseHeaders(file.mediaType, requestId), [DELTA_TOKEN_HEADER]: outcome.token, [AS_OF_HEADER]: asOf, [SCHEMA_HEADER]: schemaTags.parquet, 'Content-Disposition': `attachment; filename="${query.resource.name}-delta-${requestId}.${file.extension}"` },
           body,
           records: rows.length,
           ...cost,
@@ -109,7 +109,7 @@ export async function handleDelta(endpoint: DeltaEndpoint, request: HttpRequest)
       }
       const pageSize = typeof given.pageSize === 'number' ? given.pageSize : deps.config.maxPageSize;
       const { first, pagesId } = await keepPages(rows, { blobs: endpoint.delta.blobs, tenant: scope.tenant, binding: outcome.binding, now, pageSize, token: outcome.token, asOf, signal });
-      return { ...answerPage(first, { requestId, now, links, pagesId, ...(warning ? { warning } : {}) }), ...cost };
+      return { ...answerPage(first, { requestId, now, links, pagesId, schema: schemaTags.json, ...(warning ? { warning } : {}) }), ...cost };
     } catch (error) {
       if (gone?.aborted) throw new CallerGone('the caller went away during the delta');
       if (deadline.aborted) throw outcomeError({ kind: 'overDeadline', deadlineMs: EXPORT_DEADLINE_MS }, '');
@@ -172,7 +172,7 @@ function deltaLinks(publicBaseUrl: string | undefined, path: string, params: URL
 }
 
 /** One page of a JSON delta: its rows, where it is, the next page's name and link, and on the last the token and the delta link. */
-function answerPage(page: KeptPage, context: { readonly requestId: string; readonly now: number; readonly links: DeltaLinks | undefined; readonly pagesId: string; readonly warning?: string }): HttpResult {
+function answerPage(page: KeptPage, context: { readonly requestId: string; readonly now: number; readonly links: DeltaLinks | undefined; readonly pagesId: string; readonly schema: string; readonly warning?: string }): HttpResult {
   const { links } = context;
   const hasNext = page.page < page.totalPages;
   const nextPage = hasNext ? `${context.pagesId}.${page.page + 1}` : undefined;
@@ -188,7 +188,7 @@ function answerPage(page: KeptPage, context: { readonly requestId: string; reado
     },
     meta: { requestId: context.requestId, generatedAt: new Date(context.now).toISOString(), ...(context.warning ? { warning: context.warning } : {}) },
   };
-  const headers: Record<string, string> = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, context.requestId) };
+  const headers: Record<string, string> = { ...baseHeaders(`${mediaTypeOf('json')}; charset=utf-8`, context.requestId), [SCHEMA_HEADER]: context.schema };
   if (page.deltaToken !== undefined) headers[DELTA_TOKEN_HEADER] = page.deltaToken;
   if (page.asOf !== undefined) headers[AS_OF_HEADER] = page.asOf;
   const linkHeader = [nextLink === undefined ? undefined : `<${nextLink}>; rel="next"`].filter((link) => link !== undefined);

@@ -140,7 +140,7 @@ describe('summary-client pull is safe against the server', () => {
       response.writeHead(200, { 'content-type': 'application/json', etag: 'W/"00000000000000000000000000000000"', 'x-summary-schema': '0'.repeat(32) });
       response.end(empties);
     });
-    const child = spawn(process.execPath, [CLI, 'pull', 'contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--format', 'jsonl', '--out', outDir(), '--max-retry-wait', '0'], { env: { PATH: process.env.PATH ?? '', ...settings }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'pull', 'contracts', '--from', '2025-01-01', '--to', '2025-02-28', '--format', 'jsonl', '--out', outDir(), '--max-retry-wait', '0', '--via', 'windows'], { env: { PATH: process.env.PATH ?? '', ...settings }, stdio: ['ignore', 'ignore', 'pipe'] });
     pid = child.pid!;
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -456,7 +456,7 @@ describe('summary-client pull is safe against the server', () => {
       send(response, await real());
     });
     const dir = outDir();
-    const child = spawn(process.execPath, [CLI, 'pull', 'contracts', ...JANUARY, '--format', 'jsonl', '--page-size', '5', '--out', dir], { env: { PATH: process.env.PATH ?? '', ...settings }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'pull', 'contracts', ...JANUARY, '--format', 'jsonl', '--page-size', '5', '--out', dir, '--via', 'windows'], { env: { PATH: process.env.PATH ?? '', ...settings }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -472,5 +472,67 @@ describe('summary-client pull is safe against the server', () => {
     const again = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--page-size', '5', '--out', dir], settings);
     expect(again.code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.jsonl']);
+  });
+});
+
+describe('summary-client pull through the delta', () => {
+  function runDelta(args: readonly string[], settings: Record<string, string>, via: readonly string[] = ['--via', 'delta']): Promise<ChildResult> {
+    return runChild(process.execPath, [CLI, 'pull', 'contracts', ...JANUARY, '--format', 'jsonl', '--max-retry-wait', '0', ...via, ...args], settings, 120_000);
+  }
+
+  it('refuses a delta page of empty objects before parsing it: the run stops, exit 1, the folder as it was', async () => {
+    const empties = `{"data":[${'{},'.repeat(20 * MiB)}{}],"pagination":{"page":1,"pageSize":1000,"totalRecords":1,"totalPages":1,"hasNext":false},"delta":{},"meta":{}}`;
+    const settings = await serve(async (request, response, real) => {
+      if (!request.path.endsWith('/delta')) return send(response, await real());
+      response.writeHead(200, { 'content-type': 'application/json', 'x-summary-schema': '0'.repeat(32) });
+      response.end(empties);
+    });
+    const dir = join(outDir(), 'pull');
+    const result = await runDelta(['--out', dir], settings);
+    expect(result.stderr).toMatch(/^stopped: the delta could not be had \(the service's answer \(200\) is refused before parsing: it holds more than \d+ objects and arrays/m);
+    expect(result.code).toBe(1);
+    expect(existsSync(dir)).toBe(false);
+  }, 120_000);
+
+  it('killed while a delta is walked leaves nothing a reader picks up; the next run completes', async () => {
+    let release = () => {};
+    let asked = () => {};
+    let held = false;
+    const secondPage = new Promise<void>((resolve) => (asked = resolve));
+    const settings = await serve(async (request, response, real) => {
+      if ((JSON.parse(request.body) as { deltaPage?: string }).deltaPage !== undefined && !held) {
+        held = true;
+        asked();
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      send(response, await real());
+    });
+    const dir = outDir();
+    const child = spawn(process.execPath, [CLI, 'pull', 'contracts', ...JANUARY, '--format', 'jsonl', '--page-size', '5', '--out', dir], { env: { PATH: process.env.PATH ?? '', ...settings }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await Promise.race([secondPage, exited]);
+    child.kill('SIGKILL');
+    await exited;
+    release();
+    // A delta's rows are merged once it is whole: nothing is written before (but the killed run's lock).
+    expect(readdirSync(dir)).toEqual(['.summary-client.lock']);
+    const again = await runDelta(['--page-size', '5', '--out', dir, '--json'], settings, []);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ complete: true, via: 'delta', delta: { start: 'full' }, windows: [{ label: '2025-01', status: 'pulled' }] });
+    expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.jsonl']);
+  });
+
+  it('a service without the delta: by default the run goes window by window and says why; --via delta stops', async () => {
+    const settings = await serve(async (request, response, real) => {
+      if (request.path.endsWith('/delta')) return problem(response, 404, 'NOT_FOUND');
+      send(response, await real());
+    });
+    const fallback = await runDelta(['--out', outDir(), '--json'], settings, []);
+    expect(fallback.code).toBe(0);
+    expect(fallback.stderr).toContain('window by window: the service offers no delta');
+    expect(JSON.parse(fallback.stdout)).toMatchObject({ complete: true, via: 'windows' });
+    const asked = await runDelta(['--out', join(outDir(), 'pull')], settings);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toContain('--via delta: the service offers no delta');
   });
 });

@@ -77,9 +77,14 @@ const deltaUrl = (resource: string) => `${own.service.baseUrl}/v1/${resource}/de
 async function wholeDelta(resource: string, body: Record<string, unknown>, as = 'contoso-full'): Promise<{ rows: Doc[]; token: string; deltaLink: string; pages: Page[] }> {
   const pages: Page[] = [];
   const asked = Date.now() + offset;
+  // Every page names the columns of the caller's view as the summary operation's JSON answers do.
+  const summary = await post(`${own.service.baseUrl}/v1/${resource}/summary`, { as, body: { pageSize: 1 } });
+  const schema = summary.headers.get('x-summary-schema');
+  expect(schema).toMatch(/^[0-9a-f]{32}$/);
   let response = await post(deltaUrl(resource), { as, body });
   for (;;) {
     expect([response.status, await response.clone().text().then((text) => (response.status === 200 ? '' : text))]).toEqual([200, '']);
+    expect(response.headers.get('x-summary-schema')).toBe(schema);
     const page = await response.json() as Page;
     pages.push(page);
     if (!page.pagination.hasNext) {
@@ -279,6 +284,7 @@ describe('a Parquet delta', () => {
     expect(first.status).toBe(200);
     const token = first.headers.get('x-summary-delta-token')!;
     expect(token).toMatch(/^d1\.[0-9a-f]{32}\.\d+$/);
+    expect(first.headers.get('x-summary-schema')).toMatch(/^[0-9a-f]{32}$/);
     expect(Date.parse(first.headers.get('x-summary-as-of') ?? '')).toBeLessThanOrEqual(Date.now() - (QUIET_SECONDS - 1) * 1000);
     const table = await readParquet(new Uint8Array(await first.arrayBuffer()));
     expect(table.columns.at(-1)).toBe('_removed');

@@ -38,12 +38,15 @@ const DOCUMENT_ID = 'https://summary-service.invalid/openapi.json';
 /**
  * Ajv for JSON Schema 2020-12 (the OpenAPI 3.1 dialect) in strict mode, with the formats the
  * document uses. The document is added whole, so `#/components/...` references resolve; its own
- * top-level members are declared as keywords so strict mode accepts the root.
+ * top-level members are declared as keywords so strict mode accepts the root, and so is its
+ * annotation `x-summary-field`.
  */
 export function createDocumentValidator(document: Record<string, unknown>): DocumentValidator {
   const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
   addFormats(ajv);
   ajv.addVocabulary(Object.keys(document));
+  // An annotation of the document's own (filter-member-schema.ts: the field a date pair is on), no rule.
+  ajv.addKeyword({ keyword: 'x-summary-field', schemaType: 'string' });
   ajv.addSchema({ ...document, $id: DOCUMENT_ID });
   return {
     errorsAt(pointer, value) {

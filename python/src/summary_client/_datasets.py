@@ -12,6 +12,10 @@ class Dataset:
     path: str
     #: Its export jobs' kick-off, or None where the service has none.
     jobs_path: Optional[str]
+    #: Its delta operation, or None where the service has none.
+    delta_path: Optional[str]
+    #: The member that names a record (a delta's removal rows hold it alone).
+    id_field: str
     export_type: str
     #: The export is one Parquet file (None) or a zip of these Parquet entries.
     zip_entries: Optional[Tuple[str, ...]]
@@ -25,6 +29,8 @@ DATASETS = {
     "contracts": Dataset(
         path="/v1/contracts/summary",
         jobs_path="/v1/contracts/exports",
+        delta_path="/v1/contracts/delta",
+        id_field="contractId",
         export_type="application/vnd.apache.parquet",
         zip_entries=None,
         date_by=("created", "updated"),
@@ -33,6 +39,8 @@ DATASETS = {
     "invoices": Dataset(
         path="/v1/invoices/summary",
         jobs_path="/v1/invoices/exports",
+        delta_path="/v1/invoices/delta",
+        id_field="invoiceId",
         export_type="application/zip",
         zip_entries=("invoices.parquet", "invoice_tables.parquet"),
         date_by=("created", "updated", "invoiceDate"),

@@ -1,0 +1,301 @@
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { isComplete, pull, readSettings, summaryApi, type PullOptions, type PullSummary } from '../../client/src/index.js';
+import type { DatasetName } from '../../client/src/datasets.js';
+import type { PullEvent, Via } from '../../client/src/pull-summary.js';
+import { clientSettings } from '../../dev/client-settings.js';
+import { buildAllowlist } from '../../shared/access/allowlist.js';
+import { DATAPOINTS } from '../../shared/access/datapoints.js';
+import { CONTRACTS } from '../../shared/model/contracts.js';
+import { INVOICES } from '../../shared/model/invoices.js';
+import { withDuckDb } from '../support/duckdb.js';
+import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
+import { client, identities, stack } from '../support/stack.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { tempDirs } from '../support/temp-dirs.js';
+
+// summary-client keeps a JSON Lines folder through the service's delta (issue 52, part 1): the
+// first run pulls the whole range from a delta without a token, and each later run asks once what
+// changed since the folder's token and merges it into the months' files, rewriting only those that
+// changed. After every run that exits 0 the folder, read by DuckDB with no options, equals what the
+// store holds for the caller, for two views. A token the service no longer continues (altered, or
+// kept by a service that lost it) starts again from the whole range by itself; a folder pulled
+// window by window switches through its watermark. The service's clock is the machine's: a delta
+// reads the writes since a few seconds before the last one began, by the store's own clock.
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Doc = Record<string, any>;
+
+const outDir = tempDirs('delta-folder');
+const RANGE = { from: '2024-01-01', to: '2024-04-30' };
+const CLIENTS = ['contoso-full', 'contoso-basic'];
+/** A night that restarts the service and its Azurite first. */
+const RESTART_NIGHT_MS = 90_000;
+
+let own: OwnTenant;
+let service: TestService;
+let port = 0;
+/** The roles the identity provider gives contoso-full now. */
+let fullRoles: readonly string[] = client('contoso-full').roles;
+let serial = 0;
+let template: Doc;
+
+async function serve(roles: readonly string[] = client('contoso-full').roles): Promise<void> {
+  await service?.stop();
+  fullRoles = roles;
+  service = await startTestService({
+    exports: { triggers: false }, port, roles: { 'contoso-full': roles },
+    settings: { CLIENT_REGISTRY: JSON.stringify(Object.fromEntries(CLIENTS.map((name) => [client(name).clientId, own.tenant]))) },
+  });
+  port = Number(new URL(service.baseUrl).port);
+}
+
+function contract(createdDate: string, overrides: Doc = {}): Doc {
+  const id = `CON-DELTA-${String(++serial).padStart(5, '0')}`;
+  return { ...template, id, contractId: id, status: 'Published', title: `contract ${id}`, createdDate, updatedDate: createdDate, ...overrides };
+}
+
+beforeAll(async () => {
+  own = await startOwnTenant(1, { clients: CLIENTS });
+  template = (await own.documents('contracts'))[0]!;
+  await own.remove('contracts', (await own.documents('contracts')).map((doc) => doc.id));
+  await own.remove('invoices', (await own.documents('invoices')).map((doc) => doc.id));
+  await own.write('contracts', ['01', '02', '03', '04'].flatMap((month) => [1, 2, 3].map((day) => contract(`2024-${month}-0${day}T10:00:00.000Z`, day === 3 ? { status: 'Draft' } : {}))));
+  await serve();
+});
+
+afterAll(async () => {
+  await service?.stop();
+  await own?.stop();
+});
+
+interface Night {
+  readonly summary: PullSummary;
+  readonly events: readonly PullEvent[];
+  /** Requests the run made of the delta operation, and of the summary operation. */
+  readonly deltas: number;
+  readonly pages: number;
+}
+
+async function runNight(clientName: string, dir: string, options: { dataset?: DatasetName; via?: Via } = {}): Promise<Night> {
+  const dataset = options.dataset ?? 'contracts';
+  const settings = readSettings(clientSettings({ baseUrl: service.baseUrl, authUrl: service.idp!.url, identities, caFile: stack.caFile }, clientName));
+  const pullOptions: PullOptions = { dataset, ...RANGE, by: 'created', format: 'jsonl', filters: {}, out: dir, source: { service: settings.baseUrl, client: settings.client }, pageSize: 3, ...(options.via ? { via: options.via } : {}) };
+  const before = service.logs.length;
+  const events: PullEvent[] = [];
+  const summary = await pull(summaryApi(settings), pullOptions, (event) => events.push(event));
+  const lines = service.logs.slice(before).map((line) => JSON.parse(line) as Doc);
+  const deltas = lines.filter((line) => line.operation === `${dataset}.delta`);
+  return {
+    summary, events,
+    deltas: deltas.length,
+    pages: lines.filter((line) => line.operation === `${dataset}.summary`).length,
+  };
+}
+
+/** The caller's view of `dataset` now: its fields and whether it sees Drafts. */
+function viewOf(clientName: string, dataset: DatasetName) {
+  return buildAllowlist(DATAPOINTS).view(dataset === 'contracts' ? CONTRACTS : INVOICES, clientName === 'contoso-full' ? fullRoles : client(clientName).roles);
+}
+
+const ID_FIELD = { contracts: 'contractId', invoices: 'invoiceId' } as const;
+
+/** What a night may change of a record: its title, its status, its lines. */
+function fingerprint(record: Doc): string {
+  return JSON.stringify([record.title ?? null, record.status ?? null, Array.isArray(record.lines) ? record.lines.length : null]);
+}
+
+/** What the store holds for the caller in the range: id → fingerprint of what it sees. */
+async function truth(clientName: string, dataset: DatasetName = 'contracts'): Promise<Record<string, string>> {
+  const view = viewOf(clientName, dataset);
+  const seen = new Set(view.fields.map((field) => field.name));
+  const documents = (await own.documents(dataset)).filter((doc) => doc.createdDate >= RANGE.from && doc.createdDate < '2024-05' && (view.drafts || doc.status !== 'Draft'));
+  return Object.fromEntries(documents.map((doc) => [doc[ID_FIELD[dataset]], fingerprint({ title: seen.has('title') ? doc.title : undefined, status: seen.has('status') ? doc.status : undefined, lines: dataset === 'invoices' && view.lineFields.length > 0 ? doc.lines : undefined })]));
+}
+
+/** The folder as DuckDB reads it with no options (id → fingerprint); every line answers the view's fields, no record twice. */
+async function readFolder(dir: string, clientName: string, dataset: DatasetName = 'contracts'): Promise<Record<string, string>> {
+  const files = readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
+  if (files.length === 0) return {};
+  const members = new Set(files.flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean).map((line) => Object.keys(JSON.parse(line) as Doc).filter((member) => member !== 'lines').join())));
+  expect([...members]).toEqual([viewOf(clientName, dataset).fields.map((field) => field.name).join()]);
+  const rows = await withDuckDb((query) => query(`SELECT * FROM read_json_auto('${dir}/*.jsonl')`));
+  const ids = rows.map((row) => String(row[ID_FIELD[dataset]]));
+  expect(new Set(ids).size).toBe(ids.length);
+  return Object.fromEntries(rows.map((row) => [String(row[ID_FIELD[dataset]]), fingerprint(row)]));
+}
+
+async function expectExact(clientName: string, dir: string, night: Night, dataset: DatasetName = 'contracts'): Promise<void> {
+  expect({ complete: isComplete(night.summary), via: night.summary.via, failed: night.summary.failed.map((entry) => entry.error), stopped: night.summary.stopped }).toEqual({ complete: true, via: 'delta', failed: [], stopped: undefined });
+  expect(await readFolder(dir, clientName, dataset)).toEqual(await truth(clientName, dataset));
+}
+
+function statuses(summary: PullSummary): Record<string, string> {
+  return Object.fromEntries(summary.outcomes.map((outcome) => [outcome.label, outcome.status]));
+}
+
+function manifestOf(dir: string): Doc {
+  return JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as Doc;
+}
+
+describe('a JSON Lines folder kept by the delta', () => {
+  const folders = { full: outDir(), basic: outDir() };
+
+  it('night 1: a first run pulls the whole range from one delta, one file per month, and keeps the token', async () => {
+    for (const [name, dir] of [['contoso-full', folders.full], ['contoso-basic', folders.basic]] as const) {
+      const night = await runNight(name, dir);
+      await expectExact(name, dir, night);
+      expect(night.summary.delta).toEqual({ start: 'full' });
+      expect(statuses(night.summary)).toEqual({ '2024-01': 'pulled', '2024-02': 'pulled', '2024-03': 'pulled', '2024-04': 'pulled' });
+      // Pages of 3: the full caller sees 12 records (Drafts included), the basic 8.
+      expect({ deltas: night.deltas, pages: night.pages }).toEqual({ deltas: name === 'contoso-full' ? 4 : 3, pages: 0 });
+      const manifest = manifestOf(dir);
+      expect(manifest.delta).toEqual({ token: expect.stringMatching(/^d1\.[0-9a-f]{32}\.\d+$/), ...RANGE });
+      expect(manifest.watermark).toBe(night.summary.watermark);
+      expect(readdirSync(dir).filter((name) => name.endsWith('.jsonl')).sort()).toEqual(['contracts-2024-01.jsonl', 'contracts-2024-02.jsonl', 'contracts-2024-03.jsonl', 'contracts-2024-04.jsonl']);
+    }
+  });
+
+  it('night 2: nothing changed: one request, no row sent again, no file written', async () => {
+    const before = readdirSync(folders.full).map((name) => [name, statSync(join(folders.full, name)).mtimeMs]);
+    const night = await runNight('contoso-full', folders.full);
+    await expectExact('contoso-full', folders.full, night);
+    expect(night.summary.delta).toEqual({ start: 'token' });
+    // The writes of the last few seconds are read again (the delta's margin, QUIET_SECONDS), not sent again.
+    expect(night.deltas).toBe(1);
+    expect(night.summary.outcomes.map((outcome) => [outcome.status, outcome.changed, outcome.removed])).toEqual(Array.from({ length: 4 }, () => ['unchanged', 0, 0]));
+    const files = before.filter(([name]) => String(name).endsWith('.jsonl'));
+    expect(files.map(([name]) => [name, statSync(join(folders.full, String(name))).mtimeMs])).toEqual(files);
+  });
+
+  it('night 3: creates, back-dated records, an update that leaves updatedDate alone, deletes, Drafts, a record moved between months: exactly the months they touch', async () => {
+    const documents = await own.documents('contracts');
+    const published = (month: string) => documents.filter((doc) => doc.createdDate.startsWith(`2024-${month}`) && doc.status !== 'Draft');
+    const draft = documents.find((doc) => doc.status === 'Draft' && doc.createdDate.startsWith('2024-04'))!;
+    await own.write('contracts', [
+      contract('2024-01-20T00:00:00.000Z'), // back-dated into the oldest month
+      { ...published('02')[0], title: 'renamed, updatedDate left alone' },
+      { ...published('02')[1], createdDate: '2024-03-15T00:00:00.000Z' }, // moves from February to March
+      { ...draft, status: 'Published', title: 'no longer a Draft' },
+    ]);
+    await own.remove('contracts', [published('01')[0]!.id]);
+    const results = [];
+    for (const [name, dir] of [['contoso-full', folders.full], ['contoso-basic', folders.basic]] as const) {
+      const night = await runNight(name, dir);
+      await expectExact(name, dir, night);
+      expect(night.summary.delta).toEqual({ start: 'token' });
+      results.push(night);
+    }
+    // January: one created, one deleted; February: one renamed, one moved out; March: one moved in;
+    // April: a Draft published (the full caller had it: changed; the basic one had not: new).
+    const counts = (night: Night) => Object.fromEntries(night.summary.outcomes.map((outcome) => [outcome.label, [outcome.status, outcome.changed, outcome.removed]]));
+    expect(counts(results[0]!)).toEqual({ '2024-01': ['merged', 1, 1], '2024-02': ['merged', 1, 1], '2024-03': ['merged', 1, 0], '2024-04': ['merged', 1, 0] });
+    expect(counts(results[1]!)).toEqual(counts(results[0]!));
+    // Four records and a removal, in pages of 3: nothing the folders already had is sent again.
+    expect(results.map((night) => night.deltas)).toEqual([2, 2]);
+  });
+
+  it('night 4: a record turned Draft leaves the basic caller\'s folder only; nothing else is written', async () => {
+    const doc = (await own.documents('contracts')).find((candidate) => candidate.createdDate.startsWith('2024-03') && candidate.status === 'Published')!;
+    await own.write('contracts', [{ ...doc, status: 'Draft' }]);
+    const full = await runNight('contoso-full', folders.full);
+    const basic = await runNight('contoso-basic', folders.basic);
+    await expectExact('contoso-full', folders.full, full);
+    await expectExact('contoso-basic', folders.basic, basic);
+    expect(statuses(full.summary)).toEqual({ '2024-01': 'unchanged', '2024-02': 'unchanged', '2024-03': 'merged', '2024-04': 'unchanged' });
+    expect(basic.summary.outcomes.find((outcome) => outcome.label === '2024-03')).toMatchObject({ status: 'merged', changed: 0, removed: 1 });
+  });
+
+  it('a token the service does not know (altered) starts again from the whole range by itself, and says so', async () => {
+    const manifest = manifestOf(folders.basic);
+    const token = String(manifest.delta.token);
+    manifest.delta.token = `${token.slice(0, 3)}${token[3] === 'a' ? 'b' : 'a'}${token.slice(4)}`;
+    writeFileSync(join(folders.basic, '_manifest.json'), JSON.stringify(manifest));
+    await own.write('contracts', [contract('2024-02-11T00:00:00.000Z')]);
+    const night = await runNight('contoso-basic', folders.basic);
+    await expectExact('contoso-basic', folders.basic, night);
+    expect(night.summary.delta).toEqual({ start: 'token', restarted: 'DELTA_TOKEN_NOT_FOUND' });
+    expect(night.events.filter((event) => event.kind === 'delta-restart')).toHaveLength(1);
+    // Started again from nothing, only the month whose contents changed is written.
+    expect(statuses(night.summary)).toEqual({ '2024-01': 'unchanged', '2024-02': 'pulled', '2024-03': 'unchanged', '2024-04': 'unchanged' });
+    expect(manifestOf(folders.basic).delta.token).not.toBe(manifest.delta.token);
+  });
+
+  it('a role taken away: the service (restarted, its tokens gone) answers the whole view again, into one schema', async () => {
+    await serve(client('contoso-full').roles.filter((role) => role !== 'Data.Read.Financials'));
+    const night = await runNight('contoso-full', folders.full);
+    await expectExact('contoso-full', folders.full, night);
+    expect(night.summary.delta?.restarted).toMatch(/^DELTA_/);
+    expect(readFileSync(join(folders.full, 'contracts-2024-01.jsonl'), 'utf8')).not.toContain('contractAmount');
+  }, RESTART_NIGHT_MS);
+
+  it('a folder pulled window by window switches through its watermark, then goes on by its token', async () => {
+    const dir = outDir();
+    const windows = await runNight('contoso-basic', dir, { via: 'windows' });
+    expect({ complete: isComplete(windows.summary), via: windows.summary.via }).toEqual({ complete: true, via: 'windows' });
+    await own.write('contracts', [contract('2024-03-21T00:00:00.000Z')]);
+    const switched = await runNight('contoso-basic', dir);
+    await expectExact('contoso-basic', dir, switched);
+    expect(switched.summary.delta).toEqual({ start: 'since' });
+    expect(statuses(switched.summary)['2024-03']).toBe('merged');
+    const next = await runNight('contoso-basic', dir);
+    await expectExact('contoso-basic', dir, next);
+    expect(next.summary.delta).toEqual({ start: 'token' });
+  });
+});
+
+describe('a JSON Lines folder kept by the delta under random writes', () => {
+  it('equals the store after every night, whatever was written', async () => {
+    const dir = outDir();
+    await runNight('contoso-basic', dir);
+    const pick = (list: readonly Doc[], index: number) => list[index % list.length]!;
+    const write = fc.oneof(
+      fc.record({ kind: fc.constant('create' as const), month: fc.integer({ min: 1, max: 4 }), day: fc.integer({ min: 1, max: 28 }) }),
+      fc.record({ kind: fc.constantFrom('rename' as const, 'delete' as const, 'draft' as const, 'publish' as const, 'move' as const, 'out' as const), index: fc.nat(), month: fc.integer({ min: 1, max: 4 }) }),
+    );
+    await fc.assert(fc.asyncProperty(fc.array(fc.array(write, { maxLength: 4 }), { minLength: 1, maxLength: 3 }), async (nights) => {
+      for (const writes of nights) {
+        for (const change of writes) {
+          const documents = (await own.documents('contracts')).filter((doc) => doc.createdDate < '2024-05');
+          if (change.kind === 'create') {
+            await own.write('contracts', [contract(`2024-0${change.month}-${String(change.day).padStart(2, '0')}T08:00:00.000Z`)]);
+          } else if (documents.length > 0) {
+            const doc = pick(documents, change.index);
+            if (change.kind === 'delete') await own.remove('contracts', [doc.id]);
+            else await own.write('contracts', [{ ...doc, ...{ rename: { title: `renamed ${++serial}` }, draft: { status: 'Draft' }, publish: { status: 'Published' }, move: { createdDate: `2024-0${change.month}-15T00:00:00.000Z` }, out: { createdDate: '2023-12-31T23:00:00.000Z' } }[change.kind] }]);
+          }
+        }
+        const night = await runNight('contoso-basic', dir);
+        await expectExact('contoso-basic', dir, night);
+        expect(night.summary.delta?.start).toBe('token');
+      }
+    }), { numRuns: 5 });
+  }, 240_000);
+});
+
+describe('an invoices JSON Lines folder kept by the delta', () => {
+  it('keeps each invoice with its lines: a line added and an invoice deleted in settled months', async () => {
+    const dir = outDir();
+    const seed = (await startOwnTenantInvoice())!;
+    const lines = (count: number) => Array.from({ length: count }, (_, index) => ({ ...seed.lines[0], lineNumber: index + 1, description: `line ${index + 1}` }));
+    const made = ['01', '02', '03'].map((month, index) => ({ ...seed, id: `INV-DELTA-${index}`, invoiceId: `INV-DELTA-${index}`, contractId: null, contractWorkspaceID: null, contractStatus: null, status: 'Approved', createdDate: `2024-${month}-10T00:00:00.000Z`, lines: lines(index + 1) }));
+    await own.write('invoices', made);
+    const first = await runNight('contoso-full', dir, { dataset: 'invoices' });
+    await expectExact('contoso-full', dir, first, 'invoices');
+    await own.write('invoices', [{ ...made[1], lines: lines(5) }]);
+    await own.remove('invoices', [made[2]!.id]);
+    const second = await runNight('contoso-full', dir, { dataset: 'invoices' });
+    await expectExact('contoso-full', dir, second, 'invoices');
+    expect(statuses(second.summary)).toEqual({ '2024-01': 'unchanged', '2024-02': 'merged', '2024-03': 'merged', '2024-04': 'unchanged' });
+    const february = readFileSync(join(dir, 'invoices-2024-02.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Doc);
+    expect(february.map((invoice) => invoice.lines.length)).toEqual([5]);
+  });
+});
+
+/** An invoice of the seed to make the test's invoices from (the tenant's own were removed). */
+async function startOwnTenantInvoice(): Promise<Doc | undefined> {
+  const { generateTenantDocuments } = await import('../../dev/seed-data.js');
+  return generateTenantDocuments('pulls', 3).invoices?.find((doc: Doc) => Array.isArray(doc.lines) && doc.lines.length > 0);
+}
