@@ -45,11 +45,12 @@ quiet instead (exit 1 if one is not). A nightly '--from 2025-01 --to <this month
 check per month when nothing changed. --via job (the default where the service offers export jobs,
 for Parquet) asks for the whole range in one export job instead, sending the folder's ETags, and
 downloads the changed months' files from storage in parallel, each checked against the job's
-manifest. --via delta (the default for --format jsonl where the service offers deltas) asks
-once what changed in the range since the folder's last run (its token is kept in the manifest)
-and merges the changes and removals into the months' files, rewriting only those that changed;
-a token the service no longer continues starts again from the whole range, and says so. --via
-windows asks window by window (--until-quiet always does). The run names the windows it pulled,
+manifest. --via delta (the default where the service offers deltas) asks once what changed in
+the range since the folder's last run (its token is kept in the manifest) and merges the changes
+and removals into the months' files, rewriting only those that changed; a Parquet folder without
+a token yet (a first pull), or whose delta is too large for one answer, goes through the job or
+window by window and takes its token first; a token the service no longer continues starts
+again, and the run says so. --via windows asks window by window (--until-quiet always does). The run names the windows it pulled,
 merged, still being written and unchanged; --json prints them as one JSON document on stdout,
 with the records each delta changed and removed. --dry-run lists the windows and
 what a run would do.
@@ -150,7 +151,6 @@ function parseCommand(argv: readonly string[]): Parsed | 'help' | 'version' {
   if (untilQuiet !== undefined && (!/^\d+$/.test(untilQuiet.trim()) || Number(untilQuiet) < 1)) throw new UsageError('--until-quiet takes the most seconds to wait for every window to be quiet (a whole number, 1 or more; 600 is ten minutes)');
   const via = values.via;
   if (via !== undefined && via !== 'delta' && via !== 'job' && via !== 'windows') throw new UsageError(`--via ${via}: delta (one delta merged into the folder), job (one export job for the range) or windows (a request per window)`);
-  if (via === 'delta' && values.format !== 'jsonl') throw new UsageError('--via delta is for --format jsonl: a delta is merged into JSON Lines files (Parquet folders go through a job or window by window)');
   if (via === 'delta' && untilQuiet !== undefined) throw new UsageError('--until-quiet goes window by window: leave out --via delta');
   if (via === 'job' && values.format !== 'parquet') throw new UsageError('--via job is for --format parquet: an export job writes Parquet files');
   if (via === 'job' && untilQuiet !== undefined) throw new UsageError('--until-quiet goes window by window (it confirms each window after the service\'s quiet period): leave out --via job');

@@ -1,170 +1,265 @@
 /**
  * A run's range through the service's delta (docs/consuming.md, "Kept by the delta"): one delta
- * of the whole range, merged into the folder's windows locally. Where it starts: the folder's
- * token, kept in its manifest for the same range; else, for a folder that holds every window of
- * the range intact, its watermark (`since`: what changed since, and the ids kept); else nothing
- * (the whole view, every window written from it). A token the service will not continue (expired,
- * another view, altered) starts again from nothing, and says so. Only the windows whose contents
- * changed are written again, hidden, and committed together with the new token (folder.ts), so a
- * run stopped at any point leaves the folder and its token as they were, or as they are now.
+ * of the whole range, merged into the folder's windows locally, and committed with the new token
+ * (folder.ts: the manifest first, then the renames), so that a run stopped at any point leaves the
+ * folder and its token as they were, or as the next run finishes them. Only windows whose contents
+ * changed are written.
+ *
+ * JSON Lines (jsonl-copy.ts) start from the folder's token for the same range; else, for a folder
+ * that holds every window of the range, from its watermark (`since`: what changed since, and the
+ * ids kept); else from nothing (the whole view). Parquet (parquet-copy.ts) merges only from a
+ * token: a folder without one, a delta too large for one answer, or a token the service no longer
+ * continues is pulled by the run's other passes (a job, or window by window), and takes its token
+ * first (takeToken). A token the service will not continue starts again, and says so.
  */
 import { DATASETS } from './datasets.js';
-import { DeltaRestart, walkDelta, type DeltaStart, type WalkedDelta } from './delta-walk.js';
-import { PullStopped, WindowFailure } from './fetch-window.js';
-import { lineOf, readWindowLines, writeWindowLines, type Line } from './jsonl-copy.js';
-import type { ManifestWindow } from './manifest.js';
+import { DeltaNotOffered, DeltaRestart, DeltaTooLarge, fetchDeltaFiles, SinceRefused, walkDelta, type DeltaStart } from './delta-walk.js';
+import { WindowFailure } from './fetch-window.js';
+import { mergeLines, readWindowLines, type Line } from './jsonl-copy.js';
+import { tablesOf } from './layout.js';
+import type { Manifest, ManifestFile, ManifestWindow } from './manifest.js';
+import { mergeTables, readParquetDelta, readWindowIds } from './parquet-copy.js';
 import { overlaps } from './plan.js';
 import { outcomeOf, type DeltaUsed, type WindowOutcome } from './pull-summary.js';
 import { commit, save, type Run } from './run-state.js';
 import { fileLabel, isGrowing, windowLabel, type Window } from './windows.js';
 
-/** What a window of the range held before the delta: its entry and its lines, or none to merge into. */
-interface Held {
-  readonly entry: ManifestWindow;
-  readonly lines: ReadonlyMap<string, Line>;
+/** A window after a delta's merge. */
+export interface MergedWindow {
+  /** It reads as before: nothing written. */
+  readonly same: boolean;
+  /** Its files after the merge: written hidden (`staged`), or kept as they were. */
+  readonly files: readonly { readonly file: ManifestFile; readonly staged: boolean }[];
+  readonly rows: number;
+  /** Records written into it (created, changed, or moved in). */
+  readonly changed: number;
+  /** Records it held and no longer holds. */
+  readonly removed: number;
 }
 
 /**
- * Brings the range's windows (`months`) up to date through one delta and commits what changed with
- * the new token. Throws WindowFailure (the run stops; the folder is as it was), PullStopped, or
- * DeltaNotOffered before anything is written.
+ * A Parquet folder the delta cannot keep this run: it has no token for the range, or the delta is
+ * too large for one answer, or the service refused the token (`code`). Its other passes pull it.
+ */
+export class NeedsPass extends Error {
+  override readonly name = 'NeedsPass';
+  constructor(readonly code: string | undefined, message: string) {
+    super(message);
+  }
+}
+
+/** The token of a delta, and what it was asked for: kept in the manifest when the folder holds it. */
+type Token = NonNullable<Manifest['delta']>;
+
+/** What a delta answered, as the commit takes it. */
+interface Answered {
+  readonly token: string;
+  readonly asOf: string;
+  readonly schema: string;
+  readonly requestIds: readonly string[];
+}
+
+/**
+ * Brings the range's windows (`months`) up to date through one delta and commits what changed
+ * with the new token. Throws WindowFailure (the run stops; the folder is as it was), PullStopped,
+ * DeltaNotOffered, or (Parquet) NeedsPass, before anything is written.
  */
 export async function deltaPass(run: Run, months: readonly Window[]): Promise<DeltaUsed> {
+  return run.options.format === 'jsonl' ? jsonlDelta(run, months) : parquetDelta(run, months);
+}
+
+async function jsonlDelta(run: Run, months: readonly Window[]): Promise<DeltaUsed> {
   const { options, manifest } = run;
-  const held = heldWindows(run, months);
+  const idField = DATASETS[options.dataset].idField;
+  const held = new Map<Window, { entry: ManifestWindow; lines: Map<string, Line> }>();
+  for (const month of months) {
+    const entry = wholeEntry(manifest, month);
+    const lines = entry && readWindowLines(run.out, entry, idField);
+    if (entry && lines) held.set(month, { entry, lines });
+  }
   const whole = months.every((month) => held.has(month));
-  const token = manifest.delta;
-  const start: DeltaStart = whole && token && token.from === options.from && token.to === options.to ? { kind: 'token', token: token.token }
+  const start: DeltaStart = whole && isFor(manifest.delta, run) ? { kind: 'token', token: manifest.delta!.token }
     : whole && manifest.watermark !== undefined && manifest.schema !== undefined ? { kind: 'since', since: manifest.watermark }
       : { kind: 'full' };
   run.observe({ kind: 'delta-start', start: start.kind });
-  let walked: WalkedDelta;
+  let walked;
   let restarted: string | undefined;
   try {
     walked = await walkDelta(run.context, options, start);
     // A copy of other columns cannot be merged into (a `since` is not bound to a view as a token is).
     if (start.kind !== 'full' && walked.schema !== manifest.schema) throw new DeltaRestart('SCHEMA_CHANGED', 'the columns your roles see are not the folder\'s');
-  } catch (error) {
-    if (!(error instanceof DeltaRestart) || start.kind === 'full') {
-      if (error instanceof DeltaRestart) throw new PullStopped(`the service refuses a delta that starts from nothing (${error.code}: ${error.message})`);
-      throw error;
-    }
+  } catch (caught) {
+    const error = caught instanceof SinceRefused ? new DeltaRestart('SINCE_REFUSED', caught.message) : caught;
+    if (!(error instanceof DeltaRestart) || start.kind === 'full') throw error;
     restarted = error.code;
     run.observe({ kind: 'delta-restart', code: error.code, why: error.message });
     walked = await walkDelta(run.context, options, { kind: 'full' });
   }
-  const used = restarted === undefined ? start : { kind: 'full' as const };
-  merge(run, months, used.kind, held, walked);
-  return { start: start.kind, ...(restarted === undefined ? {} : { restarted }) };
+  const used = restarted === undefined ? start.kind : 'full';
+  const found = walked;
+  const homes = homesOf(run, months, [...found.changed].map(([id, record]) => [id, String(record[dateField(run)] ?? '').slice(0, 10)]), found.requestIds.at(-1));
+  // A token continues the copy: what the delta does not name stays; a `since` keeps what it names kept; from nothing, nothing stays.
+  const keep = (id: string) => used !== 'full' && !found.removed.has(id) && !found.changed.has(id) && (found.kept === undefined || found.kept.has(id));
+  const merged = new Map<Window, MergedWindow>();
+  for (const month of months) {
+    const copy = held.get(month);
+    merged.set(month, mergeLines(run.out, options.dataset, fileLabel(month, isGrowing(month, run.now())), copy?.lines, found, homes.get(month) ?? [], keep));
+  }
+  commitMerged(run, months, used === 'full' ? 'pulled' : 'merged', merged, new Map([...held].map(([month, { entry }]) => [month, entry])), found);
+  return { start: start.kind, merged: true, ...(restarted === undefined ? {} : { restarted }) };
 }
 
-/**
- * The windows of the range the folder holds as one intact entry each (exactly the window, done,
- * its files as listed), with their lines. A window held otherwise (in parts, failed, a file
- * changed by hand) is none.
- */
-function heldWindows(run: Run, months: readonly Window[]): Map<Window, Held> {
-  const idField = DATASETS[run.options.dataset].idField;
-  const held = new Map<Window, Held>();
+async function parquetDelta(run: Run, months: readonly Window[]): Promise<DeltaUsed> {
+  const { options, manifest } = run;
+  const { dataset } = options;
+  const idField = DATASETS[dataset].idField;
+  if (!isFor(manifest.delta, run)) throw new NeedsPass(undefined, 'the folder has no delta token for this range');
+  const tables = tablesOf(dataset, 'parquet');
+  const held = new Map<Window, { entry: ManifestWindow; ids: Set<string> }>();
   for (const month of months) {
-    const inside = run.manifest.windows.filter((entry) => overlaps(entry, month));
-    const entry = inside[0];
-    if (inside.length !== 1 || !entry || entry.status !== 'done' || entry.from !== month.from || entry.to !== month.to) continue;
-    const lines = readWindowLines(run.out, entry, idField);
-    if (lines) held.set(month, { entry, lines });
+    const entry = wholeEntry(manifest, month);
+    const ids = entry && await readWindowIds(run.out, entry, tables, idField);
+    if (!entry || !ids) throw new NeedsPass(undefined, `${windowLabel(month)} is not held whole by the folder`);
+    held.set(month, { entry, ids });
   }
-  return held;
-}
-
-/**
- * The delta applied to the windows `held`: a token or a `since` continues them (records the delta
- * does not name are kept, for a `since` only those it keeps); a start from nothing keeps none, and
- * a window that reads as it did is left alone all the same. A record changed in place keeps its
- * line's place; new ones come after.
- */
-function merge(run: Run, months: readonly Window[], used: DeltaStart['kind'], held: ReadonlyMap<Window, Held>, walked: WalkedDelta): void {
-  const copy = used === 'full' ? new Map<Window, Held>() : held;
-  const { dataset, by } = run.options;
-  const field = (DATASETS[dataset].dateFields as Readonly<Record<string, string>>)[by]!;
-  const home = new Map<string, Window>();
-  for (const [id, record] of walked.changed) {
-    const day = String(record[field] ?? '').slice(0, 10);
-    const month = months.find((window) => window.from <= day && day <= window.to);
-    if (!month) throw new WindowFailure(`the delta holds ${id} of ${field} ${day || 'none'}, which is in no window of ${run.options.from}..${run.options.to}: the folder is left as it was`, walked.requestIds.at(-1));
-    home.set(id, month);
+  run.observe({ kind: 'delta-start', start: 'token' });
+  let files;
+  try {
+    files = await fetchDeltaFiles(run.context, options, manifest.delta!.token);
+  } catch (error) {
+    if (error instanceof DeltaRestart || error instanceof DeltaTooLarge) throw restartedBy(run, error);
+    throw error;
   }
-  const placed = new Set<string>();
-  const contents = new Map<Window, { lines: Line[]; changed: number; removed: number }>();
+  if (files.schema !== manifest.schema) throw restartedBy(run, new DeltaRestart('SCHEMA_CHANGED', 'the columns your roles see are not the folder\'s'));
+  const delta = await readParquetDelta(files, idField, dateField(run));
+  const homes = homesOf(run, months, [...delta.changed], files.requestId);
+  const named = (id: string) => delta.changed.has(id) || delta.removed.has(id);
+  const merged = new Map<Window, MergedWindow>();
   for (const month of months) {
-    const lines: Line[] = [];
-    let changed = 0;
-    let removed = 0;
-    for (const [id, line] of copy.get(month)?.lines ?? []) {
-      if (home.get(id) === month) {
-        lines.push(lineOf(walked.changed.get(id)!));
-        placed.add(id);
-        changed++;
-      } else if (!home.has(id) && !walked.removed.has(id) && (walked.kept === undefined || walked.kept.has(id))) {
-        lines.push(line);
-      } else {
-        removed++;
-      }
+    const { entry, ids } = held.get(month)!;
+    const mine = homes.get(month) ?? [];
+    if (mine.length === 0 && ![...ids].some(named)) {
+      merged.set(month, { same: true, files: [], rows: entry.rows, changed: 0, removed: 0 });
+      continue;
     }
-    contents.set(month, { lines, changed, removed });
+    try {
+      merged.set(month, await mergeTables(run.out, entry, delta, mine, (id) => !named(id), idField, files.requestId));
+    } catch (error) {
+      if (error instanceof DeltaRestart) throw restartedBy(run, error);
+      throw error;
+    }
   }
-  for (const [id, month] of home) {
-    if (placed.has(id)) continue;
-    const content = contents.get(month)!;
-    content.lines.push(lineOf(walked.changed.get(id)!));
-    content.changed++;
-  }
-  commitMerge(run, months, used, contents, walked, held);
+  commitMerged(run, months, 'merged', merged, new Map([...held].map(([month, { entry }]) => [month, entry])), { ...files, requestIds: [files.requestId] });
+  return { start: 'token', merged: true };
 }
 
-/** Writes the windows whose lines changed, and commits them with the token; the others learn the delta's time. */
-function commitMerge(run: Run, months: readonly Window[], used: DeltaStart['kind'], contents: ReadonlyMap<Window, { lines: Line[]; changed: number; removed: number }>, walked: WalkedDelta, before: ReadonlyMap<Window, Held>): void {
+/** A Parquet delta that cannot be merged: said, and left to the run's other passes. */
+function restartedBy(run: Run, error: DeltaRestart | DeltaTooLarge): NeedsPass {
+  const code = error instanceof DeltaRestart ? error.code : 'DELTA_TOO_LARGE';
+  run.observe({ kind: 'delta-restart', code, why: error.message });
+  return new NeedsPass(code, error.message);
+}
+
+/**
+ * The token of a delta for a folder its other passes will pull, taken before them: one JSON delta
+ * started with `since`, its rows not kept (the passes read the store after it, so the folder holds
+ * at least what the token stands for). Undefined where the service offers no delta or the call
+ * fails: the run goes on, and the next one tries again.
+ */
+export async function takeToken(run: Run): Promise<Token | undefined> {
+  const { options } = run;
+  // Its rows are not kept: the later `since`, the fewer records it reads. A few minutes back, by
+  // this machine's clock, or the folder's watermark (the service's clock) where that is later.
+  const back = new Date(run.now() - TOKEN_SINCE_MS).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const watermark = run.manifest.watermark;
+  let since = watermark !== undefined && watermark > back ? watermark : back;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const walked = await walkDelta(run.context, options, { kind: 'since', since }, false);
+      return { token: walked.token, from: options.from, to: options.to };
+    } catch (error) {
+      // This machine's clock is ahead of the service's: the service's, as its answer's Date says.
+      if (error instanceof SinceRefused && attempt === 0 && error.serviceTime !== undefined) {
+        since = new Date(error.serviceTime - TOKEN_SINCE_MS).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        continue;
+      }
+      if (error instanceof DeltaNotOffered || error instanceof WindowFailure || error instanceof SinceRefused) return undefined;
+      throw error;
+    }
+  }
+}
+
+/** How far back a token taken for a pass starts. */
+const TOKEN_SINCE_MS = 120_000;
+
+/** Whether the folder's token is one for the run's range. */
+function isFor(token: Token | undefined, run: Run): boolean {
+  return token !== undefined && token.from === run.options.from && token.to === run.options.to;
+}
+
+/** The field a record's window is found by: the day of its `--by` date. */
+function dateField(run: Run): string {
+  return (DATASETS[run.options.dataset].dateFields as Readonly<Record<string, string>>)[run.options.by]!;
+}
+
+/** The folder's one done entry of exactly `month`'s days, or undefined (held in parts, failed, or not at all). */
+function wholeEntry(manifest: Manifest, month: Window): ManifestWindow | undefined {
+  const inside = manifest.windows.filter((entry) => overlaps(entry, month));
+  const entry = inside[0];
+  return inside.length === 1 && entry && entry.status === 'done' && entry.from === month.from && entry.to === month.to ? entry : undefined;
+}
+
+/** The changed records of each window, by the day of their date; a record in no window of the range fails the run. */
+function homesOf(run: Run, months: readonly Window[], days: Iterable<readonly [string, string]>, requestId: string | undefined): Map<Window, string[]> {
+  const homes = new Map<Window, string[]>();
+  for (const [id, day] of days) {
+    const month = months.find((window) => window.from <= day && day <= window.to);
+    if (!month) throw new WindowFailure(`the delta holds ${id} of ${dateField(run)} ${day || 'none'}, in no window of ${run.options.from}..${run.options.to}: the folder is left as it was`, requestId);
+    homes.set(month, [...(homes.get(month) ?? []), id]);
+  }
+  return homes;
+}
+
+/**
+ * Commits the windows whose contents changed (their staged files) with the delta's token, at once;
+ * the others learn the delta's time. `status`: what a changed window was (`merged`, or `pulled`
+ * from a delta that started from nothing).
+ */
+function commitMerged(run: Run, months: readonly Window[], status: 'merged' | 'pulled', merged: ReadonlyMap<Window, MergedWindow>, held: ReadonlyMap<Window, ManifestWindow>, answered: Answered): void {
   const { manifest, options } = run;
   const finishedAt = new Date(run.now()).toISOString();
-  const requestIds = walked.requestIds.slice(-1);
   const fresh: ManifestWindow[] = [];
   const staged: string[] = [];
   const outcomes = new Map<Window, WindowOutcome>();
   for (const month of months) {
-    const content = contents.get(month)!;
-    const old = before.get(month);
-    const same = old !== undefined && sameLines([...old.lines.values()], content.lines);
-    if (same) {
-      const entry = { ...old.entry, asOf: walked.asOf };
-      manifest.windows = manifest.windows.map((listed) => (listed === old.entry ? entry : listed));
+    const result = merged.get(month)!;
+    const old = held.get(month);
+    if (result.same && old) {
+      const entry = { ...old, asOf: answered.asOf };
+      manifest.windows = manifest.windows.map((listed) => (listed === old ? entry : listed));
       outcomes.set(month, { ...outcomeOf(entry, 'unchanged'), changed: 0, removed: 0 });
       continue;
     }
-    const files = writeWindowLines(run.out, options.dataset, fileLabel(month, isGrowing(month, run.now())), content.lines);
-    for (const file of files) {
+    for (const { file, staged: hidden } of result.files) {
+      if (!hidden) continue;
       run.staged.add(file.file);
       staged.push(file.file);
     }
+    const files = result.files.map(({ file }) => file);
     const entry: ManifestWindow = {
-      window: windowLabel(month), from: month.from, to: month.to, status: 'done', asOf: walked.asOf,
-      rows: content.lines.length, bytes: files.reduce((total, file) => total + file.bytes, 0), files, requestIds, finishedAt,
+      window: windowLabel(month), from: month.from, to: month.to, status: 'done', asOf: answered.asOf,
+      rows: result.rows, bytes: files.reduce((total, file) => total + file.bytes, 0), files, requestIds: answered.requestIds.slice(-1), finishedAt,
     };
     fresh.push(entry);
-    outcomes.set(month, { ...outcomeOf(entry, used === 'full' ? 'pulled' : 'merged'), changed: content.changed, removed: content.removed });
+    outcomes.set(month, { ...outcomeOf(entry, status), changed: result.changed, removed: result.removed });
   }
-  manifest.delta = { token: walked.token, from: options.from, to: options.to };
-  run.schema = walked.schema;
-  manifest.schema = walked.schema;
-  if (fresh.length > 0) {
-    commit(run, (entry) => fresh.some((window) => overlaps(entry, window)), { kind: 'pulled', fresh, kept: [], staged });
-  } else {
-    save(run);
-  }
+  manifest.delta = { token: answered.token, from: options.from, to: options.to };
+  run.schema = answered.schema;
+  manifest.schema = answered.schema;
+  if (fresh.length > 0) commit(run, (entry) => fresh.some((window) => overlaps(entry, window)), { kind: 'pulled', fresh, kept: [], staged });
+  else save(run);
   for (const month of months) {
     const outcome = outcomes.get(month)!;
     run.windows.set(month.from, { window: month, status: outcome.status === 'unchanged' ? 'unchanged' : 'pulled', outcomes: [outcome], failures: [] });
   }
-}
-
-function sameLines(a: readonly Line[], b: readonly Line[]): boolean {
-  return a.length === b.length && a.every((line, index) => line === b[index]);
 }

@@ -6,11 +6,11 @@
  * no delta operation is DeltaNotOffered. Anything else fails as a window's request would
  * (fetch-window.ts: refusal), and leaves nothing: the walk holds its rows in memory.
  */
-import { call, refusal, unreadAnswer, WindowFailure, type FetchContext } from './fetch-window.js';
+import { call, refusal, unpack, unreadAnswer, WindowFailure, type FetchContext } from './fetch-window.js';
 import { DATASETS, dateMembers } from './datasets.js';
 import { printable } from './printable.js';
 import { problemCode } from './retry.js';
-import { validatorsOf, type DeltaPage } from './summary-api.js';
+import { BodyTooLarge, validatorsOf, type DeltaPage } from './summary-api.js';
 
 /** Where a delta starts: the folder's token, the watermark of a copy made without one, or nothing (the whole view). */
 export type DeltaStart = { readonly kind: 'token'; readonly token: string } | { readonly kind: 'since'; readonly since: string } | { readonly kind: 'full' };
@@ -50,11 +50,58 @@ export class DeltaNotOffered extends Error {
   override readonly name = 'DeltaNotOffered';
 }
 
+/** The service refuses a `since` (later than its clock): `serviceTime`, its clock as its answer's Date says (ms), if it says. */
+export class SinceRefused extends Error {
+  override readonly name = 'SinceRefused';
+  constructor(readonly serviceTime: number | undefined, message: string) {
+    super(message);
+  }
+}
+
+/** A delta too large for one Parquet answer (the service's PARQUET_MAX_BYTES, or this client's SUMMARY_MAX_EXPORT_BYTES). */
+export class DeltaTooLarge extends Error {
+  override readonly name = 'DeltaTooLarge';
+}
+
+/** A delta as Parquet: its tables' files (invoices: both of the zip), the token to keep and the time it reflects. */
+export interface DeltaFiles {
+  readonly tables: readonly { readonly table: string; readonly bytes: Uint8Array }[];
+  readonly token: string;
+  readonly asOf: string;
+  readonly schema: string;
+  readonly requestId: string;
+}
+
+/** The delta of `range` since `token` as one Parquet answer (a zip of two for invoices), its entries checked as an export's. */
+export async function fetchDeltaFiles(context: FetchContext, range: { readonly from: string; readonly to: string }, token: string): Promise<DeltaFiles> {
+  const members = dateMembers(context.by);
+  const body = { ...context.filters, [members.from]: range.from, [members.to]: range.to, deltaToken: token };
+  let result;
+  try {
+    result = await call(context, (signal) => context.api.deltaExport(context.dataset, body, signal));
+  } catch (error) {
+    if (error instanceof BodyTooLarge && error.exporting) throw new DeltaTooLarge(`the delta is larger than SUMMARY_MAX_EXPORT_BYTES (${error.limit})`);
+    throw unreadAnswer(error);
+  }
+  const requestId = result.response.headers.get('x-request-id') ?? '';
+  if (!result.data) {
+    if (result.response.status === 413 && problemCode(result.error) === 'RESULT_TOO_LARGE') throw new DeltaTooLarge('the delta is larger than one Parquet answer of the service may be');
+    refuse(result.response, result.error, requestId, 1, { kind: 'token', token });
+  }
+  const next = result.response.headers.get('x-summary-delta-token') ?? '';
+  const { asOf, schema } = validatorsOf(result.response);
+  if (next === '' || asOf === '' || schema === '') throw new WindowFailure('the delta\'s answer gives no X-Summary-Delta-Token, X-Summary-As-Of or X-Summary-Schema (a service older than this client?)', requestId);
+  return { tables: unpack(context.dataset, new Uint8Array(result.data), context.api.maxExportBytes, requestId), token: next, asOf, schema, requestId };
+}
+
 /** The most pages one delta's walk takes (10 million rows at the largest page size). */
 const MAX_DELTA_PAGES = 10_000;
 
-/** Walks the delta of `range` (with the pull's filters) from `start` to its last page. */
-export async function walkDelta(context: FetchContext, range: { readonly from: string; readonly to: string }, start: DeltaStart): Promise<WalkedDelta> {
+/**
+ * Walks the delta of `range` (with the pull's filters) from `start` to its last page; without
+ * `keepRows`, only for its token (its rows are read and let go).
+ */
+export async function walkDelta(context: FetchContext, range: { readonly from: string; readonly to: string }, start: DeltaStart, keepRows = true): Promise<WalkedDelta> {
   const { dataset } = context;
   const idField = DATASETS[dataset].idField;
   const members = dateMembers(context.by);
@@ -73,7 +120,7 @@ export async function walkDelta(context: FetchContext, range: { readonly from: s
       throw unreadAnswer(error);
     });
     const requestId = result.response.headers.get('x-request-id') ?? '';
-    if (!result.data) refuse(result.response, result.error, requestId, page);
+    if (!result.data) refuse(result.response, result.error, requestId, page, start);
     if (!isDeltaPage(result.data)) throw new WindowFailure(`page ${page} of the delta is not a delta page (data, pagination and delta)`, requestId);
     requestIds.push(requestId);
     const { data, pagination, delta } = result.data;
@@ -81,7 +128,7 @@ export async function walkDelta(context: FetchContext, range: { readonly from: s
       announced = Math.min(announced, Math.max(1, pagination.totalPages));
       schema = validatorsOf(result.response).schema;
     }
-    for (const row of data) takeRow(row, idField, { changed, removed, kept }, requestId);
+    if (keepRows) for (const row of data) takeRow(row, idField, { changed, removed, kept }, requestId);
     context.onProgress(data.length, 0);
     if (!pagination.hasNext) {
       const token = delta.deltaToken;
@@ -97,8 +144,13 @@ export async function walkDelta(context: FetchContext, range: { readonly from: s
 }
 
 /** A delta's answer that is not a page: a token to start again without, no operation, or a refusal as a window's. */
-function refuse(response: Response, error: unknown, requestId: string, page: number): never {
+function refuse(response: Response, error: unknown, requestId: string, page: number, start: DeltaStart): never {
   const code = problemCode(error);
+  if (start.kind === 'since' && response.status === 400 && code === 'INVALID_FILTER') {
+    const date = Date.parse(response.headers.get('date') ?? '');
+    const detail = (error as { detail?: unknown } | undefined)?.detail;
+    throw new SinceRefused(Number.isNaN(date) ? undefined : date, typeof detail === 'string' ? printable(detail) : code);
+  }
   if (response.status === 404 || response.status === 405) {
     // A 404 of the service's own (a page kept no longer) is a problem with a code; the host's for a missing route has none.
     if (code === 'no problem document' || code === 'NOT_FOUND') throw new DeltaNotOffered('the service offers no delta (an older service, or one without export storage)');

@@ -212,7 +212,7 @@ export function refusal(response: Response, error: unknown, requestId: string): 
 }
 
 /** The Parquet files of an export: the file itself, or the expected entries of its zip, each capped. */
-function unpack(dataset: DatasetName, bytes: Uint8Array, cap: number, requestId: string): { table: string; bytes: Uint8Array }[] {
+export function unpack(dataset: DatasetName, bytes: Uint8Array, cap: number, requestId: string): { table: string; bytes: Uint8Array }[] {
   const entries = DATASETS[dataset].zipEntries;
   if (entries === null) return [{ table: dataset, bytes }];
   const expected: readonly string[] = entries;

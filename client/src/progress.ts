@@ -91,7 +91,7 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
           say(`the service does not continue the folder's delta (${event.code}: ${event.why}): pulling the whole range again from a new delta (the folder changes only once it is in)`);
           break;
         case 'delta-not-offered':
-          say(`window by window: ${event.why}`);
+          say(`not through the delta: ${event.why}`);
           break;
         case 'rewrite':
           say(event.why === 'schema'

@@ -33,6 +33,12 @@ export type PullEvent =
  */
 export interface DeltaUsed {
   readonly start: DeltaStart['kind'];
+  /**
+   * The delta was merged into the folder (JSON Lines; Parquet from a token). False: a Parquet
+   * folder the delta could not keep this run (no token yet, a delta too large for one answer, a
+   * token refused) took a token by `since` and was pulled by the run's other passes.
+   */
+  readonly merged: boolean;
   readonly restarted?: string;
 }
 

@@ -25,7 +25,7 @@ import { foreignFiles, tidyFolder } from './folder.js';
 import { checkableEntries, listedFiles, ManifestError, openManifest, saveManifest, watermarkOf } from './manifest.js';
 import { overlaps, plan, type Unit } from './plan.js';
 import { DeltaNotOffered } from './delta-walk.js';
-import { deltaPass } from './delta-pass.js';
+import { deltaPass, NeedsPass, takeToken } from './delta-pass.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { SummaryApi } from './summary-api.js';
 import type { PullEvent, PullSummary, Rewrite, Via } from './pull-summary.js';
@@ -74,8 +74,8 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
   if (options.via === 'job' && (options.format !== 'parquet' || options.untilQuietMs !== undefined)) {
     throw new OptionsError('a pull through an export job is of Parquet files, without --until-quiet: use via windows');
   }
-  if (options.via === 'delta' && (options.format !== 'jsonl' || options.untilQuietMs !== undefined)) {
-    throw new OptionsError('a pull through the delta keeps a JSON Lines folder (Parquet folders go through a job or window by window), without --until-quiet: use via windows');
+  if (options.via === 'delta' && options.untilQuietMs !== undefined) {
+    throw new OptionsError('a pull through the delta does not wait for quiet windows (--until-quiet goes window by window): use via windows');
   }
   if (existsSync(out) && !statSync(out).isDirectory()) throw new ManifestError(`--out ${out} is a file, not a folder`);
   // The folder is made and locked before anything is written into it or read from it: a second
@@ -137,7 +137,12 @@ async function pullLocked(run: Run): Promise<PullSummary> {
       run.delta = await deltaPass(run, months);
     } catch (error) {
       discardStaged(run);
-      if (error instanceof DeltaNotOffered && options.via === undefined) run.observe({ kind: 'delta-not-offered', why: error.message });
+      if (error instanceof NeedsPass) {
+        // A Parquet folder the delta cannot keep this run: its token is taken first, then its passes pull it.
+        const token = await takeToken(run);
+        if (token) run.tokenTaken = token;
+        run.delta = { start: 'since', merged: false, ...(error.code === undefined ? {} : { restarted: error.code }) };
+      } else if (error instanceof DeltaNotOffered && options.via === undefined) run.observe({ kind: 'delta-not-offered', why: error.message });
       else if (error instanceof DeltaNotOffered) throw new PullStopped(`--via delta: ${error.message}; pull with --via windows`);
       else if (!(error instanceof WindowFailure)) throw error;
       else {
@@ -145,7 +150,7 @@ async function pullLocked(run: Run): Promise<PullSummary> {
         return settleFolder(run, units.length, false);
       }
     }
-    if (run.delta) {
+    if (run.delta?.merged) {
       // The windows the folder holds outside the range are kept exact window by window, as ever.
       const outside = units.filter((unit) => !months.some((month) => overlaps(unit.window, month)));
       const ended = outside.length === 0 ? undefined : await updateFolder(run, outside, serviceSource(run));
@@ -177,14 +182,14 @@ async function pullLocked(run: Run): Promise<PullSummary> {
   return passes(run, units, rewrite, source, service);
 }
 
-/** Whether a run asks for a delta: asked for, or by default where the delta can keep the folder (JSON Lines, no --until-quiet). */
+/** Whether a run asks for a delta: asked for, or by default where the service offers one (not with --until-quiet). */
 function deltaWanted(options: PullOptions): boolean {
-  return options.via === 'delta' || (options.via === undefined && options.format === 'jsonl' && options.untilQuietMs === undefined && DATASETS[options.dataset].deltaPath !== null);
+  return options.via === 'delta' || (options.via === undefined && options.untilQuietMs === undefined && DATASETS[options.dataset].deltaPath !== null);
 }
 
 /** Whether a run asks for a job: asked for, or by default where a job can answer the pull. */
 function jobWanted(options: PullOptions): boolean {
-  return options.via === 'job' || (options.via === undefined && options.format === 'parquet' && options.untilQuietMs === undefined && DATASETS[options.dataset].jobsPath !== null);
+  return options.via === 'job' || ((options.via === undefined || options.via === 'delta') && options.format === 'parquet' && options.untilQuietMs === undefined && DATASETS[options.dataset].jobsPath !== null);
 }
 
 /**
@@ -248,6 +253,10 @@ function settleFolder(run: Run, windows: number, strict: boolean): PullSummary {
     else manifest.watermark = watermark;
     if (run.job === undefined) delete manifest.job;
     else manifest.job = run.job;
+    // A token taken before the passes stands for the folder once they pulled every window; a
+    // token the service refused is let go either way.
+    if (run.tokenTaken && failed.length === 0 && run.stopped === undefined) manifest.delta = run.tokenTaken;
+    else if (run.delta?.restarted !== undefined && !run.delta.merged) delete manifest.delta;
     saveManifest(out, manifest);
   }
   const outcomes = outcomesOf(run);
@@ -255,7 +264,7 @@ function settleFolder(run: Run, windows: number, strict: boolean): PullSummary {
   const moving = outcomes.filter((outcome) => outcome.status === 'moving').map((outcome) => outcome.label);
   const visited = [...run.windows.values()].map(({ status }) => status);
   return {
-    via: run.delta ? 'delta' : run.job ? 'job' : 'windows',
+    via: run.delta?.merged ? 'delta' : run.job ? 'job' : 'windows',
     ...(run.job ? { job: run.job } : {}),
     ...(run.delta ? { delta: run.delta } : {}),
     windows,

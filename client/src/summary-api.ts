@@ -233,6 +233,9 @@ export function summaryApi(settings: ClientSettings, fetchImpl: typeof fetch = f
      */
     delta: (dataset: DatasetName, body: Record<string, unknown>, signal?: AbortSignal) =>
       api.POST(DATASETS[dataset].deltaPath as '/v1/contracts/delta', { body: body as never, headers: headers('application/json', undefined), fetch: through(signal) }) as Promise<{ data?: DeltaPage; error?: Problem; response: Response }>,
+    /** The whole delta of `dataset` as its export's media type (a Parquet file, or a zip of them): `body` as for a JSON delta, without `deltaPage`. */
+    deltaExport: (dataset: DatasetName, body: Record<string, unknown>, signal?: AbortSignal) =>
+      api.POST(DATASETS[dataset].deltaPath as '/v1/contracts/delta', { body: body as never, headers: headers(DATASETS[dataset].exportType, undefined), parseAs: 'arrayBuffer', fetch: through(signal) }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,
     /** The whole export of `dataset` for `filters`: a Parquet file or a zip of them; `ifNoneMatch` as for a page. */
     export: (dataset: DatasetName, filters: Filters, ifNoneMatch?: string, signal?: AbortSignal) =>
       api.POST(DATASETS[dataset].path, { body: filters as never, headers: headers(DATASETS[dataset].exportType, ifNoneMatch), parseAs: 'arrayBuffer', fetch: through(signal) }) as Promise<{ data?: ArrayBuffer; error?: Problem; response: Response }>,

@@ -529,7 +529,7 @@ describe('summary-client pull through the delta', () => {
     });
     const fallback = await runDelta(['--out', outDir(), '--json'], settings, []);
     expect(fallback.code).toBe(0);
-    expect(fallback.stderr).toContain('window by window: the service offers no delta');
+    expect(fallback.stderr).toContain('not through the delta: the service offers no delta');
     expect(JSON.parse(fallback.stdout)).toMatchObject({ complete: true, via: 'windows' });
     const asked = await runDelta(['--out', join(outDir(), 'pull')], settings);
     expect(asked.code).toBe(2);
