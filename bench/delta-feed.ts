@@ -43,6 +43,8 @@ export interface DeltaFigures {
   readonly spread: { readonly parquet: CatchUp; readonly json: CatchUp; readonly mirror: CatchUp };
   /** A delta when nothing changed since its token. */
   readonly nothing: CatchUp;
+  /** summary-client pull kept by the delta (Parquet, from its token): the spread night, and a night with nothing changed. */
+  readonly kept: { readonly spread: CatchUp; readonly nothing: CatchUp };
   /** A delta of a busy tenant: a record a second written to a random month during it. */
   readonly busy: CatchUp & { readonly writes: number };
 }
@@ -120,10 +122,19 @@ async function measure(input: DeltaInput): Promise<DeltaFigures> {
       return { ms: run.ms, documents: run.documents, requests: run.requests, rows: run.result };
     };
 
+    /** summary-client pull kept by the delta: its first run takes a token and pulls window by window, the later ones merge. */
+    const keptRun = async (): Promise<CatchUp> => {
+      const options: PullOptions = { dataset: 'contracts', from: `${firstMonth}-01`, to: lastDay, by: 'created', format: 'parquet', filters: {}, out: join(folders, 'kept'), source: { service: settings.baseUrl, client: settings.client }, via: 'delta' };
+      const run = await logged(() => pull(api, options));
+      if (run.result.failed.length > 0 || run.result.stopped) throw new Error(`the pull kept by the delta failed: ${JSON.stringify(run.result.failed)} ${run.result.stopped ?? ''}`);
+      return { ms: run.ms, documents: run.documents, requests: run.requests, rows: run.result.outcomes.reduce((total, outcome) => total + (outcome.changed ?? 0) + (outcome.removed ?? 0), 0) };
+    };
+
     await quiet();
     const folder = join(folders, 'mirror');
     await mirrorRun(folder);
     const start = await parquetDelta();
+    await keptRun();
 
     // The spread night: amendments to records of every month (half leaving updatedDate alone), a
     // few old contracts deleted, a few created today, as real tenants change.
@@ -143,10 +154,12 @@ async function measure(input: DeltaInput): Promise<DeltaFigures> {
     const months = new Set(picked.map((document) => document.createdDate.slice(0, 7))).size;
     await quiet();
     const mirror = await mirrorRun(folder);
+    const keptSpread = await keptRun();
     const parquet = await parquetDelta(start.token);
     const json = await jsonDelta(start.token);
     await quiet();
     const nothing = await parquetDelta(parquet.token);
+    const keptNothing = await keptRun();
 
     // A busy tenant: a writer changes a record of a random month every second during the delta.
     let writing = true;
@@ -168,7 +181,7 @@ async function measure(input: DeltaInput): Promise<DeltaFigures> {
     const fulls: CatchUp[] = [];
     for (const name of ['full-1', 'full-2', 'full-3']) fulls.push(await mirrorRun(join(folders, name)));
     const full = [...fulls].sort((a, b) => a.ms - b.ms)[1]!;
-    return { records: input.records, changed: { updated, deleted, created, months }, full, first: start, spread: { parquet, json, mirror }, nothing, busy: { ...busy, writes } };
+    return { records: input.records, changed: { updated, deleted, created, months }, full, first: start, spread: { parquet, json, mirror }, nothing, kept: { spread: keptSpread, nothing: keptNothing }, busy: { ...busy, writes } };
   } finally {
     await tenant.stop();
     rmSync(folders, { recursive: true, force: true });

@@ -92,7 +92,7 @@ async function jsonlDelta(run: Run, months: readonly Window[]): Promise<DeltaUse
     const error = caught instanceof SinceRefused ? new DeltaRestart('SINCE_REFUSED', caught.message) : caught;
     if (!(error instanceof DeltaRestart) || start.kind === 'full') throw error;
     restarted = error.code;
-    run.observe({ kind: 'delta-restart', code: error.code, why: error.message });
+    run.observe({ kind: 'delta-restart', code: error.code, why: error.message, then: 'whole-range' });
     walked = await walkDelta(run.context, options, { kind: 'full' });
   }
   const used = restarted === undefined ? start.kind : 'full';
@@ -156,7 +156,7 @@ async function parquetDelta(run: Run, months: readonly Window[]): Promise<DeltaU
 /** A Parquet delta that cannot be merged: said, and left to the run's other passes. */
 function restartedBy(run: Run, error: DeltaRestart | DeltaTooLarge): NeedsPass {
   const code = error instanceof DeltaRestart ? error.code : 'DELTA_TOO_LARGE';
-  run.observe({ kind: 'delta-restart', code, why: error.message });
+  run.observe({ kind: 'delta-restart', code, why: error.message, then: 'passes' });
   return new NeedsPass(code, error.message);
 }
 

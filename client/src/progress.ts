@@ -88,7 +88,9 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
           show();
           break;
         case 'delta-restart':
-          say(`the service does not continue the folder's delta (${event.code}: ${event.why}): pulling the whole range again from a new delta (the folder changes only once it is in)`);
+          say(event.then === 'whole-range'
+            ? `the folder's delta cannot go on (${event.code}: ${event.why}): pulling the whole range again from a new delta (only the months whose contents changed are written)`
+            : `the folder's delta cannot be merged this run (${event.code}: ${event.why}): taking a new token and pulling the range by its ETags instead`);
           break;
         case 'delta-not-offered':
           say(`not through the delta: ${event.why}`);

@@ -23,7 +23,7 @@ export type PullEvent =
   | { readonly kind: 'job-progress'; readonly done: number; readonly windows: number }
   | { readonly kind: 'job-not-offered'; readonly why: string }
   | { readonly kind: 'delta-start'; readonly start: DeltaStart['kind'] }
-  | { readonly kind: 'delta-restart'; readonly code: string; readonly why: string }
+  | { readonly kind: 'delta-restart'; readonly code: string; readonly why: string; readonly then: 'whole-range' | 'passes' }
   | { readonly kind: 'delta-not-offered'; readonly why: string };
 
 /**

@@ -189,7 +189,7 @@ function deltaWanted(options: PullOptions): boolean {
 
 /** Whether a run asks for a job: asked for, or by default where a job can answer the pull. */
 function jobWanted(options: PullOptions): boolean {
-  return options.via === 'job' || ((options.via === undefined || options.via === 'delta') && options.format === 'parquet' && options.untilQuietMs === undefined && DATASETS[options.dataset].jobsPath !== null);
+  return options.via === 'job' || (options.via === undefined && options.format === 'parquet' && options.untilQuietMs === undefined && DATASETS[options.dataset].jobsPath !== null);
 }
 
 /**

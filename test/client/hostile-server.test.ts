@@ -522,6 +522,25 @@ describe('summary-client pull through the delta', () => {
     expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.jsonl']);
   });
 
+  it('a Parquet delta too large for one answer: the run takes a new token and pulls window by window, exit 0, and says so', async () => {
+    let tooLarge = false;
+    const settings = await serve(async (request, response, real) => {
+      if (tooLarge && request.path.endsWith('/delta') && !String(request.headers.accept).includes('json')) return problem(response, 413, 'RESULT_TOO_LARGE');
+      send(response, await real());
+    });
+    const dir = outDir();
+    const first = await runDelta(['--format', 'parquet', '--out', dir, '--json'], settings);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ complete: true, via: 'windows', delta: { start: 'since', merged: false } });
+    const token = (JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as { delta: { token: string } }).delta.token;
+    tooLarge = true;
+    const second = await runDelta(['--format', 'parquet', '--out', dir, '--json'], settings);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('the folder\'s delta cannot be merged this run (DELTA_TOO_LARGE');
+    expect(JSON.parse(second.stdout)).toMatchObject({ complete: true, via: 'windows', delta: { start: 'since', merged: false, restarted: 'DELTA_TOO_LARGE' }, windows: [{ label: '2025-01', status: 'unchanged' }] });
+    expect((JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as { delta: { token: string } }).delta.token).not.toBe(token);
+  });
+
   it('a service without the delta: by default the run goes window by window and says why; --via delta stops', async () => {
     const settings = await serve(async (request, response, real) => {
       if (request.path.endsWith('/delta')) return problem(response, 404, 'NOT_FOUND');
