@@ -52,6 +52,11 @@ class Recorded:
     method: str = "POST"
 
 
+def is_delta_call(request: Recorded) -> bool:
+    """A call of the delta operation: not the summary operation."""
+    return request.path.endswith("/delta")
+
+
 def is_job_call(request: Recorded) -> bool:
     """A call of the export jobs (a kick-off, a status): not the summary operation."""
     return request.path.endswith("/exports") or "/exports/" in request.path
@@ -68,6 +73,8 @@ class FakeServer:
     requests: List[Recorded] = field(default_factory=list)
     #: Answers the export jobs' calls when set; else they are 404 (a service without jobs: the loader reads month by month).
     jobs: Optional[Callable[[Recorded], Union[Reply, Writer, None]]] = None
+    #: Answers the delta operation's calls when set; else they are 404 (a service without deltas: a cache is kept by ETags).
+    deltas: Optional[Callable[[Recorded], Union[Reply, Writer, None]]] = None
     server: Optional[ThreadingHTTPServer] = None
     scheme: str = "http"
 
@@ -98,6 +105,8 @@ class FakeServer:
                 fake.requests.append(recorded)
                 if self.path == "/token":
                     reply = fake.token_answer() if fake.token_answer is not None else fake.token_reply
+                elif is_delta_call(recorded):
+                    reply = fake.deltas(recorded) if fake.deltas is not None else problem(404, "NOT_FOUND", "no deltas here")
                 elif is_job_call(recorded):
                     reply = fake.jobs(recorded) if fake.jobs is not None else problem(404, "NOT_FOUND", "no export jobs here")
                 else:
@@ -138,7 +147,7 @@ class FakeServer:
 
     def calls(self) -> List[Recorded]:
         """The summary operation's calls (the token requests and the export jobs' calls left out)."""
-        return [request for request in self.requests if request.path != "/token" and not is_job_call(request)]
+        return [request for request in self.requests if request.path != "/token" and not is_job_call(request) and not is_delta_call(request)]
 
     def job_calls(self) -> List[Recorded]:
         """The export jobs' calls: kick-offs and status calls."""

@@ -470,6 +470,61 @@ def test_a_cache_keeps_one_copy_of_a_month_read_to_a_later_day_each_time(servers
     assert len([name for name in os.listdir(tmp_path) if name.endswith(".export")]) == 1
 
 
+def delta_file(rows: List[dict]) -> bytes:
+    """A contracts delta as the service answers it as Parquet: the view's columns, each nullable, then ``_removed``."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("contractId", pa.string()), ("title", pa.string()), ("_removed", pa.string())])
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist([{"title": None, "_removed": None, **row} for row in rows], schema=schema), sink)
+    return sink.getvalue()
+
+
+def test_a_cache_is_kept_by_the_delta_removals_included_and_starts_again_when_its_token_expires(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    answers = {
+        None: [{"contractId": "CON-A", "title": "a"}, {"contractId": "CON-B", "title": "b"}, {"contractId": "CON-C", "title": "c"}],
+        "d1.one": [{"contractId": "CON-B", "title": "b, renamed"}, {"contractId": "CON-D", "title": "d"}, {"contractId": "CON-A", "_removed": "deleted"}],
+    }
+    tokens = {None: "d1.one", "d1.one": "d1.two"}
+
+    def delta(request):  # type: ignore[no-untyped-def]
+        token = request.body.get("deltaToken")
+        if token == "d1.two":
+            return problem(410, "DELTA_TOKEN_EXPIRED", "start again without a token")
+        status, headers, data = ok(delta_file(answers[token]))
+        return status, {**headers, "X-Summary-Delta-Token": tokens[token], "X-Summary-Schema": "s" * 32}, data
+
+    server = serve(servers, lambda request: ok(rows_for(request)))
+    server.deltas = delta
+    load = lambda: summary_client.load_as_arrow("contracts", "2025-01-01", "2025-03-31", cache=tmp_path, **server.settings())  # noqa: E731
+    rows = lambda table: sorted((row["contractId"], row["title"]) for row in table.to_pylist())  # noqa: E731
+    assert rows(load()) == [("CON-A", "a"), ("CON-B", "b"), ("CON-C", "c")]
+    # The whole range, then what changed since its token: one request each, no summary call.
+    assert rows(load()) == [("CON-B", "b, renamed"), ("CON-C", "c"), ("CON-D", "d")]
+    assert server.calls() == []
+    deltas = [request.body for request in server.requests if request.path.endswith("/delta")]
+    assert deltas == [
+        {"createdFrom": "2025-01-01", "createdTo": "2025-03-31"},
+        {"createdFrom": "2025-01-01", "createdTo": "2025-03-31", "deltaToken": "d1.one"},
+    ]
+    assert all(request.headers["accept"] == "application/vnd.apache.parquet" for request in server.requests if request.path.endswith("/delta"))
+    # The token expired: the whole range again, in the same call.
+    assert rows(load()) == [("CON-A", "a"), ("CON-B", "b"), ("CON-C", "c")]
+    assert [request.body.get("deltaToken") for request in server.requests if request.path.endswith("/delta")][2:] == ["d1.two", None]
+
+
+def test_a_cache_without_deltas_on_the_service_is_kept_by_etags(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: ok(rows_for(request)))
+    summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())
+    assert [request.path for request in server.requests if request.path.endswith("/delta")] == ["/v1/contracts/delta"]
+    assert len(server.calls()) == 1
+    with pytest.raises(ValueError, match="via='delta' keeps a cache"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", via="delta", **server.settings())
+
+
 def test_a_cache_index_that_names_a_file_outside_its_folder_is_not_followed(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
     server = serve(servers, Versions().answer)
     summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())

@@ -76,11 +76,11 @@ const deltaUrl = (resource: string) => `${own.service.baseUrl}/v1/${resource}/de
 /** A whole JSON delta: its first page asked with `body`, then every next link followed with no body; its rows and token. */
 async function wholeDelta(resource: string, body: Record<string, unknown>, as = 'contoso-full'): Promise<{ rows: Doc[]; token: string; deltaLink: string; pages: Page[] }> {
   const pages: Page[] = [];
-  const asked = Date.now() + offset;
   // Every page names the columns of the caller's view as the summary operation's JSON answers do.
   const summary = await post(`${own.service.baseUrl}/v1/${resource}/summary`, { as, body: { pageSize: 1 } });
   const schema = summary.headers.get('x-summary-schema');
   expect(schema).toMatch(/^[0-9a-f]{32}$/);
+  const asked = Date.now() + offset;
   let response = await post(deltaUrl(resource), { as, body });
   for (;;) {
     expect([response.status, await response.clone().text().then((text) => (response.status === 200 ? '' : text))]).toEqual([200, '']);

@@ -1,8 +1,9 @@
 """One table for a date range of any length: calendar-month windows, each one export (Parquet, or
 the zip of invoices' two tables), a window too large for one export halved down to single days,
 and every answer that no retry and no other window can change stopping the load at once. With
-``cache="DIR"``, each window is asked for with the ETag of its copy in DIR, and exported again only
-when it changed (_cache.py)."""
+``cache="DIR"``, the range is kept by the service's delta where it offers one (_delta.py); else
+each window is asked for with the ETag of its copy in DIR, and exported again only when it changed
+(_cache.py)."""
 from __future__ import annotations
 
 import io
@@ -17,6 +18,7 @@ import pyarrow.parquet as pq
 
 from ._bounds import UnsafeParquet, check_parquet
 from ._cache import Cached, WindowCache
+from ._delta import load_via_delta
 from ._job import NotOffered, load_via_job
 from ._datasets import DATASETS, Dataset
 from ._errors import RefusedError, ServiceFailedError, TooLargeError, UnavailableError, UnsafeAnswerError, printable
@@ -88,7 +90,15 @@ def load_as_arrow(
     a time; ``via="windows"`` asks for it month by month (the default for one month, and where the
     service offers no jobs).
 
-    ``cache="DIR"`` keeps each window's export in DIR with its ETag; the next call asks the service
+    ``cache="DIR"``, where the service offers deltas (``via="delta"``, the default with a cache),
+    keeps the range in DIR with the token of the service's delta: the first call asks the whole range
+    as one Parquet delta, every later call of the same range only what changed since (one request;
+    the service reads the records written since, not the range) and merges it, removals included.
+    A token the service no longer continues starts again from the whole range; a delta too large
+    for one answer, or a service without deltas, goes on as below (the rows then come month by
+    month; through the delta they come in no particular order).
+
+    Without deltas, ``cache="DIR"`` keeps each window's export in DIR with its ETag; the next call asks the service
     whether each window changed (one cheap check each: 412 when not; through a job, the ETags go in
     its ``ifNoneMatch``) and exports again only the windows that did, so a second call with nothing
     changed makes no export and returns the same table as the service would. A job's copies are
@@ -105,8 +115,10 @@ def load_as_arrow(
     ``UnsafeAnswerError`` (an answer this client will not take). Nothing is returned in part.
     """
     spec, entry, members = _request_shape(dataset, by, filters, table)
-    if via not in (None, "job", "windows"):
-        raise ValueError(f"via must be 'job' or 'windows', not {via!r}")
+    if via not in (None, "delta", "job", "windows"):
+        raise ValueError(f"via must be 'delta', 'job' or 'windows', not {via!r}")
+    if via == "delta" and cache is None:
+        raise ValueError("via='delta' keeps a cache by the service's delta: give cache='DIR' too")
     first, last = parse_day(start, "start"), parse_day(end, "end")
     windows = month_windows(first, last)
     use_job = spec.jobs_path is not None and (via == "job" or (via is None and len(windows) > 1))
@@ -118,7 +130,13 @@ def load_as_arrow(
     try:
         transport = Transport(resolved, session, token_source(resolved, session))
         tables: Optional[List[pa.Table]] = None
-        if use_job:
+        if cache is not None and via in (None, "delta"):
+            body = {f"{by}From": first.isoformat(), f"{by}To": last.isoformat(), **members}
+            cap = resolved.max_export_bytes
+            kept = load_via_delta(transport, spec, body, cap, cache, request, lambda answer, name: _read_export(answer, name, cap), _failure)
+            if kept is not None:
+                tables = [kept[dataset if entry is None else entry[: -len(".parquet")]]]
+        if tables is None and use_job:
             tables = _through_job(transport, resolved, spec, dataset, entry, by, members, windows, request, cache, via == "job")
         if tables is None:
             copies = None if cache is None else WindowCache(cache, request)

@@ -1,0 +1,187 @@
+"""A cache kept by the service's delta (docs/api.md, "Deltas"; ``cache="DIR"`` where the service
+offers deltas). The first load of a range asks its whole view as one Parquet delta without a
+token (the records, and a token) and keeps each table with the token in DIR; every later load of
+the same range asks what changed since the token, as one Parquet answer, and merges it: every row
+of a record the delta names (changed or removed; an invoice's lines with it) is taken out, the
+changed records' rows put in. The service reads the records written since the token, not the range.
+
+A token the service no longer continues (expired, another view, altered, other filters), or a copy
+of other columns, starts again from the whole view; a delta too large for one answer, or a service
+without deltas, leaves the load to its windows or its job (None). Layout: ``DIR/<key>.delta.json``
+(the token, the columns' fingerprint and each table's sha256) and ``DIR/<key>.<table>.delta`` (the
+table as Parquet), ``<key>`` a digest of what was asked (service, client, dataset, date pair,
+range, filters); written to a hidden temporary file first and renamed into place, the state last,
+so a stopped load leaves the last good copy (or none)."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import os
+import tempfile
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ._datasets import Dataset
+from ._errors import UnsafeAnswerError
+from ._transport import Answer, BodyTooLarge, Transport
+
+log = logging.getLogger("summary_client")
+
+_VERSION = 1
+#: The column of a delta's record table that says a row is a removal.
+_REMOVED = "_removed"
+#: The codes that say a token cannot be continued, and that starting again without one is the way on.
+_RESTART = {"INVALID_DELTA_TOKEN", "DELTA_TOKEN_NOT_FOUND", "DELTA_TOKEN_EXPIRED", "DELTA_VIEW_CHANGED", "DELTA_FILTERS_CHANGED"}
+
+#: How a delta's answer is read: the answer and the zip entry (None: the answer is the Parquet file) to a table.
+ReadTable = Callable[[Answer, Optional[str]], pa.Table]
+#: A refusal as the load raises it.
+Failure = Callable[[Answer], Exception]
+
+
+class _NotHere(Exception):
+    """The delta cannot answer this load: no delta operation, or too large for one answer."""
+
+
+class _Restart(Exception):
+    """The service will not continue the token (its code)."""
+
+
+def load_via_delta(transport: Transport, spec: Dataset, body: Mapping[str, Any], cap: int, folder: Union[str, "os.PathLike[str]"],
+                   request: Mapping[str, Any], read_table: ReadTable, failure: Failure) -> Optional[Dict[str, pa.Table]]:
+    """Every table of the range (by name), kept by the delta in ``folder``; None where the delta
+    cannot answer (the caller loads by windows or a job)."""
+    if spec.delta_path is None:
+        return None
+    names = [spec.path.rsplit("/", 2)[-2]] if spec.zip_entries is None else [entry[: -len(".parquet")] for entry in spec.zip_entries]
+    copy = _Copy(folder, {**request, "range": dict(body)}, names)
+    held = copy.read()
+    try:
+        if held is not None:
+            try:
+                answer = _ask(transport, spec, {**body, "deltaToken": held["token"]}, cap, failure)
+                schema = answer.headers.get("x-summary-schema") or ""
+                if schema != held["schema"]:
+                    raise _Restart("SCHEMA_CHANGED")
+                delta = _tables(answer, spec, names, read_table)
+                merged = _merge(held["tables"], delta, names, spec.id_field)
+                copy.write(_token(answer), schema, merged)
+                log.info("kept by the delta: %d rows changed or removed", delta[names[0]].num_rows)
+                return merged
+            except _Restart as restart:
+                log.info("the cache's delta cannot go on (%s): asking for the whole range again", restart)
+        answer = _ask(transport, spec, body, cap, failure)
+        tables = _tables(answer, spec, names, read_table)
+        tables[names[0]] = tables[names[0]].drop_columns([_REMOVED])
+        copy.write(_token(answer), answer.headers.get("x-summary-schema") or "", tables)
+        log.info("kept by the delta: the whole range, %d rows", tables[names[0]].num_rows)
+        return tables
+    except _NotHere as why:
+        log.info("not through the delta: %s", why)
+        return None
+
+
+def _ask(transport: Transport, spec: Dataset, body: Mapping[str, Any], cap: int, failure: Failure) -> Answer:
+    """A delta as one Parquet answer (a zip for invoices); _NotHere, _Restart, or the load's failure."""
+    assert spec.delta_path is not None
+    try:
+        answer = transport.post(spec.delta_path, body, spec.export_type, cap)
+    except BodyTooLarge:
+        raise _NotHere(f"the delta is larger than SUMMARY_MAX_EXPORT_BYTES ({cap})") from None
+    if answer.status == 200:
+        return answer
+    code = answer.code
+    if answer.status in (404, 405) and code in ("no problem document", "NOT_FOUND"):
+        raise _NotHere("the service offers no delta (an older service, or one without export storage)")
+    if answer.status == 413 and code == "RESULT_TOO_LARGE":
+        raise _NotHere("the delta is larger than one answer of the service may be")
+    if "deltaToken" in body and code in _RESTART:
+        raise _Restart(code)
+    raise failure(answer)
+
+
+def _token(answer: Answer) -> str:
+    token = answer.headers.get("x-summary-delta-token") or ""
+    if not token or not answer.headers.get("x-summary-schema"):
+        raise UnsafeAnswerError(f"the delta's answer gives no X-Summary-Delta-Token or X-Summary-Schema: a service older than this client? (request id {answer.request_id})")
+    return token
+
+
+def _tables(answer: Answer, spec: Dataset, names: List[str], read_table: ReadTable) -> Dict[str, pa.Table]:
+    if spec.zip_entries is None:
+        return {names[0]: read_table(answer, None)}
+    return {name: read_table(answer, entry) for name, entry in zip(names, spec.zip_entries)}
+
+
+def _merge(held: Mapping[str, pa.Table], delta: Mapping[str, pa.Table], names: List[str], id_field: str) -> Dict[str, pa.Table]:
+    """The held tables with every row of a record the delta names taken out and its changed records' rows put in."""
+    first = delta[names[0]]
+    named = pc.unique(first.column(id_field))
+    changed = {names[0]: first.filter(pc.is_null(first.column(_REMOVED))).drop_columns([_REMOVED])}
+    merged: Dict[str, pa.Table] = {}
+    for name in names:
+        old = held[name]
+        kept = old.filter(pc.invert(pc.is_in(old.column(id_field), value_set=named)))
+        new = changed.get(name, delta[name])
+        if set(new.schema.names) != set(old.schema.names):
+            raise _Restart("SCHEMA_CHANGED")
+        merged[name] = pa.concat_tables([kept, new.select(old.schema.names).cast(old.schema)])
+    return merged
+
+
+class _Copy:
+    """The delta's copy of one load in ``folder``: its state and one Parquet file per table."""
+
+    def __init__(self, folder: Union[str, "os.PathLike[str]"], request: Mapping[str, Any], names: List[str]) -> None:
+        self._folder = os.path.expanduser(os.fspath(folder))
+        os.makedirs(self._folder, exist_ok=True)
+        key = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()[:32]
+        self._state = os.path.join(self._folder, f"{key}.delta.json")
+        self._files = {name: os.path.join(self._folder, f"{key}.{index}.delta") for index, name in enumerate(names)}
+
+    def read(self) -> Optional[Dict[str, Any]]:
+        """The token, the columns' fingerprint and the tables, or None when there is no whole copy."""
+        try:
+            with open(self._state, encoding="utf-8") as file:
+                state = json.load(file)
+            if not isinstance(state, dict) or state.get("version") != _VERSION or not isinstance(state.get("token"), str) or not isinstance(state.get("files"), dict):
+                return None
+            tables = {}
+            for name, path in self._files.items():
+                with open(path, "rb") as file:
+                    data = file.read()
+                if hashlib.sha256(data).hexdigest() != state["files"].get(name):
+                    return None
+                tables[name] = pq.read_table(io.BytesIO(data))
+        except (OSError, ValueError, pa.ArrowException):
+            return None
+        return {"token": state["token"], "schema": state.get("schema") or "", "tables": tables}
+
+    def write(self, token: str, schema: str, tables: Mapping[str, pa.Table]) -> None:
+        sums = {}
+        for name, path in self._files.items():
+            sink = io.BytesIO()
+            pq.write_table(tables[name], sink)
+            data = sink.getvalue()
+            _write_atomically(path, data)
+            sums[name] = hashlib.sha256(data).hexdigest()
+        _write_atomically(self._state, json.dumps({"version": _VERSION, "token": token, "schema": schema, "files": sums}).encode())
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".", suffix=".partial")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
