@@ -9,16 +9,16 @@
  * that holds every window of the range, from its watermark (`since`: what changed since, and the
  * ids kept); else from nothing (the whole view). Parquet (parquet-copy.ts) merges only from a
  * token: a folder without one, a delta too large for one answer, or a token the service no longer
- * continues is pulled by the run's other passes (a job, or window by window), and takes its token
- * first (takeToken). A token the service will not continue starts again, and says so.
+ * continues is pulled by the run's other passes (a job, or window by window), and then adopts a
+ * token (adoptToken). A token the service will not continue starts again, and says so.
  */
 import { DATASETS } from './datasets.js';
 import { DeltaNotOffered, DeltaRestart, DeltaTooLarge, fetchDeltaFiles, SinceRefused, walkDelta, type DeltaStart } from './delta-walk.js';
 import { WindowFailure } from './fetch-window.js';
 import { mergeLines, readWindowLines, type Line } from './jsonl-copy.js';
 import { tablesOf } from './layout.js';
-import type { Manifest, ManifestFile, ManifestWindow } from './manifest.js';
-import { mergeTables, readParquetDelta, readWindowIds } from './parquet-copy.js';
+import { watermarkOf, type Manifest, type ManifestFile, type ManifestWindow } from './manifest.js';
+import { mergeTables, readParquetDelta, readWindowIds, type ParquetDelta } from './parquet-copy.js';
 import { overlaps } from './plan.js';
 import { outcomeOf, type DeltaUsed, type WindowOutcome } from './pull-summary.js';
 import { commit, save, type Run } from './run-state.js';
@@ -103,7 +103,9 @@ async function jsonlDelta(run: Run, months: readonly Window[]): Promise<DeltaUse
   const merged = new Map<Window, MergedWindow>();
   for (const month of months) {
     const copy = held.get(month);
-    merged.set(month, mergeLines(run.out, options.dataset, fileLabel(month, isGrowing(month, run.now())), copy?.lines, found, homes.get(month) ?? [], keep));
+    const result = mergeLines(run.out, options.dataset, fileLabel(month, isGrowing(month, run.now())), copy?.lines, found, homes.get(month) ?? [], keep);
+    stage(run, result);
+    merged.set(month, result);
   }
   commitMerged(run, months, used === 'full' ? 'pulled' : 'merged', merged, new Map([...held].map(([month, { entry }]) => [month, entry])), found);
   return { start: start.kind, merged: true, ...(restarted === undefined ? {} : { restarted }) };
@@ -132,7 +134,15 @@ async function parquetDelta(run: Run, months: readonly Window[]): Promise<DeltaU
   }
   if (files.schema !== manifest.schema) throw restartedBy(run, new DeltaRestart('SCHEMA_CHANGED', 'the columns your roles see are not the folder\'s'));
   const delta = await readParquetDelta(files, idField, dateField(run));
-  const homes = homesOf(run, months, [...delta.changed], files.requestId);
+  let homes: Map<Window, string[]>;
+  try {
+    homes = homesOf(run, months, [...delta.changed], files.requestId);
+  } catch (error) {
+    // A Parquet delta says an instant, not the stored text the service files a record by: one
+    // stored with an offset may fall outside the range by UTC. The range goes by its ETags.
+    if (error instanceof WindowFailure) throw restartedBy(run, new DeltaRestart('OUTSIDE_RANGE', error.message));
+    throw error;
+  }
   const named = (id: string) => delta.changed.has(id) || delta.removed.has(id);
   const merged = new Map<Window, MergedWindow>();
   for (const month of months) {
@@ -143,7 +153,9 @@ async function parquetDelta(run: Run, months: readonly Window[]): Promise<DeltaU
       continue;
     }
     try {
-      merged.set(month, await mergeTables(run.out, entry, delta, mine, (id) => !named(id), idField, files.requestId));
+      const result = await mergeTables(run.out, entry, delta, mine, (id) => !named(id), idField, files.requestId);
+      stage(run, result);
+      merged.set(month, result);
     } catch (error) {
       if (error instanceof DeltaRestart) throw restartedBy(run, error);
       throw error;
@@ -161,36 +173,71 @@ function restartedBy(run: Run, error: DeltaRestart | DeltaTooLarge): NeedsPass {
 }
 
 /**
- * The token of a delta for a folder its other passes will pull, taken before them: one JSON delta
- * started with `since`, its rows not kept (the passes read the store after it, so the folder holds
- * at least what the token stands for). Undefined where the service offers no delta or the call
- * fails: the run goes on, and the next one tries again.
+ * A token for a Parquet folder its other passes pulled this run (docs/api.md: "A copy made without
+ * a token"): one JSON delta started with `since`, the folder's watermark, answers what changed
+ * since and the id of every other record of the view, and a token whose state is exactly those
+ * records. The folder is made to hold exactly them: the months that hold a changed record, or that
+ * a changed record's date names, are checked again by their ETags (`recheck`), and every record no
+ * row names (gone since, or written after the token) is taken out of its month, which is written
+ * again; the token is committed with them. A folder that holds a record its token does not know
+ * would never learn that the record was removed. Undefined where the service offers no delta, the
+ * call fails or a month cannot be checked again: the folder then keeps no token.
  */
-export async function takeToken(run: Run): Promise<Token | undefined> {
-  const { options } = run;
-  // Its rows are not kept: the later `since`, the fewer records it reads. A few minutes back, by
-  // this machine's clock, or the folder's watermark (the service's clock) where that is later.
-  const back = new Date(run.now() - TOKEN_SINCE_MS).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const watermark = run.manifest.watermark;
-  let since = watermark !== undefined && watermark > back ? watermark : back;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const walked = await walkDelta(run.context, options, { kind: 'since', since }, false);
-      return { token: walked.token, from: options.from, to: options.to };
-    } catch (error) {
-      // This machine's clock is ahead of the service's: the service's, as its answer's Date says.
-      if (error instanceof SinceRefused && attempt === 0 && error.serviceTime !== undefined) {
-        since = new Date(error.serviceTime - TOKEN_SINCE_MS).toISOString().replace(/\.\d{3}Z$/, 'Z');
-        continue;
-      }
-      if (error instanceof DeltaNotOffered || error instanceof WindowFailure || error instanceof SinceRefused) return undefined;
-      throw error;
-    }
+export async function adoptToken(run: Run, months: readonly Window[], recheck: (windows: readonly Window[]) => Promise<boolean>): Promise<'adopted' | 'not-offered' | undefined> {
+  const { options, manifest } = run;
+  const idField = DATASETS[options.dataset].idField;
+  const since = watermarkOf(manifest);
+  if (since === undefined) return undefined;
+  let walked;
+  try {
+    walked = await walkDelta(run.context, options, { kind: 'since', since });
+  } catch (error) {
+    if (error instanceof DeltaNotOffered) return 'not-offered';
+    if (error instanceof WindowFailure || error instanceof SinceRefused || error instanceof DeltaRestart) return undefined;
+    throw error;
   }
+  const named = new Set([...walked.kept ?? [], ...walked.changed.keys()]);
+  const homes = homesOf(run, months, [...walked.changed].map(([id, record]) => [id, String(record[dateField(run)] ?? '').slice(0, 10)] as const), walked.requestIds.at(-1));
+  const heldIds = async () => {
+    const held = new Map<Window, { entry: ManifestWindow; ids: Set<string> }>();
+    for (const month of months) {
+      const entry = wholeEntry(manifest, month);
+      const ids = entry && await readWindowIds(run.out, entry, tablesOf(options.dataset, 'parquet'), idField);
+      if (!entry || !ids) return undefined;
+      held.set(month, { entry, ids });
+    }
+    return held;
+  };
+  let held = await heldIds();
+  if (!held) return undefined;
+  const again = months.filter((month) => homes.has(month) || [...held!.get(month)!.ids].some((id) => walked.changed.has(id)));
+  if (again.length > 0) {
+    if (!await recheck(again)) return undefined;
+    held = await heldIds();
+    if (!held) return undefined;
+  }
+  const merged = new Map<Window, MergedWindow>();
+  for (const month of months) {
+    const { entry, ids } = held.get(month)!;
+    if ([...ids].every((id) => named.has(id))) {
+      merged.set(month, { same: true, files: [], rows: entry.rows, changed: 0, removed: 0 });
+      continue;
+    }
+    const result = await mergeTables(run.out, entry, NO_DELTA, [], (id) => named.has(id), idField, walked.requestIds.at(-1) ?? '');
+    stage(run, result);
+    merged.set(month, result);
+  }
+  commitMerged(run, months, 'merged', merged, new Map([...held].map(([month, { entry }]) => [month, entry])), { ...walked, schema: manifest.schema ?? walked.schema }, false);
+  return 'adopted';
 }
 
-/** How far back a token taken for a pass starts. */
-const TOKEN_SINCE_MS = 120_000;
+/** A delta that names nothing (a folder's months only filtered to a token's records). */
+const NO_DELTA: ParquetDelta = { tables: [], removed: new Map(), changed: new Map() };
+
+/** Files a merge wrote hidden are the run's to remove if it stops before they are committed. */
+function stage(run: Run, result: MergedWindow): void {
+  for (const { file, staged } of result.files) if (staged) run.staged.add(file.file);
+}
 
 /** Whether the folder's token is one for the run's range. */
 function isFor(token: Token | undefined, run: Run): boolean {
@@ -215,7 +262,9 @@ function homesOf(run: Run, months: readonly Window[], days: Iterable<readonly [s
   for (const [id, day] of days) {
     const month = months.find((window) => window.from <= day && day <= window.to);
     if (!month) throw new WindowFailure(`the delta holds ${id} of ${dateField(run)} ${day || 'none'}, in no window of ${run.options.from}..${run.options.to}: the folder is left as it was`, requestId);
-    homes.set(month, [...(homes.get(month) ?? []), id]);
+    const mine = homes.get(month);
+    if (mine) mine.push(id);
+    else homes.set(month, [id]);
   }
   return homes;
 }
@@ -225,7 +274,7 @@ function homesOf(run: Run, months: readonly Window[], days: Iterable<readonly [s
  * the others learn the delta's time. `status`: what a changed window was (`merged`, or `pulled`
  * from a delta that started from nothing).
  */
-function commitMerged(run: Run, months: readonly Window[], status: 'merged' | 'pulled', merged: ReadonlyMap<Window, MergedWindow>, held: ReadonlyMap<Window, ManifestWindow>, answered: Answered): void {
+function commitMerged(run: Run, months: readonly Window[], status: 'merged' | 'pulled', merged: ReadonlyMap<Window, MergedWindow>, held: ReadonlyMap<Window, ManifestWindow>, answered: Answered, all = true): void {
   const { manifest, options } = run;
   const finishedAt = new Date(run.now()).toISOString();
   const fresh: ManifestWindow[] = [];
@@ -235,7 +284,11 @@ function commitMerged(run: Run, months: readonly Window[], status: 'merged' | 'p
     const result = merged.get(month)!;
     const old = held.get(month);
     if (result.same && old) {
-      const entry = { ...old, asOf: answered.asOf };
+      // Unchanged, the window holds every write before the delta's time (after a token's adoption
+      // it keeps what its pass said: the run already told what it did with it).
+      if (!all) continue;
+      const { moving: _moving, ...kept } = old;
+      const entry = { ...kept, asOf: answered.asOf };
       manifest.windows = manifest.windows.map((listed) => (listed === old ? entry : listed));
       outcomes.set(month, { ...outcomeOf(entry, 'unchanged'), changed: 0, removed: 0 });
       continue;
@@ -258,8 +311,7 @@ function commitMerged(run: Run, months: readonly Window[], status: 'merged' | 'p
   manifest.schema = answered.schema;
   if (fresh.length > 0) commit(run, (entry) => fresh.some((window) => overlaps(entry, window)), { kind: 'pulled', fresh, kept: [], staged });
   else save(run);
-  for (const month of months) {
-    const outcome = outcomes.get(month)!;
+  for (const [month, outcome] of outcomes) {
     run.windows.set(month.from, { window: month, status: outcome.status === 'unchanged' ? 'unchanged' : 'pulled', outcomes: [outcome], failures: [] });
   }
 }

@@ -4,7 +4,7 @@
  * a new one comes after), and its new file written hidden as a walk writes it (fetch-window.ts:
  * one record per line, as the service answers it; an empty window has no file).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { WindowFailure } from './fetch-window.js';
 import { dataFile, partialFile } from './layout.js';
@@ -86,6 +86,7 @@ function writeWindowLines(dir: string, dataset: DatasetName, label: string, line
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
   } catch (error) {
+    rmSync(path, { force: true });
     throw new WindowFailure(`cannot write ${path}: ${(error as Error).message}`);
   }
   return [{ file: { file, rows: lines.length, bytes: text.byteLength, sha256: sha256(text) }, staged: true }];

@@ -5,7 +5,7 @@
  * ones put in (in their rows' places, else after; an invoice's lines with it), and each table
  * whose rows changed written hidden, in the file's own schema and footer.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parquetReadObjects, type SchemaElement } from 'hyparquet';
 import { checkParquet, UnsafeParquet } from './decoded-size.js';
@@ -113,8 +113,8 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
   let removed = 0;
   for (const [index, file] of entry.files.entries()) {
     const held = await readRawTable(readFileSync(join(dir, file.file)));
-    const source = delta.tables[index]!;
-    const pick = deltaColumns(held, source);
+    const source = delta.tables[index];
+    const pick = source && mine.length > 0 ? deltaColumns(held, source) : (row: readonly RawValue[]) => [...row];
     const id = columnIndex(held, idField, file.file, requestId);
     const out: RawValue[][] = [];
     const placed = new Set<string>();
@@ -122,7 +122,7 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
       const key = String(row[id]);
       if (homed.has(key)) {
         // A changed record takes its first row's place (a record's one row; an invoice's lines, together).
-        if (!placed.has(key)) out.push(...(source.rows.get(key) ?? []).map(pick));
+        if (!placed.has(key)) out.push(...(source?.rows.get(key) ?? []).map(pick));
         placed.add(key);
       } else if (keep(key)) {
         out.push(row);
@@ -130,7 +130,7 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
         removed++;
       }
     }
-    for (const key of mine) if (!placed.has(key)) out.push(...(source.rows.get(key) ?? []).map(pick));
+    for (const key of mine) if (!placed.has(key)) out.push(...(source?.rows.get(key) ?? []).map(pick));
     if (index === 0) rows = out.length;
     if (out.length === held.rows.length && out.every((row, at) => rowKey(row) === rowKey(held.rows[at]!))) {
       files.push({ file, staged: false });
@@ -143,6 +143,8 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, bytes);
     } catch (error) {
+      rmSync(path, { force: true });
+      for (const written of files) if (written.staged) rmSync(join(dir, partialFile(written.file.file)), { force: true });
       throw new WindowFailure(`cannot write ${path}: ${(error as Error).message}`);
     }
     files.push({ file: { file: file.file, rows: out.length, bytes: bytes.byteLength, sha256: sha256(bytes) }, staged: true });

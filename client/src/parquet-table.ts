@@ -66,9 +66,14 @@ function rawValue(value: unknown): RawValue {
   throw new TypeError(`a value this client does not merge: ${typeof value}`);
 }
 
-/** A row's values as one text: equal rows, equal texts (bigints and bytes included). */
+/** A row's values as one text: equal rows, equal texts (bigints, bytes, -0 and NaN told apart). */
 export function rowKey(row: readonly RawValue[]): string {
-  return JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value));
+  return JSON.stringify(row.map((value) => {
+    if (typeof value === 'bigint') return `${value}n`;
+    if (value instanceof Uint8Array) return `b${Buffer.from(value).toString('base64')}`;
+    if (typeof value === 'number' && (Object.is(value, -0) || !Number.isFinite(value))) return `${Object.is(value, -0) ? '-0' : String(value)}d`;
+    return value;
+  }));
 }
 
 /** Writes `rows` as a Parquet file of `table`'s schema, footer key-values and creator. */

@@ -90,7 +90,7 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
         case 'delta-restart':
           say(event.then === 'whole-range'
             ? `the folder's delta cannot go on (${event.code}: ${event.why}): pulling the whole range again from a new delta (only the months whose contents changed are written)`
-            : `the folder's delta cannot be merged this run (${event.code}: ${event.why}): taking a new token and pulling the range by its ETags instead`);
+            : `the folder's delta cannot be merged this run (${event.code}: ${event.why}): pulling the range by its ETags, then taking a new token`);
           break;
         case 'delta-not-offered':
           say(`not through the delta: ${event.why}`);

@@ -25,13 +25,13 @@ import { foreignFiles, tidyFolder } from './folder.js';
 import { checkableEntries, listedFiles, ManifestError, openManifest, saveManifest, watermarkOf } from './manifest.js';
 import { overlaps, plan, type Unit } from './plan.js';
 import { DeltaNotOffered } from './delta-walk.js';
-import { deltaPass, NeedsPass, takeToken } from './delta-pass.js';
+import { adoptToken, deltaPass, NeedsPass } from './delta-pass.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { SummaryApi } from './summary-api.js';
 import type { PullEvent, PullSummary, Rewrite, Via } from './pull-summary.js';
 import { JobNotOffered } from './export-job.js';
 import { openJob } from './job-pass.js';
-import { monthWindows, windowLabel } from './windows.js';
+import { monthWindows, windowLabel, type Window } from './windows.js';
 import { discardStaged, failuresOf, movingWindows, outcomesOf, SCHEMA_CHANGED, type Run } from './run-state.js';
 import { rewriteFolder, serviceSource, updateFolder, type WindowSource } from './pull-passes.js';
 import type { PullOptions } from './pull-options.js';
@@ -138,9 +138,7 @@ async function pullLocked(run: Run): Promise<PullSummary> {
     } catch (error) {
       discardStaged(run);
       if (error instanceof NeedsPass) {
-        // A Parquet folder the delta cannot keep this run: its token is taken first, then its passes pull it.
-        const token = await takeToken(run);
-        if (token) run.tokenTaken = token;
+        // A Parquet folder the delta cannot keep this run: its passes pull it, then it takes a token (adoptToken).
         run.delta = { start: 'since', merged: false, ...(error.code === undefined ? {} : { restarted: error.code }) };
       } else if (error instanceof DeltaNotOffered && options.via === undefined) run.observe({ kind: 'delta-not-offered', why: error.message });
       else if (error instanceof DeltaNotOffered) throw new PullStopped(`--via delta: ${error.message}; pull with --via windows`);
@@ -179,7 +177,21 @@ async function pullLocked(run: Run): Promise<PullSummary> {
       }
     }
   }
-  return passes(run, units, rewrite, source, service);
+  await passes(run, units, rewrite, source, service);
+  if (run.delta && !run.delta.merged && failuresOf(run).length === 0 && run.stopped === undefined) {
+    const recheck = async (windows: readonly Window[]) => {
+      const ended = await updateFolder(run, windows.map((window) => ({ window, parts: checkableEntries(manifest, out, window.from, window.to) })), service);
+      return ended === undefined && failuresOf(run).length === 0 && run.stopped === undefined;
+    };
+    const adopted = await adoptToken(run, months, recheck);
+    if (adopted === 'adopted') run.adopted = true;
+    else if (adopted === 'not-offered' && options.via === 'delta') throw new PullStopped('--via delta: the service offers no delta (an older service, or one without export storage); pull with --via windows');
+    else if (adopted === 'not-offered') {
+      run.delta = undefined;
+      run.observe({ kind: 'delta-not-offered', why: 'the service offers no delta (an older service, or one without export storage)' });
+    }
+  }
+  return settleFolder(run, units.length, options.untilQuietMs !== undefined);
 }
 
 /** Whether a run asks for a delta: asked for, or by default where the service offers one (not with --until-quiet). */
@@ -193,11 +205,11 @@ function jobWanted(options: PullOptions): boolean {
 }
 
 /**
- * The run's passes over its windows, then the folder settled. The first takes its answers from
+ * The run's passes over its windows. The first takes its answers from
  * `first` (closed once it is done); later passes (another schema met, windows still moving) ask
  * the service window by window.
  */
-async function passes(run: Run, units: readonly Unit[], firstRewrite: Rewrite | undefined, first: WindowSource, service: WindowSource): Promise<PullSummary> {
+async function passes(run: Run, units: readonly Unit[], firstRewrite: Rewrite | undefined, first: WindowSource, service: WindowSource): Promise<void> {
   const { manifest, options, out } = run;
   const quietBy = options.untilQuietMs === undefined ? undefined : run.now() + options.untilQuietMs;
   let rewrite = firstRewrite;
@@ -225,7 +237,6 @@ async function passes(run: Run, units: readonly Unit[], firstRewrite: Rewrite | 
     await run.sleep(QUIET_WAIT_MS);
     pass = moving.map((window) => ({ window, parts: checkableEntries(manifest, out, window.from, window.to) }));
   }
-  return settleFolder(run, units.length, quietBy !== undefined);
 }
 
 /**
@@ -253,10 +264,9 @@ function settleFolder(run: Run, windows: number, strict: boolean): PullSummary {
     else manifest.watermark = watermark;
     if (run.job === undefined) delete manifest.job;
     else manifest.job = run.job;
-    // A token taken before the passes stands for the folder once they pulled every window; a
-    // token the service refused is let go either way.
-    if (run.tokenTaken && failed.length === 0 && run.stopped === undefined) manifest.delta = run.tokenTaken;
-    else if (run.delta?.restarted !== undefined && !run.delta.merged) delete manifest.delta;
+    // A folder its passes pulled records into holds records a token of before does not know (it
+    // would never hear of their removal): its token goes, unless the run adopted a new one.
+    if (!run.delta?.merged && !run.adopted && [...run.windows.values()].some(({ status }) => status === 'pulled')) delete manifest.delta;
     saveManifest(out, manifest);
   }
   const outcomes = outcomesOf(run);

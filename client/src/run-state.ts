@@ -48,8 +48,8 @@ export interface Run {
   job?: { readonly id: string; readonly transactionTime: string };
   /** How the delta the run's range came through started (delta-pass.ts). */
   delta?: DeltaUsed;
-  /** A token taken before the run's passes (delta-pass.ts, takeToken): the folder's once they pulled every window. */
-  tokenTaken?: { readonly token: string; readonly from: string; readonly to: string };
+  /** The run's passes pulled the folder and it took a new delta token for it (delta-pass.ts, adoptToken). */
+  adopted?: boolean;
 }
 
 /** A pass ends early: the columns the caller sees changed, and the folder is rewritten whole. */

@@ -516,6 +516,39 @@ def test_a_cache_is_kept_by_the_delta_removals_included_and_starts_again_when_it
     assert [request.body.get("deltaToken") for request in server.requests if request.path.endswith("/delta")][2:] == ["d1.two", None]
 
 
+def test_a_delta_cache_that_was_tampered_with_or_outgrows_one_answer_asks_again_then_goes_by_windows(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    state = {"too_large": False}
+
+    def delta(request):  # type: ignore[no-untyped-def]
+        if state["too_large"]:
+            return problem(413, "RESULT_TOO_LARGE", "ask for JSON pages")
+        status, headers, data = ok(delta_file([{"contractId": "CON-A", "title": "a"}]))
+        return status, {**headers, "X-Summary-Delta-Token": "d1.one", "X-Summary-Schema": "s" * 32}, data
+
+    server = serve(servers, lambda request: ok(rows_for(request)))
+    server.deltas = delta
+    load = lambda: summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())  # noqa: E731
+    assert load().num_rows == 1
+    # A copy changed by hand is no copy: the whole range is asked again.
+    copy = next(path for path in tmp_path.iterdir() if path.name.endswith(".0.delta"))
+    copy.write_bytes(copy.read_bytes()[:-8] + b"PAR1PAR1")
+    assert load().num_rows == 1
+    deltas = lambda: [request.body.get("deltaToken") for request in server.requests if request.path.endswith("/delta")]  # noqa: E731
+    assert deltas() == [None, None]
+    # Too large since its token, and as a whole: loaded month by month, and not asked again today.
+    state["too_large"] = True
+    assert load().num_rows == 31
+    assert deltas() == [None, None, "d1.one", None]
+    assert load().num_rows == 31
+    assert deltas() == [None, None, "d1.one", None]
+
+
+def test_via_delta_on_a_service_without_deltas_is_refused(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    server = serve(servers, lambda request: ok(rows_for(request)))
+    with pytest.raises(RefusedError, match="offers no delta"):
+        summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, via="delta", **server.settings())
+
+
 def test_a_cache_without_deltas_on_the_service_is_kept_by_etags(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
     server = serve(servers, lambda request: ok(rows_for(request)))
     summary_client.load_as_arrow("contracts", "2025-01-01", "2025-01-31", cache=tmp_path, **server.settings())

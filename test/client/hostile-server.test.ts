@@ -537,6 +537,7 @@ describe('summary-client pull through the delta', () => {
     const second = await runDelta(['--format', 'parquet', '--out', dir, '--json'], settings);
     expect(second.code).toBe(0);
     expect(second.stderr).toContain('the folder\'s delta cannot be merged this run (DELTA_TOO_LARGE');
+    expect(second.stderr).toContain('pulling the range by its ETags, then taking a new token');
     expect(JSON.parse(second.stdout)).toMatchObject({ complete: true, via: 'windows', delta: { start: 'since', merged: false, restarted: 'DELTA_TOO_LARGE' }, windows: [{ label: '2025-01', status: 'unchanged' }] });
     expect((JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as { delta: { token: string } }).delta.token).not.toBe(token);
   });

@@ -5,13 +5,17 @@ the same range asks what changed since the token, as one Parquet answer, and mer
 of a record the delta names (changed or removed; an invoice's lines with it) is taken out, the
 changed records' rows put in. The service reads the records written since the token, not the range.
 
-A token the service no longer continues (expired, another view, altered, other filters), or a copy
-of other columns, starts again from the whole view; a delta too large for one answer, or a service
-without deltas, leaves the load to its windows or its job (None). Layout: ``DIR/<key>.delta.json``
-(the token, the columns' fingerprint and each table's sha256) and ``DIR/<key>.<table>.delta`` (the
-table as Parquet), ``<key>`` a digest of what was asked (service, client, dataset, date pair,
-range, filters); written to a hidden temporary file first and renamed into place, the state last,
-so a stopped load leaves the last good copy (or none)."""
+A token the service no longer continues (expired, another view, altered, other filters), a copy of
+other columns, or a delta since the token too large for one answer starts again from the whole
+view. A whole view the service cannot answer at once (too large for one answer, or past its export
+deadline: asked once, not retried), or a service without deltas, leaves the load to its windows or
+its job (None); a whole view refused so is not asked again the same day. Layout:
+``DIR/<load>-<range>.delta.json`` (the token, the columns' fingerprint and each table's sha256) and
+``DIR/<load>-<range>.<n>.delta`` (each table as Parquet), ``<load>`` a digest of what was asked but
+the range (service, client, dataset, date pair, filters) and ``<range>`` one of the range: a copy of
+another range of the same load is removed once this one is kept. Written to a hidden temporary file
+first and renamed into place, the state last, so a stopped load leaves the last good copy (or
+none). A copy is read back through the same checks as an answer (``read_bytes``)."""
 from __future__ import annotations
 
 import hashlib
@@ -27,8 +31,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ._datasets import Dataset
-from ._errors import UnsafeAnswerError
-from ._transport import Answer, BodyTooLarge, Transport
+from ._errors import RefusedError, ServiceFailedError, SettingsError, UnavailableError, UnsafeAnswerError
+from ._transport import ATTEMPTS, Answer, BodyTooLarge, Transport
 
 log = logging.getLogger("summary_client")
 
@@ -40,6 +44,8 @@ _RESTART = {"INVALID_DELTA_TOKEN", "DELTA_TOKEN_NOT_FOUND", "DELTA_TOKEN_EXPIRED
 
 #: How a delta's answer is read: the answer and the zip entry (None: the answer is the Parquet file) to a table.
 ReadTable = Callable[[Answer, Optional[str]], pa.Table]
+#: How a copy's Parquet file is read back: the bytes and where they come from, with an answer's checks.
+ReadBytes = Callable[[bytes, str], pa.Table]
 #: A refusal as the load raises it.
 Failure = Callable[[Answer], Exception]
 
@@ -53,18 +59,27 @@ class _Restart(Exception):
 
 
 def load_via_delta(transport: Transport, spec: Dataset, body: Mapping[str, Any], cap: int, folder: Union[str, "os.PathLike[str]"],
-                   request: Mapping[str, Any], read_table: ReadTable, failure: Failure) -> Optional[Dict[str, pa.Table]]:
+                   request: Mapping[str, Any], read_table: ReadTable, read_bytes: ReadBytes, failure: Failure, asked: bool = False) -> Optional[Dict[str, pa.Table]]:
     """Every table of the range (by name), kept by the delta in ``folder``; None where the delta
-    cannot answer (the caller loads by windows or a job)."""
+    cannot answer (the caller loads by windows or a job). ``asked`` (via="delta"): a service without
+    deltas is a RefusedError."""
     if spec.delta_path is None:
         return None
     names = [spec.path.rsplit("/", 2)[-2]] if spec.zip_entries is None else [entry[: -len(".parquet")] for entry in spec.zip_entries]
-    copy = _Copy(folder, {**request, "range": dict(body)}, names)
-    held = copy.read()
+    copy = _Copy(folder, request, dict(body), names, cap)
+    if copy.refused_today():
+        log.info("not through the delta: the whole range was refused today")
+        return None
+    held = copy.read(read_bytes)
     try:
         if held is not None:
             try:
-                answer = _ask(transport, spec, {**body, "deltaToken": held["token"]}, cap, failure)
+                try:
+                    answer = _ask(transport, spec, {**body, "deltaToken": held["token"]}, cap, failure)
+                except _NotHere as why:
+                    if "no delta" in str(why):
+                        raise
+                    raise _Restart(f"DELTA_TOO_LARGE: {why}") from None
                 schema = answer.headers.get("x-summary-schema") or ""
                 if schema != held["schema"]:
                     raise _Restart("SCHEMA_CHANGED")
@@ -75,28 +90,37 @@ def load_via_delta(transport: Transport, spec: Dataset, body: Mapping[str, Any],
                 return merged
             except _Restart as restart:
                 log.info("the cache's delta cannot go on (%s): asking for the whole range again", restart)
-        answer = _ask(transport, spec, body, cap, failure)
-        tables = _tables(answer, spec, names, read_table)
+        try:
+            # The whole view is asked once: past the export deadline it is not answered in a retry either.
+            answer = _ask(transport, spec, body, cap, failure, attempts=1)
+        except (_NotHere, UnavailableError, ServiceFailedError) as why:
+            if isinstance(why, _NotHere) and "no delta" in str(why):
+                raise
+            copy.refuse_today()
+            raise _NotHere(f"the whole range is not answered as one delta ({why})") from None
+        tables = {name: table.replace_schema_metadata(None) for name, table in _tables(answer, spec, names, read_table).items()}
         tables[names[0]] = tables[names[0]].drop_columns([_REMOVED])
         copy.write(_token(answer), answer.headers.get("x-summary-schema") or "", tables)
         log.info("kept by the delta: the whole range, %d rows", tables[names[0]].num_rows)
         return tables
     except _NotHere as why:
+        if asked and "no delta" in str(why):
+            raise RefusedError(404, "NOT_FOUND", str(why), "none", "load with via='windows'") from None
         log.info("not through the delta: %s", why)
         return None
 
 
-def _ask(transport: Transport, spec: Dataset, body: Mapping[str, Any], cap: int, failure: Failure) -> Answer:
+def _ask(transport: Transport, spec: Dataset, body: Mapping[str, Any], cap: int, failure: Failure, attempts: int = ATTEMPTS) -> Answer:
     """A delta as one Parquet answer (a zip for invoices); _NotHere, _Restart, or the load's failure."""
     assert spec.delta_path is not None
     try:
-        answer = transport.post(spec.delta_path, body, spec.export_type, cap)
+        answer = transport.post(spec.delta_path, body, spec.export_type, cap, attempts=attempts)
     except BodyTooLarge:
         raise _NotHere(f"the delta is larger than SUMMARY_MAX_EXPORT_BYTES ({cap})") from None
     if answer.status == 200:
         return answer
     code = answer.code
-    if answer.status in (404, 405) and code in ("no problem document", "NOT_FOUND"):
+    if answer.status == 405 or (answer.status == 404 and code in ("no problem document", "NOT_FOUND")):
         raise _NotHere("the service offers no delta (an older service, or one without export storage)")
     if answer.status == 413 and code == "RESULT_TOO_LARGE":
         raise _NotHere("the delta is larger than one answer of the service may be")
@@ -130,36 +154,63 @@ def _merge(held: Mapping[str, pa.Table], delta: Mapping[str, pa.Table], names: L
         new = changed.get(name, delta[name])
         if set(new.schema.names) != set(old.schema.names):
             raise _Restart("SCHEMA_CHANGED")
-        merged[name] = pa.concat_tables([kept, new.select(old.schema.names).cast(old.schema)])
+        merged[name] = pa.concat_tables([kept, new.select(old.schema.names).cast(old.schema)]).replace_schema_metadata(None)
     return merged
 
 
 class _Copy:
     """The delta's copy of one load in ``folder``: its state and one Parquet file per table."""
 
-    def __init__(self, folder: Union[str, "os.PathLike[str]"], request: Mapping[str, Any], names: List[str]) -> None:
+    def __init__(self, folder: Union[str, "os.PathLike[str]"], request: Mapping[str, Any], range_: Mapping[str, Any], names: List[str], cap: int) -> None:
         self._folder = os.path.expanduser(os.fspath(folder))
+        if os.path.exists(self._folder) and not os.path.isdir(self._folder):
+            raise SettingsError(f"cache={self._folder!r} is a file, not a folder")
         os.makedirs(self._folder, exist_ok=True)
-        key = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()[:32]
+        self._load = _digest(request)
+        key = f"{self._load}-{_digest(range_)}"
+        self._key = key
+        self._cap = cap
         self._state = os.path.join(self._folder, f"{key}.delta.json")
         self._files = {name: os.path.join(self._folder, f"{key}.{index}.delta") for index, name in enumerate(names)}
 
-    def read(self) -> Optional[Dict[str, Any]]:
-        """The token, the columns' fingerprint and the tables, or None when there is no whole copy."""
+    def _read_state(self) -> Optional[Dict[str, Any]]:
         try:
+            if not os.path.isfile(self._state) or os.path.getsize(self._state) > 64 * 1024:
+                return None
             with open(self._state, encoding="utf-8") as file:
                 state = json.load(file)
-            if not isinstance(state, dict) or state.get("version") != _VERSION or not isinstance(state.get("token"), str) or not isinstance(state.get("files"), dict):
-                return None
-            tables = {}
-            for name, path in self._files.items():
-                with open(path, "rb") as file:
-                    data = file.read()
-                if hashlib.sha256(data).hexdigest() != state["files"].get(name):
-                    return None
-                tables[name] = pq.read_table(io.BytesIO(data))
-        except (OSError, ValueError, pa.ArrowException):
+        except (OSError, ValueError):
             return None
+        return state if isinstance(state, dict) and state.get("version") == _VERSION else None
+
+    def refused_today(self) -> bool:
+        state = self._read_state()
+        return state is not None and state.get("refused") == _today()
+
+    def refuse_today(self) -> None:
+        """The whole range was not answered as one delta: not asked again today."""
+        _write_atomically(self._state, json.dumps({"version": _VERSION, "refused": _today()}).encode())
+
+    def read(self, read_bytes: ReadBytes) -> Optional[Dict[str, Any]]:
+        """The token, the columns' fingerprint and the tables, or None when there is no whole copy."""
+        state = self._read_state()
+        if state is None or not isinstance(state.get("token"), str) or not isinstance(state.get("files"), dict):
+            return None
+        tables = {}
+        for name, path in self._files.items():
+            try:
+                if not os.path.isfile(path) or os.path.getsize(path) > self._cap:
+                    return None
+                with open(path, "rb") as file:
+                    data = file.read(self._cap + 1)
+            except OSError:
+                return None
+            if hashlib.sha256(data).hexdigest() != state["files"].get(name):
+                return None
+            try:
+                tables[name] = read_bytes(data, "the cache")
+            except (UnsafeAnswerError, pa.ArrowException, OSError, ValueError):
+                return None
         return {"token": state["token"], "schema": state.get("schema") or "", "tables": tables}
 
     def write(self, token: str, schema: str, tables: Mapping[str, pa.Table]) -> None:
@@ -171,6 +222,23 @@ class _Copy:
             _write_atomically(path, data)
             sums[name] = hashlib.sha256(data).hexdigest()
         _write_atomically(self._state, json.dumps({"version": _VERSION, "token": token, "schema": schema, "files": sums}).encode())
+        # The copies of other ranges of the same load are outgrown by this one (a range that ends later each day).
+        for name in os.listdir(self._folder):
+            if name.startswith(f"{self._load}-") and not name.startswith(f"{self._key}.") and name.endswith((".delta", ".delta.json")):
+                try:
+                    os.unlink(os.path.join(self._folder, name))
+                except OSError:
+                    pass
+
+
+def _digest(value: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _today() -> str:
+    import datetime as dt
+
+    return dt.datetime.now(dt.timezone.utc).date().isoformat()
 
 
 def _write_atomically(path: str, data: bytes) -> None:

@@ -121,7 +121,7 @@ def load_as_arrow(
         raise ValueError("via='delta' keeps a cache by the service's delta: give cache='DIR' too")
     first, last = parse_day(start, "start"), parse_day(end, "end")
     windows = month_windows(first, last)
-    use_job = spec.jobs_path is not None and (via == "job" or (via is None and len(windows) > 1))
+    use_job = spec.jobs_path is not None and (via == "job" or (via in (None, "delta") and len(windows) > 1))
     if via == "job" and spec.jobs_path is None:
         raise ValueError(f"{dataset} has no export jobs in this client's service description: use via='windows'")
     resolved = read_settings(**settings)
@@ -133,9 +133,11 @@ def load_as_arrow(
         if cache is not None and via in (None, "delta"):
             body = {f"{by}From": first.isoformat(), f"{by}To": last.isoformat(), **members}
             cap = resolved.max_export_bytes
-            kept = load_via_delta(transport, spec, body, cap, cache, request, lambda answer, name: _read_export(answer, name, cap), _failure)
+            kept = load_via_delta(transport, spec, body, cap, cache, request, lambda answer, name: _read_export(answer, name, cap), _read_parquet, _failure, via == "delta")
             if kept is not None:
                 tables = [kept[dataset if entry is None else entry[: -len(".parquet")]]]
+            elif via == "delta" and spec.delta_path is None:
+                raise RefusedError(404, "NOT_FOUND", f"{dataset} has no delta in this client's service description", "none", "load with via='windows'")
         if tables is None and use_job:
             tables = _through_job(transport, resolved, spec, dataset, entry, by, members, windows, request, cache, via == "job")
         if tables is None:

@@ -284,11 +284,11 @@ def _read(response: requests.Response, url: str, cap: int, sink: Optional[Callab
         return Answer(status, headers, body)
 
 
-def with_retries(send: Callable[[Optional[float]], Answer], what: str, deadline_seconds: Optional[float] = None, deadline_name: str = "SUMMARY_DEADLINE_SECONDS") -> Answer:
+def with_retries(send: Callable[[Optional[float]], Answer], what: str, deadline_seconds: Optional[float] = None, deadline_name: str = "SUMMARY_DEADLINE_SECONDS", attempts: int = ATTEMPTS) -> Answer:
     """``send(deadline)`` until it answers something not retried and no network failure, or the
     attempts or ``deadline_seconds`` (every attempt and wait included) run out: the last answer then."""
     deadline = None if deadline_seconds is None else time.monotonic() + deadline_seconds
-    for attempt in range(1, ATTEMPTS + 1):
+    for attempt in range(1, attempts + 1):
         answer: Optional[Answer] = None
         failure: Optional[str] = None
         try:
@@ -308,10 +308,10 @@ def with_retries(send: Callable[[Optional[float]], Answer], what: str, deadline_
             failure = type(error).__name__
         if answer is not None and not is_retried(answer.status):
             return answer
-        if attempt == ATTEMPTS:
+        if attempt == attempts:
             if answer is not None:
                 return answer
-            raise UnavailableError(f"{what} gave no answer after {ATTEMPTS} attempts ({failure}); check the URL, or try again later")
+            raise UnavailableError(f"{what} gave no answer after {attempts} attempts ({failure}); check the URL, or try again later")
         asked = retry_after_seconds(answer.headers.get("retry-after")) if answer is not None else None
         if answer is not None and asked is not None and asked > MAX_WAIT_SECONDS:
             return answer  # never back before the server said
@@ -334,10 +334,10 @@ class Transport:
         self._session = session
         self._token = token
 
-    def post(self, path: str, body: Mapping[str, Any], accept: str, cap: int, if_none_match: Optional[str] = None, headers: Optional[Mapping[str, str]] = None) -> Answer:
-        """The answer to one request, after retries; a success's body capped at ``cap`` (raises BodyTooLarge).
+    def post(self, path: str, body: Mapping[str, Any], accept: str, cap: int, if_none_match: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, attempts: int = ATTEMPTS) -> Answer:
+        """The answer to one request, after retries (at most ``attempts`` tries); a success's body capped at ``cap`` (raises BodyTooLarge).
         With ``if_none_match`` (an earlier answer's ETag) the service answers 412 RESULT_UNCHANGED while the result still has it."""
-        return with_retries(lambda deadline: self._send(path, body, accept, cap, if_none_match, deadline, "POST", headers), "the service", self._settings.deadline_seconds)
+        return with_retries(lambda deadline: self._send(path, body, accept, cap, if_none_match, deadline, "POST", headers), "the service", self._settings.deadline_seconds, attempts=attempts)
 
     def get(self, path: str, cap: int, headers: Optional[Mapping[str, str]] = None) -> Answer:
         """The answer to one GET of the service (an export job's status), after retries, its body capped at ``cap``."""
