@@ -4,11 +4,11 @@
  * a new one comes after), and its new file written hidden as a walk writes it (fetch-window.ts:
  * one record per line, as the service answers it; an empty window has no file).
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { WindowFailure } from './fetch-window.js';
 import { dataFile, partialFile } from './layout.js';
-import { sha256, type ManifestFile, type ManifestWindow } from './manifest.js';
+import { readListedFile, sha256, type ManifestFile, type ManifestWindow } from './manifest.js';
 import type { DatasetName } from './datasets.js';
 import type { DeltaRecord, WalkedDelta } from './delta-walk.js';
 import type { MergedWindow } from './delta-pass.js';
@@ -24,13 +24,8 @@ export type Line = string;
 export function readWindowLines(dir: string, entry: ManifestWindow, idField: string): Map<string, Line> | undefined {
   const lines = new Map<string, Line>();
   for (const file of entry.files) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(join(dir, file.file));
-    } catch {
-      return undefined;
-    }
-    if (sha256(bytes) !== file.sha256) return undefined;
+    const bytes = readListedFile(dir, file);
+    if (!bytes) return undefined;
     for (const line of bytes.toString('utf8').split('\n')) {
       if (line === '') continue;
       let id: unknown;

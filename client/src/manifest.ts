@@ -257,6 +257,17 @@ export function sha256(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** A listed file's bytes when it is the one the manifest lists (its sha256), else undefined (changed, removed, unreadable). */
+export function readListedFile(dir: string, file: Pick<ManifestFile, 'file' | 'sha256'>): Buffer | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(dir, file.file));
+  } catch {
+    return undefined;
+  }
+  return sha256(bytes) === file.sha256 ? bytes : undefined;
+}
+
 /** The sha256 of a file, read a chunk at a time (a 2 GiB export is past what one read returns), or undefined when there is none. */
 export function sha256File(path: string): string | undefined {
   if (!existsSync(path)) return undefined;

@@ -12,7 +12,7 @@ import { checkParquet, UnsafeParquet } from './decoded-size.js';
 import { DeltaRestart, type DeltaFiles } from './delta-walk.js';
 import { WindowFailure } from './fetch-window.js';
 import { partialFile } from './layout.js';
-import { sha256, type ManifestWindow } from './manifest.js';
+import { readListedFile, sha256, type ManifestWindow } from './manifest.js';
 import { readRawTable, rowKey, writeRawTable, type RawTable, type RawValue } from './parquet-table.js';
 import { printable } from './printable.js';
 import { formatDay } from './windows.js';
@@ -80,13 +80,8 @@ export async function readWindowIds(dir: string, entry: ManifestWindow, tables: 
   if (entry.files.length !== tables.length) return undefined;
   let first: Uint8Array | undefined;
   for (const [index, file] of entry.files.entries()) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(join(dir, file.file));
-    } catch {
-      return undefined;
-    }
-    if (sha256(bytes) !== file.sha256) return undefined;
+    const bytes = readListedFile(dir, file);
+    if (!bytes) return undefined;
     if (index === 0) first = bytes;
   }
   const buffer = first!.buffer.slice(first!.byteOffset, first!.byteOffset + first!.byteLength) as ArrayBuffer;

@@ -142,6 +142,34 @@ function manifestOf(dir: string): Doc {
   return JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as Doc;
 }
 
+/**
+ * Random nights (fast-check: five runs of up to three nights): creates, renames, deletes, Drafts,
+ * publishes and moves within and out of the range through the real SDK, each night then `check`ed
+ * (a run of the folder, compared with the store).
+ */
+async function randomNights(check: () => Promise<void>): Promise<void> {
+  const pick = (list: readonly Doc[], index: number) => list[index % list.length]!;
+  const write = fc.oneof(
+    fc.record({ kind: fc.constant('create' as const), month: fc.integer({ min: 1, max: 4 }), day: fc.integer({ min: 1, max: 28 }) }),
+    fc.record({ kind: fc.constantFrom('rename' as const, 'delete' as const, 'draft' as const, 'publish' as const, 'move' as const, 'out' as const), index: fc.nat(), month: fc.integer({ min: 1, max: 4 }) }),
+  );
+  await fc.assert(fc.asyncProperty(fc.array(fc.array(write, { maxLength: 4 }), { minLength: 1, maxLength: 3 }), async (nights) => {
+    for (const writes of nights) {
+      for (const change of writes) {
+        const documents = (await own.documents('contracts')).filter((doc) => doc.createdDate < '2024-05');
+        if (change.kind === 'create') {
+          await own.write('contracts', [contract(`2024-0${change.month}-${String(change.day).padStart(2, '0')}T08:00:00.000Z`)]);
+        } else if (documents.length > 0) {
+          const doc = pick(documents, change.index);
+          if (change.kind === 'delete') await own.remove('contracts', [doc.id]);
+          else await own.write('contracts', [{ ...doc, ...{ rename: { title: `renamed ${++serial}` }, draft: { status: 'Draft' }, publish: { status: 'Published' }, move: { createdDate: `2024-0${change.month}-15T00:00:00.000Z` }, out: { createdDate: '2023-12-31T23:00:00.000Z' } }[change.kind] }]);
+        }
+      }
+      await check();
+    }
+  }), { numRuns: 5 });
+}
+
 describe('a JSON Lines folder kept by the delta', () => {
   const folders = { full: outDir(), basic: outDir() };
 
@@ -252,28 +280,11 @@ describe('a JSON Lines folder kept by the delta under random writes', () => {
   it('equals the store after every night, whatever was written', async () => {
     const dir = outDir();
     await runNight('contoso-basic', dir);
-    const pick = (list: readonly Doc[], index: number) => list[index % list.length]!;
-    const write = fc.oneof(
-      fc.record({ kind: fc.constant('create' as const), month: fc.integer({ min: 1, max: 4 }), day: fc.integer({ min: 1, max: 28 }) }),
-      fc.record({ kind: fc.constantFrom('rename' as const, 'delete' as const, 'draft' as const, 'publish' as const, 'move' as const, 'out' as const), index: fc.nat(), month: fc.integer({ min: 1, max: 4 }) }),
-    );
-    await fc.assert(fc.asyncProperty(fc.array(fc.array(write, { maxLength: 4 }), { minLength: 1, maxLength: 3 }), async (nights) => {
-      for (const writes of nights) {
-        for (const change of writes) {
-          const documents = (await own.documents('contracts')).filter((doc) => doc.createdDate < '2024-05');
-          if (change.kind === 'create') {
-            await own.write('contracts', [contract(`2024-0${change.month}-${String(change.day).padStart(2, '0')}T08:00:00.000Z`)]);
-          } else if (documents.length > 0) {
-            const doc = pick(documents, change.index);
-            if (change.kind === 'delete') await own.remove('contracts', [doc.id]);
-            else await own.write('contracts', [{ ...doc, ...{ rename: { title: `renamed ${++serial}` }, draft: { status: 'Draft' }, publish: { status: 'Published' }, move: { createdDate: `2024-0${change.month}-15T00:00:00.000Z` }, out: { createdDate: '2023-12-31T23:00:00.000Z' } }[change.kind] }]);
-          }
-        }
-        const night = await runNight('contoso-basic', dir);
-        await expectExact('contoso-basic', dir, night);
-        expect(night.summary.delta?.start).toBe('token');
-      }
-    }), { numRuns: 5 });
+    await randomNights(async () => {
+      const night = await runNight('contoso-basic', dir);
+      await expectExact('contoso-basic', dir, night);
+      expect(night.summary.delta?.start).toBe('token');
+    });
   }, 240_000);
 });
 
@@ -289,28 +300,11 @@ describe('a Parquet folder kept by the delta under random writes', () => {
     };
     const first = await runNight('contoso-basic', dir, { format: 'parquet' });
     expect(isComplete(first.summary)).toBe(true);
-    const pick = (list: readonly Doc[], index: number) => list[index % list.length]!;
-    const write = fc.oneof(
-      fc.record({ kind: fc.constant('create' as const), month: fc.integer({ min: 1, max: 4 }), day: fc.integer({ min: 1, max: 28 }) }),
-      fc.record({ kind: fc.constantFrom('rename' as const, 'delete' as const, 'draft' as const, 'publish' as const, 'move' as const, 'out' as const), index: fc.nat(), month: fc.integer({ min: 1, max: 4 }) }),
-    );
-    await fc.assert(fc.asyncProperty(fc.array(fc.array(write, { maxLength: 4 }), { minLength: 1, maxLength: 3 }), async (nights) => {
-      for (const writes of nights) {
-        for (const change of writes) {
-          const documents = (await own.documents('contracts')).filter((doc) => doc.createdDate < '2024-05');
-          if (change.kind === 'create') {
-            await own.write('contracts', [contract(`2024-0${change.month}-${String(change.day).padStart(2, '0')}T08:00:00.000Z`)]);
-          } else if (documents.length > 0) {
-            const doc = pick(documents, change.index);
-            if (change.kind === 'delete') await own.remove('contracts', [doc.id]);
-            else await own.write('contracts', [{ ...doc, ...{ rename: { title: `renamed ${++serial}` }, draft: { status: 'Draft' }, publish: { status: 'Published' }, move: { createdDate: `2024-0${change.month}-15T00:00:00.000Z` }, out: { createdDate: '2023-12-31T23:00:00.000Z' } }[change.kind] }]);
-          }
-        }
-        const night = await runNight('contoso-basic', dir, { format: 'parquet' });
-        expect({ complete: isComplete(night.summary), via: night.summary.via, failed: night.summary.failed.length }).toEqual({ complete: true, via: 'delta', failed: 0 });
-        expect(await readParquetFolder()).toEqual(await truth('contoso-basic'));
-      }
-    }), { numRuns: 5 });
+    await randomNights(async () => {
+      const night = await runNight('contoso-basic', dir, { format: 'parquet' });
+      expect({ complete: isComplete(night.summary), via: night.summary.via, failed: night.summary.failed.length }).toEqual({ complete: true, via: 'delta', failed: 0 });
+      expect(await readParquetFolder()).toEqual(await truth('contoso-basic'));
+    });
   }, 240_000);
 });
 

@@ -23,13 +23,13 @@ import io
 import json
 import logging
 import os
-import tempfile
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ._cache import _write_atomically
 from ._datasets import Dataset
 from ._errors import RefusedError, ServiceFailedError, SettingsError, UnavailableError, UnsafeAnswerError
 from ._transport import ATTEMPTS, Answer, BodyTooLarge, Transport
@@ -239,17 +239,3 @@ def _today() -> str:
     import datetime as dt
 
     return dt.datetime.now(dt.timezone.utc).date().isoformat()
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".", suffix=".partial")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
