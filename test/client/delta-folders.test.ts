@@ -1,7 +1,6 @@
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import fc from 'fast-check';
 import { isComplete, pull, readSettings, summaryApi, type PullOptions, type PullSummary } from '../../client/src/index.js';
 import type { DatasetName } from '../../client/src/datasets.js';
 import type { PullEvent, Via } from '../../client/src/pull-summary.js';
@@ -15,6 +14,7 @@ import { readParquet } from '../support/parquet.js';
 import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
 import { client, identities, stack } from '../support/stack.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { randomContractNights } from '../support/random-nights.js';
 import { tempDirs } from '../support/temp-dirs.js';
 
 // summary-client keeps a JSON Lines folder through the service's delta (issue 52, part 1): the
@@ -142,32 +142,9 @@ function manifestOf(dir: string): Doc {
   return JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as Doc;
 }
 
-/**
- * Random nights (fast-check: five runs of up to three nights): creates, renames, deletes, Drafts,
- * publishes and moves within and out of the range through the real SDK, each night then `check`ed
- * (a run of the folder, compared with the store).
- */
-async function randomNights(check: () => Promise<void>): Promise<void> {
-  const pick = (list: readonly Doc[], index: number) => list[index % list.length]!;
-  const write = fc.oneof(
-    fc.record({ kind: fc.constant('create' as const), month: fc.integer({ min: 1, max: 4 }), day: fc.integer({ min: 1, max: 28 }) }),
-    fc.record({ kind: fc.constantFrom('rename' as const, 'delete' as const, 'draft' as const, 'publish' as const, 'move' as const, 'out' as const), index: fc.nat(), month: fc.integer({ min: 1, max: 4 }) }),
-  );
-  await fc.assert(fc.asyncProperty(fc.array(fc.array(write, { maxLength: 4 }), { minLength: 1, maxLength: 3 }), async (nights) => {
-    for (const writes of nights) {
-      for (const change of writes) {
-        const documents = (await own.documents('contracts')).filter((doc) => doc.createdDate < '2024-05');
-        if (change.kind === 'create') {
-          await own.write('contracts', [contract(`2024-0${change.month}-${String(change.day).padStart(2, '0')}T08:00:00.000Z`)]);
-        } else if (documents.length > 0) {
-          const doc = pick(documents, change.index);
-          if (change.kind === 'delete') await own.remove('contracts', [doc.id]);
-          else await own.write('contracts', [{ ...doc, ...{ rename: { title: `renamed ${++serial}` }, draft: { status: 'Draft' }, publish: { status: 'Published' }, move: { createdDate: `2024-0${change.month}-15T00:00:00.000Z` }, out: { createdDate: '2023-12-31T23:00:00.000Z' } }[change.kind] }]);
-        }
-      }
-      await check();
-    }
-  }), { numRuns: 5 });
+/** Random nights of every kind of write to January–April, each then `check`ed (test/support/random-nights.ts). */
+function randomNights(check: () => Promise<void>): Promise<void> {
+  return randomContractNights(own, { contract, kinds: ['rename', 'delete', 'draft', 'publish', 'move', 'out'], numRuns: 5, check });
 }
 
 describe('a JSON Lines folder kept by the delta', () => {

@@ -1,7 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import fc from 'fast-check';
 import { parquetMetadata } from 'hyparquet';
 import { isComplete, pull, readSettings, summaryApi, type PullOptions, type PullSummary } from '../../client/src/index.js';
 import type { Via } from '../../client/src/pull-summary.js';
@@ -14,6 +13,7 @@ import { withDuckDb } from '../support/duckdb.js';
 import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
 import { client, identities, stack } from '../support/stack.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { randomContractNights } from '../support/random-nights.js';
 import { tempDirs } from '../support/temp-dirs.js';
 
 // docs/consuming.md's promise, night after night: after every run that exits 0, the folder read by
@@ -234,28 +234,14 @@ export function exactFolders(via: Via): void {
   describe('a folder under random writes', () => {
     it('equals the store after every night, whatever was written', async () => {
       const dir = outDir();
-      const pick = (list: readonly Doc[], index: number) => list[index % list.length]!;
-      const write = fc.oneof(
-        fc.record({ kind: fc.constant('create' as const), month: fc.integer({ min: 1, max: 4 }), day: fc.integer({ min: 1, max: 28 }) }),
-        fc.record({ kind: fc.constantFrom('rename' as const, 'delete' as const, 'draft' as const, 'publish' as const, 'move' as const), index: fc.nat(), month: fc.integer({ min: 1, max: 4 }) }),
-      );
-      await fc.assert(fc.asyncProperty(fc.array(fc.array(write, { maxLength: 4 }), { minLength: 1, maxLength: 3 }), async (nights) => {
-        for (const writes of nights) {
-          for (const change of writes) {
-            const documents = (await own.documents('contracts')).filter((doc) => doc.createdDate < '2024-05');
-            if (change.kind === 'create') {
-              await own.write('contracts', [contract(`2024-0${change.month}-${String(change.day).padStart(2, '0')}T08:00:00.000Z`)]);
-            } else if (documents.length > 0) {
-              const doc = pick(documents, change.index);
-              if (change.kind === 'delete') await own.remove('contracts', [doc.id]);
-              else await own.write('contracts', [{ ...doc, ...{ rename: { title: `renamed ${++serial}` }, draft: { status: 'Draft' }, publish: { status: 'Published' }, move: { createdDate: `2024-0${change.month}-15T00:00:00.000Z` } }[change.kind] }]);
-            }
-          }
+      await randomContractNights(own, {
+        contract, kinds: ['rename', 'delete', 'draft', 'publish', 'move'], numRuns: 6,
+        check: async () => {
           night += DAY_MS;
           const { summary } = await runNight('contoso-basic', dir, 'parquet');
           await expectExact('contoso-basic', dir, 'parquet', summary);
-        }
-      }), { numRuns: 6 });
+        },
+      });
     }, 240_000);
   });
 
