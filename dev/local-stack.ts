@@ -43,7 +43,7 @@ export interface LoadedFunctions {
 
 /** A running local stack. */
 export interface LocalStack {
-  /** The service base URL, `http://host:port/api`. */
+  /** The service base URL, `https://host:port/api` (a certificate from the local CA). */
   readonly baseUrl: string;
   /** The identity provider's base URL (the spec's auth_url), https with a certificate from the local CA. */
   readonly authUrl: string;
@@ -143,6 +143,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       host,
       port: options.port ?? 7071,
       reference: referenceStack(identities, identityProvider.url),
+      // https, as API Management: the Azure SDKs' bearer policies send a token over https only.
+      certificate,
       ...(options.logRequest ? { logRequest: options.logRequest } : {}),
     });
     stops.push(service.stop);

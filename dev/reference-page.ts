@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,7 +81,8 @@ export function referencePage(stack: ReferenceStack): (request: IncomingMessage,
   };
   return (request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if ((path === REFERENCE_PATH || path.startsWith(`${REFERENCE_PATH}/`)) && !isLoopbackHost(request.headers.host, stack.port)) {
+    const scheme = (request.socket as TLSSocket).encrypted ? 'https' : 'http';
+    if ((path === REFERENCE_PATH || path.startsWith(`${REFERENCE_PATH}/`)) && !isLoopbackHost(request.headers.host, scheme, stack.port)) {
       // Only for this machine's names: a page elsewhere that rebinds its own name to 127.0.0.1
       // would otherwise read the filled-in dev credentials, or get tokens through the relay.
       response.writeHead(421, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end('The reference is served to 127.0.0.1, localhost and [::1] only.\n');
@@ -94,7 +96,7 @@ export function referencePage(stack: ReferenceStack): (request: IncomingMessage,
     const asset = assets[path.slice(REFERENCE_PATH.length)];
     if (!asset || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
     // The page's own origin (its Host is a loopback name, checked above): its calls stay 'self'.
-    const body = asset.body(new URL(`http://${request.headers.host!}`).origin);
+    const body = asset.body(new URL(`${scheme}://${request.headers.host!}`).origin);
     response.writeHead(200, {
       'content-type': asset.type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff',
       'content-security-policy': CONTENT_SECURITY_POLICY, 'referrer-policy': 'no-referrer',
@@ -105,11 +107,11 @@ export function referencePage(stack: ReferenceStack): (request: IncomingMessage,
 }
 
 /** Whether a Host header names this machine (127.0.0.1, localhost, [::1]) on the stack's port. */
-function isLoopbackHost(host: string | undefined, port: number): boolean {
+function isLoopbackHost(host: string | undefined, scheme: string, port: number): boolean {
   if (host === undefined) return false;
   try {
-    const url = new URL(`http://${host}`);
-    return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && Number(url.port || 80) === port;
+    const url = new URL(`${scheme}://${host}`);
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && Number(url.port || (scheme === 'https' ? 443 : 80)) === port;
   } catch {
     return false;
   }

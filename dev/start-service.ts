@@ -1,4 +1,5 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../shared/errors/api-error.js';
 import { pickRequestId } from '../shared/http/request-id.js';
@@ -8,6 +9,7 @@ import { createGateway } from './gateway.js';
 import { referencePage, type ReferenceStack } from './reference-page.js';
 import type { RequestLogEntry } from '../shared/telemetry/request-log-entry.js';
 import { errorResponse } from '../shared/http/error-response.js';
+import type { ServerCertificate } from './local-ca.js';
 
 /** Options of the service part of the local stack: the gateway in front of the functions host. */
 export interface ServiceOptions {
@@ -27,9 +29,15 @@ export interface ServiceOptions {
    * has its portal): where its tokens come from, and the dev credentials it is filled in with.
    */
   readonly reference?: Omit<ReferenceStack, 'port'>;
+  /**
+   * Serve https with this certificate, as API Management does (the local stack does, with one
+   * from its CA: the Azure SDKs' bearer policies send a token over https only). Without it, plain
+   * http: tests that need a service of their own settings.
+   */
+  readonly certificate?: ServerCertificate;
 }
 
-/** A running service: its base URL (`http://host:port/api`) and how to stop it. */
+/** A running service: its base URL (`https://host:port/api`, or `http://` without a certificate) and how to stop it. */
 export interface RunningService {
   readonly baseUrl: string;
   stop(): Promise<void>;
@@ -45,7 +53,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   let gateway: ReturnType<typeof createGateway> | undefined;
   let reference: ReturnType<typeof referencePage> | undefined;
   // Host is checked here, not by Node (whose own 400 has no problem document and no request id).
-  const server = createServer({ requireHostHeader: false }, (request, response) => {
+  const listener: RequestListener = (request, response) => {
     if (request.httpVersion === '1.1' && request.headers.host === undefined) {
       const { status, headers, body } = errorResponse(new ApiError('MALFORMED_REQUEST', 'An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2): send the host of the service\'s base URL.'), pickRequestId(null), () => {});
       response.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
@@ -67,12 +75,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       response.writeHead(status, headers);
       response.end(body);
     });
-  });
+  };
+  const server = options.certificate
+    ? createHttpsServer({ requireHostHeader: false, ...options.certificate }, listener)
+    : createHttpServer({ requireHostHeader: false }, listener);
   server.on('clientError', answerUnreadable);
   // CONNECT (a proxy's tunnel) is no method of this service: a problem, not a closed connection.
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => answerOnSocket(socket, new ApiError('METHOD_NOT_ALLOWED', 'CONNECT is not a method of this service, which is no proxy: send POST to an operation (see /docs).')));
   const port = await listen(server, options.port ?? 7071, host);
-  const baseUrl = `http://${host}:${port}/api`;
+  const baseUrl = `${options.certificate ? 'https' : 'http'}://${host}:${port}/api`;
   if (options.reference) reference = referencePage({ ...options.reference, port });
   try {
     const registrations = typeof options.registrations === 'function' ? await options.registrations(baseUrl) : options.registrations;
@@ -119,8 +130,10 @@ function answerOnSocket(socket: Duplex, problem: ApiError): void {
   const text = String(body);
   const lines = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(text)), connection: 'close' }).map(([name, value]) => `${name}: ${value}`);
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.join('\r\n')}\r\n\r\n${text}`);
-  socket.on('data', () => {});
-  setTimeout(() => socket.destroy(), 2000).unref();
+  // Closed once the caller has been quiet for 2 s: a caller still sending the rest of a long
+  // head (over TLS, records that take a while to decrypt) is not reset before it reads the answer.
+  const quiet = setTimeout(() => socket.destroy(), 2000).unref();
+  socket.on('data', () => quiet.refresh());
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

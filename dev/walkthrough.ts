@@ -35,7 +35,8 @@ export function walkthrough(stack: Pick<LocalStack, 'baseUrl' | 'authUrl' | 'ide
   return `
 Local stack ready.
   base_url  ${stack.baseUrl}
-  auth_url  ${stack.authUrl} (https; its certificate is from the local CA ${caFile})
+  auth_url  ${stack.authUrl}
+  (both https, as API Management and Entra ID are: their certificates are from the local CA ${caFile})
   API docs  ${new URL(REFERENCE_PATH, stack.baseUrl).href}
   clients   ${identities.clients.map((candidate) => candidate.name).join(', ')} (dev/identities.json)
 
@@ -43,8 +44,8 @@ In a second terminal, from the project folder: the settings of the pull client a
 (dev client contoso-full; SUMMARY_CA_FILE is the local CA the client trusts):
 ${exports}
 
-# 1. A year of contracts, one Parquet file per calendar month, with a manifest (run it again: it checks
-#    every month by its ETag and pulls again only what changed; --json says which)
+# 1. A year of contracts, one Parquet file per calendar month, with a manifest (run it again: it asks
+#    the service's delta what changed since and merges it into the months it touches; --json says which)
 npx summary-client pull contracts --from 2025-01-01 --to 2025-12-31 --out pulls/contracts
 # 2. The same year of invoices: one folder per table, pulls/invoices/invoices/ and pulls/invoices/invoice_tables/
 npx summary-client pull invoices --from 2025-01-01 --to 2025-12-31 --out pulls/invoices
@@ -62,7 +63,7 @@ TOKEN=$(curl -s --cacert ${caFile} -X POST "${stack.authUrl}/${identities.tenant
      | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
 
 # 2. JSON: one page of contracts created in March 2025
-curl -s -X POST "${stack.baseUrl}/v1/contracts/summary" \\
+curl -s --cacert ${caFile} -X POST "${stack.baseUrl}/v1/contracts/summary" \\
      ${headers} \\
      -H "Accept: application/json" \\
      -d '{"createdFrom":"2025-03-01","createdTo":"2025-03-31","pageSize":5}'
@@ -71,16 +72,16 @@ curl -s -X POST "${stack.baseUrl}/v1/contracts/summary" \\
 # means the whole history. Pull longer periods in calendar months (01–31, then 01–28, …): they
 # never overlap. docs/data-model.md, "Dates", says it all once.
 # 3. Parquet: the same filters as a file (invoices answer a zip of two Parquet files)
-curl -s -X POST "${stack.baseUrl}/v1/contracts/summary" \\
+curl -s --cacert ${caFile} -X POST "${stack.baseUrl}/v1/contracts/summary" \\
      ${headers} \\
      -H "Accept: application/vnd.apache.parquet" \\
      -d '{"createdFrom":"2025-03-01","createdTo":"2025-03-31"}' --create-dirs -o pulls/contracts.parquet
 
 ${EXPORT_JOB_INTRO}
-JOB_URL="${stack.baseUrl}/v1/exports/$(curl -s -X POST "${stack.baseUrl}/v1/contracts/exports" \\
+JOB_URL="${stack.baseUrl}/v1/exports/$(curl -s --cacert ${caFile} -X POST "${stack.baseUrl}/v1/contracts/exports" \\
      ${headers} \\
      -d '{"createdFrom":"2025-01-01","createdTo":"2025-12-31"}' | sed -E 's/^[{]"id":"([0-9a-f]{32})".*/\\1/')"
-until [ "$(curl -s --create-dirs -o pulls/job.json -w '%{http_code}' "$JOB_URL" \\
+until [ "$(curl -s --cacert ${caFile} --create-dirs -o pulls/job.json -w '%{http_code}' "$JOB_URL" \\
      ${headers})" = 200 ]; do sleep 1; done
 curl -s --cacert ${caFile} "$(sed -E 's/.*"url":"([^"]+)".*/\\1/' pulls/job.json)" -o pulls/contracts-2025-12-job.parquet
 

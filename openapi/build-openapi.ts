@@ -61,7 +61,7 @@ export function buildOpenApi(model: ApiModel = SERVICE_MODEL): JsonObject {
       // The variable's own `description` would be valid OpenAPI 3.1, but the 3.1 schema bundled with
       // swagger-parser (2021-04-15) misspells it, so the server carries the explanation.
       description: 'base_url is the gateway base address and already includes the service\'s path prefix: the API Management '
-        + 'gateway URL plus the API\'s path (e.g. https://<gateway>/summary); locally (npm start) http://127.0.0.1:<PORT>/api, '
+        + 'gateway URL plus the API\'s path (e.g. https://<gateway>/summary); locally (npm start) https://127.0.0.1:<PORT>/api, '
         + 'which the reference page at /docs fills in itself.',
       variables: { base_url: { default: GATEWAY_BASE_URL } },
     }],

@@ -139,7 +139,7 @@ describe('summary-client pull', () => {
     const before = readFileSync(join(dir, '_manifest.json'), 'utf8');
     const other = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--format', 'jsonl', '--out', dir]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/holds a pull of contracts as parquet by created from http:\/\/127\.0\.0\.1:\d+\/api as c0000001-[\w-]+, not of contracts as jsonl by created from .*: use another --out/);
+    expect(other.stderr).toMatch(/holds a pull of contracts as parquet by created from https:\/\/127\.0\.0\.1:\d+\/api as c0000001-[\w-]+, not of contracts as jsonl by created from .*: use another --out/);
     expect(readFileSync(join(dir, '_manifest.json'), 'utf8')).toBe(before);
     writeFileSync(join(dir, '_manifest.json'), '{"version": 2, "windo');
     const broken = await runPull(['contracts', '--from', '2025-01-01', '--to', '2025-01-31', '--out', dir]);

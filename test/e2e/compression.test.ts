@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { request } from 'node:http';
+import { request } from 'node:https';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { accessToken, identities, stack } from '../support/stack.js';
 
-/** A raw POST over node:http (fetch would decode the body): status, headers and the bytes on the wire. */
+/** A raw POST over node:https (fetch would decode the body): status, headers and the bytes on the wire. */
 async function raw(path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer }> {
   const token = await accessToken('contoso-full');
   const url = new URL(`${stack.baseUrl}${path}`);

@@ -21,7 +21,7 @@ function clientLines(text: string): string[] {
 
 describe('the walkthrough', () => {
   it('is in the README as npm start prints it on the default ports', () => {
-    const printed = walkthrough({ baseUrl: 'http://127.0.0.1:7071/api', authUrl: 'https://127.0.0.1:7072', identities, caFile: join(root, '.local', 'ca.pem') });
+    const printed = walkthrough({ baseUrl: 'https://127.0.0.1:7071/api', authUrl: 'https://127.0.0.1:7072', identities, caFile: join(root, '.local', 'ca.pem') });
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const lines = clientLines(printed);
     expect(lines.length).toBeGreaterThanOrEqual(11);

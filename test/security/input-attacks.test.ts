@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { accessToken, call, identities, stack, type Envelope, type Problem } from '../support/stack.js';
 
 // OWASP API4/API8 (resource consumption, misconfiguration) and injection: every bad request is a
@@ -106,7 +106,7 @@ describe('the host layer', () => {
     let answeredEarly: boolean | undefined;
     const answer = await new Promise<string>((resolve, reject) => {
       let text = '';
-      const socket = connect(Number(url.port), url.hostname, async () => {
+      const socket = connect(url, async () => {
         socket.write([
           `POST ${url.pathname}/v1/contracts/summary HTTP/1.1`, `Host: ${url.host}`, `Authorization: Bearer ${token}`,
           `Ocp-Apim-Subscription-Key: ${identities.subscriptionKeys[0]}`, `X-Api-Key: ${identities.apiKeys[0]}`,
@@ -135,7 +135,7 @@ describe('the host layer', () => {
   it('answers a Host header that is not a host with a problem, not a bare 500', async () => {
     const url = new URL(stack.baseUrl);
     const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(url.port), url.hostname, () => {
+      const socket = connect(url, () => {
         socket.write(`POST ${url.pathname}/v1/contracts/summary HTTP/1.1\r\nHost: a b\r\nOcp-Apim-Subscription-Key: ${identities.subscriptionKeys[0]}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
       });
       let text = '';
@@ -148,11 +148,16 @@ describe('the host layer', () => {
   });
 });
 
+/** A raw connection to the stack's gateway, which is https as API Management is (the local CA is trusted in this process). */
+function connect(url: URL, ready: () => void) {
+  return tlsConnect({ port: Number(url.port), host: url.hostname }, ready);
+}
+
 describe('what Node\'s HTTP parser refuses before the gateway', () => {
   /** Sends `head` as it is and reads the whole answer (the server closes the connection). */
   const raw = (head: string) => new Promise<string>((resolve, reject) => {
     const url = new URL(stack.baseUrl);
-    const socket = connect(Number(url.port), url.hostname, () => socket.write(head));
+    const socket = connect(url, () => socket.write(head));
     let text = '';
     socket.on('data', (chunk) => { text += chunk.toString(); });
     socket.on('end', () => resolve(text));
@@ -186,7 +191,7 @@ describe('a bad request pipelined after a good one', () => {
     const url = new URL(stack.baseUrl);
     const path = `${url.pathname}/v1/contracts/summary`;
     const text = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(url.port), url.hostname, () => socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\nhello there\r\n\r\n`));
+      const socket = connect(url, () => socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\nhello there\r\n\r\n`));
       let said = '';
       socket.on('data', (chunk) => { said += chunk.toString(); });
       socket.on('close', () => resolve(said));
