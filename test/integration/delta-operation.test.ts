@@ -197,6 +197,38 @@ describe('a JSON delta', () => {
   });
 });
 
+describe('a JSON delta followed as dlt\'s rest_api follows it (docs/recipes/dlt_summary_delta.py)', () => {
+  /** dlt's json_link paginator: the first request's body sent again, as it is, to every next link. */
+  async function asDltWalks(resource: string, body: Record<string, unknown>): Promise<{ rows: Doc[]; token: string; pages: number }> {
+    const rows: Doc[] = [];
+    let url = deltaUrl(resource);
+    for (let pages = 1; ; pages++) {
+      const response = await post(url, { body });
+      expect(response.status).toBe(200);
+      const page = await response.json() as Page;
+      rows.push(...page.data);
+      if (!page.pagination.nextLink) return { rows, token: page.delta.deltaToken!, pages };
+      url = page.pagination.nextLink;
+    }
+  }
+
+  it('keeps a mirror equal to the view: the whole view, then a night of updates and deletes over several pages, the token in the body resent with each link', async () => {
+    const mirror = new Map<string, Doc>();
+    const first = await asDltWalks('invoices', { pageSize: 7 });
+    expect(first.pages).toBeGreaterThan(2);
+    apply(mirror, first.rows, 'invoiceId');
+    expect(mirror).toEqual(await truth(INVOICES, FULL));
+    const documents = await own.documents('invoices');
+    await own.write('invoices', documents.slice(0, 9).map((document) => ({ ...document, supplierName: `night of dlt ${++serial}`, lines: document.lines.slice(0, 1) })));
+    await own.remove('invoices', documents.slice(9, 12).map((document) => document.id));
+    const night = await asDltWalks('invoices', { deltaToken: first.token, pageSize: 7 });
+    expect(night.pages).toBe(2);
+    expect(night.rows.filter((row) => row._removed === 'deleted').map((row) => row.invoiceId).sort()).toEqual(documents.slice(9, 12).map((document) => document.invoiceId).sort());
+    apply(mirror, night.rows, 'invoiceId');
+    expect(mirror).toEqual(await truth(INVOICES, FULL));
+  });
+});
+
 describe('a copy made without the feed', () => {
   it('starts deltas from its X-Summary-As-Of: what changed since, a kept row per other record, and a token that goes on', async () => {
     const body = { createdFrom: '2024-01-01' };
