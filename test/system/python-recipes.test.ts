@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { clientSettings } from '../../dev/client-settings.js';
@@ -39,7 +39,7 @@ async function runPython(script: string, folder: string): Promise<Record<string,
 }
 
 beforeAll(async () => {
-  python = await pythonEnv('python-recipes', ['pyarrow', 'pandas', 'polars']);
+  python = await pythonEnv('python-recipes', ['pyarrow', 'pandas', 'polars', 'fsspec', 'aiohttp']);
   const env = clientSettings({ ...stack, identities });
   for (const dataset of ['contracts', 'invoices']) {
     const result = await runChild(process.execPath, [CLI, 'pull', dataset, '--from', '2025-01-01', '--to', '2025-12-31', '--out', join(pulls, dataset)], env, 120_000);
@@ -75,6 +75,21 @@ describe('docs/consuming.md in Python', () => {
     const answer = await runPython(recipe('polars') + check, pulls);
     const want = await storedYear();
     expect(answer).toEqual({ ...want, per_invoice: want.invoices });
+  });
+
+  it('reads a job\'s files by its manifest\'s URLs alone (docs/recipes/read_manifest.py): pandas, polars, pyarrow through fsspec', async () => {
+    const env = clientSettings({ ...stack, identities });
+    const job = await runChild(process.execPath, ['docs/recipes/azure-sdk-poller.mjs', 'contracts', '2025-01-01', '2025-12-31'], { ...env, NODE_EXTRA_CA_CERTS: stack.caFile }, 120_000);
+    expect([job.code, job.stderr]).toEqual([0, '']);
+    const manifest = join(newDir(), 'job.json');
+    writeFileSync(manifest, job.stdout);
+    const want = await storedYear();
+    for (const reader of ['pandas', 'polars', 'pyarrow']) {
+      // Only storage is asked, with no credential of the service's: none is in the environment.
+      const read = await runChild(python, ['docs/recipes/read_manifest.py', manifest, 'contracts', reader], { HOME: process.env.HOME ?? '', SSL_CERT_FILE: stack.caFile }, 120_000);
+      expect([reader, read.code, read.stderr]).toEqual([reader, 0, '']);
+      expect([reader, JSON.parse(read.stdout)]).toEqual([reader, { rows: want.contracts, total: want.amount }]);
+    }
   });
 
   it('pandas: a folder pulled --by updated holds each record once, as last updated, read as it is', async () => {
