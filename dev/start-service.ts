@@ -102,6 +102,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
  * moment, so that closing the connection does not reset it before the answer is read.
  */
 function answerUnreadable(error: Error & { code?: string }, socket: Duplex): void {
+  // Over TLS the parser keeps reading after its error: the rest of the same head errs again.
+  if (answered.has(socket)) return;
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -115,6 +117,7 @@ function answerUnreadable(error: Error & { code?: string }, socket: Duplex): voi
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     // Node's own answer: 408, which clients retry (the request was slow, not wrong).
+    answered.add(socket);
     socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     return;
   }
@@ -124,16 +127,18 @@ function answerUnreadable(error: Error & { code?: string }, socket: Duplex): voi
     : new ApiError('MALFORMED_REQUEST', 'The request is not HTTP this service can read: send POST with a JSON body (see /docs).'));
 }
 
+/** Connections whose last answer is written: a later error of theirs is not answered again. */
+const answered = new WeakSet<Duplex>();
+
 /** Writes `problem` as the connection's last answer, then closes it. */
 function answerOnSocket(socket: Duplex, problem: ApiError): void {
+  answered.add(socket);
   const { status, headers, body } = errorResponse(problem, pickRequestId(null), () => {});
   const text = String(body);
   const lines = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(text)), connection: 'close' }).map(([name, value]) => `${name}: ${value}`);
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.join('\r\n')}\r\n\r\n${text}`);
-  // Closed once the caller has been quiet for 2 s: a caller still sending the rest of a long
-  // head (over TLS, records that take a while to decrypt) is not reset before it reads the answer.
-  const quiet = setTimeout(() => socket.destroy(), 2000).unref();
-  socket.on('data', () => quiet.refresh());
+  socket.on('data', () => {});
+  setTimeout(() => socket.destroy(), 2000).unref();
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {
