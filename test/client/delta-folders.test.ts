@@ -16,6 +16,8 @@ import { client, identities, stack } from '../support/stack.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { randomContractNights } from '../support/random-nights.js';
 import { tempDirs } from '../support/temp-dirs.js';
+import { runChild } from '../support/run-child.js';
+import { projectRoot } from '../../dev/project-root.js';
 
 // summary-client keeps a JSON Lines folder through the service's delta (issue 52, part 1): the
 // first run pulls the whole range from a delta without a token, and each later run asks once what
@@ -30,6 +32,7 @@ import { tempDirs } from '../support/temp-dirs.js';
 type Doc = Record<string, any>;
 
 const outDir = tempDirs('delta-folder');
+const CLI = join(projectRoot(), 'client', 'bin', 'summary-client.js');
 const RANGE = { from: '2024-01-01', to: '2024-04-30' };
 const CLIENTS = ['contoso-full', 'contoso-basic'];
 /** A night that restarts the service and its Azurite first. */
@@ -251,6 +254,40 @@ describe('a JSON Lines folder kept by the delta', () => {
     await expectExact('contoso-basic', dir, next);
     expect(next.summary.delta).toEqual({ start: 'token', merged: true });
   });
+});
+
+describe('a JSON Lines folder whose merge is killed between its renames', () => {
+  /**
+   * Preloaded into the CLI: the process kills itself (SIGKILL, nothing runs after it) as it is
+   * about to rename the second month's file into place: its manifest, with the new token, and the
+   * first month are committed, the other months written hidden.
+   */
+  const KILL_AT_SECOND_MONTH = `data:text/javascript,${encodeURIComponent([
+    "import fs from 'node:fs';",
+    "import { syncBuiltinESMExports } from 'node:module';",
+    'const rename = fs.renameSync;',
+    'let months = 0;',
+    "fs.renameSync = (from, to) => { if (String(to).endsWith('.jsonl') && ++months === 2) process.kill(process.pid, 'SIGKILL'); return rename(from, to); };",
+    'syncBuiltinESMExports();',
+  ].join('\n'))}`;
+
+  it('is set right by the next run, which merges on from the committed token: the folder equals the store', async () => {
+    const dir = outDir();
+    expect(isComplete((await runNight('contoso-full', dir)).summary)).toBe(true);
+    const [january, february, march] = ['2024-01', '2024-02', '2024-03'].map((month) => contract(`${month}-20T09:00:00.000Z`));
+    await own.write('contracts', [january!, february!, march!]);
+    const settings = clientSettings({ baseUrl: service.baseUrl, authUrl: service.idp!.url, identities, caFile: stack.caFile }, 'contoso-full');
+    const killed = await runChild(process.execPath, [`--import=${KILL_AT_SECOND_MONTH}`, CLI, 'pull', 'contracts', '--from', RANGE.from, '--to', RANGE.to, '--format', 'jsonl', '--page-size', '3', '--out', dir], settings, 120_000);
+    expect(killed.signal).toBe('SIGKILL');
+    // Committed: the manifest (its token the merge's) and January; February and March still hidden.
+    expect(readdirSync(dir).filter((name) => name.endsWith('.partial')).sort()).toEqual(['.contracts-2024-02.jsonl.partial', '.contracts-2024-03.jsonl.partial']);
+    expect(readFileSync(join(dir, 'contracts-2024-01.jsonl'), 'utf8')).toContain(january!.contractId);
+    expect(readFileSync(join(dir, 'contracts-2024-02.jsonl'), 'utf8')).not.toContain(february!.contractId);
+    const night = await runNight('contoso-full', dir);
+    await expectExact('contoso-full', dir, night);
+    expect(night.summary.delta).toEqual({ start: 'token', merged: true });
+    expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
+  }, 120_000);
 });
 
 describe('a JSON Lines folder kept by the delta under random writes', () => {
