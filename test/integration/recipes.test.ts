@@ -17,6 +17,7 @@ import { storeRecords } from '../support/store-records.js';
 import { credentials as jobCredentials, runJob } from '../support/export-jobs.js';
 import { readParquet } from '../support/parquet.js';
 import { runJobPipeline } from '../support/job-pipeline.js';
+import { createWarehouse, runDeltaPipeline } from '../support/delta-pipeline.js';
 import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
 import { tempDirs } from '../support/temp-dirs.js';
 import { withDuckDb } from '../support/duckdb.js';
@@ -157,4 +158,68 @@ describe('the Power Query recipe against the local stack', () => {
     expect(ids.length).toBeGreaterThan(7);
     expect(ids.sort()).toEqual(expected.sort());
   });
+});
+
+describe('the delta recipe: Data Factory keeping a warehouse table (SummaryDeltaToWarehouse)', () => {
+  let own: OwnTenant;
+  const warehouses = tempDirs('warehouse');
+  beforeAll(async () => {
+    own = await startOwnTenant(30, { service: { exports: { triggers: false } } });
+  });
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  const ID = { contracts: 'contractId', invoices: 'invoiceId' } as const;
+  /** id → what a night may change, as the warehouse table holds it. */
+  const tableOf = (warehouse: string, dataset: 'contracts' | 'invoices') => withDuckDb(async (query) => Object.fromEntries((await query(
+    dataset === 'contracts'
+      ? 'SELECT contractId AS id, title AS changed, CAST(contractAmount AS VARCHAR) AS amount, NULL AS lines FROM dbo.contracts'
+      : 'SELECT invoiceId AS id, supplierName AS changed, CAST(totalAmount AS VARCHAR) AS amount, json_array_length(lines) AS lines FROM dbo.invoices',
+  )).map((row, _index, rows) => {
+    // One row per id: a record upserted twice would be two rows.
+    expect(new Set(rows.map((each) => each.id)).size).toBe(rows.length);
+    return [String(row.id), [row.changed, row.amount, row.lines === null ? null : Number(row.lines)]];
+  })), warehouse);
+  /** The same of the store: contoso-full's view is every record of the tenant. */
+  const storeOf = async (dataset: 'contracts' | 'invoices') => Object.fromEntries((await own.documents(dataset)).map((doc) => [String(doc[ID[dataset]]),
+    [dataset === 'contracts' ? doc.title : doc.supplierName, Number(dataset === 'contracts' ? doc.contractAmount : doc.totalAmount).toFixed(2), dataset === 'contracts' ? null : (doc.lines as unknown[]).length]]));
+  const tokenOf = (warehouse: string, dataset: string) => withDuckDb(async (query) => (await query(`SELECT deltaToken FROM dbo.summary_delta_state WHERE dataset = '${dataset}'`)).map((row) => String(row.deltaToken)), warehouse);
+
+  it.each(['contracts', 'invoices'] as const)('%s: the whole view, then a night of updates, deletes and a create applied by id, then nothing, then started again', async (dataset) => {
+    const warehouse = join(warehouses(), 'warehouse.duckdb');
+    await createWarehouse(warehouse);
+    const credentials = await jobCredentials(own.service, 'contoso-full');
+    const target = (startAgain = false) => ({
+      baseUrl: `${own.service.baseUrl}/`, warehouse, parameters: { dataset, startAgain },
+      token: credentials.authorization!.slice('Bearer '.length), subscriptionKey: credentials['ocp-apim-subscription-key']!, apiKey: credentials['x-api-key']!,
+    });
+    const documents = await own.documents(dataset);
+    const first = await runDeltaPipeline(target());
+    expect(first.staged).toBe(documents.length);
+    expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
+    const [token] = await tokenOf(warehouse, dataset);
+    expect(token).toMatch(/^d1\.[0-9a-f]{32}\.\d+$/);
+
+    const changed = documents.slice(0, 3).map((doc) => dataset === 'contracts' ? { ...doc, title: `night ${doc.id}` } : { ...doc, supplierName: `night ${doc.id}`, lines: (doc.lines as unknown[]).slice(0, 1) });
+    const created = { ...documents[5], id: `${dataset}-warehouse-new`, [ID[dataset]]: `${dataset}-warehouse-new` };
+    await own.write(dataset, [...changed, created]);
+    await own.remove(dataset, documents.slice(3, 5).map((doc) => doc.id));
+    const night = await runDeltaPipeline(target());
+    expect(night.staged).toBeGreaterThanOrEqual(6);
+    expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
+    const [nightToken] = await tokenOf(warehouse, dataset);
+    expect(nightToken).not.toBe(token);
+
+    // Nothing changed since: the rows the delta's margin reads again change nothing; a night
+    // without a row keeps the token it asked with.
+    await runDeltaPipeline(target());
+    expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
+    expect(await tokenOf(warehouse, dataset)).toHaveLength(1);
+
+    // startAgain (after a DELTA_TOKEN_EXPIRED or DELTA_VIEW_CHANGED): the table emptied, the whole view.
+    const again = await runDeltaPipeline(target(true));
+    expect(again.staged).toBe((await own.documents(dataset)).length);
+    expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
+  }, 120_000);
 });

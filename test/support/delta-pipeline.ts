@@ -1,0 +1,107 @@
+/**
+ * docs/recipes/data-factory.json's SummaryDeltaToWarehouse run the way Data Factory would run it,
+ * against a service on loopback and a DuckDB database file standing for the warehouse (Azure SQL or
+ * a Fabric Warehouse): every request's URL, headers and body, the Lookup's query, the Copy's mapping
+ * and the Script's statements are the pipeline's own expressions evaluated (adf-expression.ts), the
+ * activities in their order. The Copy activity does what the REST connector does: POST the body,
+ * follow `AbsoluteUrl` with the same body, take the rows under the collection reference, each
+ * mapped path (one starting with `$` from the page's root, on each of its rows; arrays as JSON
+ * text), and insert them after its pre-copy script.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../../dev/project-root.js';
+import { withDuckDb, type Query } from '../../dev/duckdb.js';
+import { evaluate, type ExpressionScope } from './adf-expression.js';
+import { activity, resource } from './data-factory-recipe.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const PIPELINE = 'SummaryDeltaToWarehouse';
+
+export interface DeltaPipelineTarget {
+  /** The service's base URL, ending in a slash. */
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly subscriptionKey: string;
+  readonly apiKey: string;
+  /** The DuckDB database file standing for the warehouse. */
+  readonly warehouse: string;
+  readonly parameters: { readonly dataset: string; readonly startAgain?: boolean };
+}
+
+/** What one run did: the delta's requests and the rows it staged. */
+export interface DeltaPipelineRun {
+  readonly requests: number;
+  readonly staged: number;
+}
+
+/**
+ * docs/recipes/warehouse-delta.sql made in the warehouse, as DuckDB takes it: its two T-SQL types,
+ * DATETIME2(3) and VARCHAR(MAX), are DuckDB's TIMESTAMP and VARCHAR.
+ */
+export async function createWarehouse(path: string): Promise<void> {
+  const ddl = readFileSync(join(projectRoot(), 'docs/recipes/warehouse-delta.sql'), 'utf8').replaceAll('DATETIME2(3)', 'TIMESTAMP').replaceAll('VARCHAR(MAX)', 'VARCHAR');
+  await withDuckDb(async (query) => {
+    await query('CREATE SCHEMA dbo');
+    await query(ddl);
+  }, path);
+}
+
+/** A value as a SQL literal for DuckDB's INSERT (the Copy activity's type conversion is the column's). */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number') return String(value);
+  return `'${(typeof value === 'string' ? value : JSON.stringify(value)).replaceAll("'", "''")}'`;
+}
+
+/** A mapping's JSON path (`['a']`, or `$['a']['b']` from the page's root) read from the row or the page. */
+function read(path: string, row: any, page: any): unknown {
+  const names = [...path.matchAll(/\['([^']+)'\]/g)].map((match) => match[1]!);
+  return names.reduce((current, name) => current?.[name], path.startsWith('$') ? page : row);
+}
+
+/** Runs the pipeline once; throws where Data Factory would fail the run (an answer other than 2xx). */
+export async function runDeltaPipeline(target: DeltaPipelineTarget): Promise<DeltaPipelineRun> {
+  const parameters = { startAgain: false, ...target.parameters };
+  const activities: Record<string, any> = {};
+  const scope = (extra: Partial<ExpressionScope> = {}): ExpressionScope => ({ parameters, activities, ...extra });
+  const value = (entry: any, extra?: Partial<ExpressionScope>) => (typeof entry === 'string' ? entry : evaluate(entry.value, scope(extra)));
+  return withDuckDb(async (query: Query) => {
+    const lookup = activity(PIPELINE, 'LastToken').typeProperties;
+    activities.LastToken = { output: { firstRow: (await query(String(value(lookup.source.sqlReaderQuery))))[0] } };
+
+    const copy = activity(PIPELINE, 'CopyDelta');
+    const input = copy.inputs[0];
+    const relative = resource(input.referenceName).properties.typeProperties.relativeUrl;
+    const url = `${target.baseUrl}${String(evaluate(relative.value, { dataset: { dataset: value(input.parameters.dataset) } }))}`;
+    const { source, sink } = copy.typeProperties;
+    const table = `dbo.${String(value(copy.outputs[0].parameters.table))}`;
+    const translator = value(copy.typeProperties.translator) as { collectionReference: string; mappings: { source: { path: string }; sink: { name: string } }[] };
+    const body = String(value(source.requestBody));
+    // The REST linked service adds the token (OAuth2ClientCredential) and its auth headers, the keys.
+    const headers = { ...source.additionalHeaders, authorization: `Bearer ${target.token}`, 'ocp-apim-subscription-key': target.subscriptionKey, 'x-api-key': target.apiKey };
+    await query(String(value(sink.preCopyScript)));
+    let next: string | undefined = url;
+    let requests = 0;
+    let staged = 0;
+    const columns = translator.mappings.map((mapping) => mapping.sink.name).join(', ');
+    while (next) {
+      requests += 1;
+      const response = await fetch(next, { method: source.requestMethod, headers, body });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`CopyDelta answered ${response.status}: ${text}`);
+      const page = JSON.parse(text) as any;
+      const rows = read(translator.collectionReference, page, page) as any[];
+      if (rows.length > 0) {
+        const values = rows.map((row) => `(${translator.mappings.map((mapping) => literal(read(mapping.source.path, row, page))).join(', ')})`);
+        await query(`INSERT INTO ${table} (${columns}) VALUES ${values.join(', ')}`);
+      }
+      staged += rows.length;
+      // AbsoluteUrl = $.pagination.nextLink: the next request, with the same body.
+      next = read(`$['${source.paginationRules.AbsoluteUrl.slice(2).split('.').join("']['")}']`, page, page) as string | undefined;
+    }
+
+    for (const script of activity(PIPELINE, 'ApplyDelta').typeProperties.scripts) await query(String(value(script.text)));
+    return { requests, staged };
+  }, target.warehouse);
+}
