@@ -6,8 +6,10 @@ declarative rest_api source.
 - the delta operation (POST /v1/{contracts|invoices}/delta), its pages followed by
   `pagination.nextLink`;
 - the delta token as the resource's incremental state: read from the last page's
-  `delta.deltaToken`, kept in dlt's resource state (committed with the load, so a load that fails
-  asks again with the same token, which answers again), sent as `deltaToken` on the next run;
+  `delta.deltaToken`, kept in dlt's resource state, sent as `deltaToken` on the next run. dlt keeps
+  the state locally from the extract on and in the destination with the load, so a run that fails
+  drops its local state: the next one takes the destination's, the token of the last load that
+  landed, and asks again with it (a token answers again for its whole life);
 - `merge` by the record id, the removal rows' `_removed` member as `hard_delete` (an invoice's lines
   go with it), and column hints: amounts decimal, dates date, instants timestamp.
 
@@ -55,7 +57,9 @@ ID = {"contracts": "contractId", "invoices": "invoiceId"}
 
 
 def keep_delta_token(response, *args, **kwargs):
-    """A response hook: the last page's token becomes the resource's state (saved with the load)."""
+    """A response hook: the last page's token becomes the resource's state."""
+    if not response.ok:
+        return response
     token = (response.json().get("delta") or {}).get("deltaToken")
     if token:
         dlt.current.resource_state()["deltaToken"] = token
@@ -131,6 +135,9 @@ if __name__ == "__main__":
     except Exception as failure:
         code = refused_token(failure)
         if code is None:
+            # The tokens of an extract that did not land must not be asked from: without the local
+            # state, the next run takes the destination's (and extracts again what did not land).
+            pipeline.drop()
             raise
         # Expired, or another view: the tables are loaded again from the whole view (their rows and
         # the tokens dropped first), as the service says to.

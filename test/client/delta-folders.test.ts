@@ -274,6 +274,7 @@ describe('a JSON Lines folder whose merge is killed between its renames', () => 
   it('is set right by the next run, which merges on from the committed token: the folder equals the store', async () => {
     const dir = outDir();
     expect(isComplete((await runNight('contoso-full', dir)).summary)).toBe(true);
+    const token = manifestOf(dir).delta.token as string;
     const [january, february, march] = ['2024-01', '2024-02', '2024-03'].map((month) => contract(`${month}-20T09:00:00.000Z`));
     await own.write('contracts', [january!, february!, march!]);
     const settings = clientSettings({ baseUrl: service.baseUrl, authUrl: service.idp!.url, identities, caFile: stack.caFile }, 'contoso-full');
@@ -281,11 +282,14 @@ describe('a JSON Lines folder whose merge is killed between its renames', () => 
     expect(killed.signal).toBe('SIGKILL');
     // Committed: the manifest (its token the merge's) and January; February and March still hidden.
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial')).sort()).toEqual(['.contracts-2024-02.jsonl.partial', '.contracts-2024-03.jsonl.partial']);
+    const committed = manifestOf(dir).delta.token as string;
+    expect(committed).not.toBe(token);
     expect(readFileSync(join(dir, 'contracts-2024-01.jsonl'), 'utf8')).toContain(january!.contractId);
     expect(readFileSync(join(dir, 'contracts-2024-02.jsonl'), 'utf8')).not.toContain(february!.contractId);
     const night = await runNight('contoso-full', dir);
     await expectExact('contoso-full', dir, night);
     expect(night.summary.delta).toEqual({ start: 'token', merged: true });
+    expect(night.events).toContainEqual(expect.objectContaining({ kind: 'delta-start', start: 'token' }));
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
   }, 120_000);
 });

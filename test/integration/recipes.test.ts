@@ -211,11 +211,17 @@ describe('the delta recipe: Data Factory keeping a warehouse table (SummaryDelta
     const [nightToken] = await tokenOf(warehouse, dataset);
     expect(nightToken).not.toBe(token);
 
-    // Nothing changed since: the rows the delta's margin reads again change nothing; a night
-    // without a row keeps the token it asked with.
+    // Nothing changed since: past the delta's margin (QUIET_SECONDS) a night stages no row, asks
+    // once more, and keeps the new token, so an unchanged table's token never grows old.
+    await new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
     await runDeltaPipeline(target());
+    const quiet = await runDeltaPipeline(target());
+    expect({ staged: quiet.staged, askedAgain: quiet.askedAgain }).toEqual({ staged: 0, askedAgain: true });
     expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
-    expect(await tokenOf(warehouse, dataset)).toHaveLength(1);
+    const renewed = await tokenOf(warehouse, dataset);
+    expect(renewed).toHaveLength(1);
+    expect(renewed[0]).not.toBe(nightToken);
+    expect(renewed[0]).toMatch(/^d1\.[0-9a-f]{32}\.\d+$/);
 
     // startAgain (after a DELTA_TOKEN_EXPIRED or DELTA_VIEW_CHANGED): the table emptied, the whole view.
     const again = await runDeltaPipeline(target(true));

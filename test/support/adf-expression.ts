@@ -3,7 +3,7 @@
  * data-factory.json), so a test can compute what a pipeline would send: string and integer
  * literals, `pipeline().parameters.x`, `item()`, `dataset().x`, `activity('a').output.x`,
  * `variables('v')`, and the functions concat, add, sub, min, max, range, if, equals, encodeUriComponent,
- * startsWith and endsWith (case-insensitive, as Data Factory's), and, length, substring (out of range throws, as it
+ * startsWith and endsWith (case-insensitive, as Data Factory's), and, length, `?.` (members are read null-safely either way), substring (out of range throws, as it
  * fails a run), formatDateTime (yyyy-MM-dd, yyyy-MM), addToTime (Month, Day), addDays, string (an
  * object or array as its JSON) and json. Anything else throws: a recipe using it needs it here.
  * Every argument is evaluated, the branch `if` does not take too, so an expression must hold either
@@ -40,6 +40,8 @@ function tokenize(source: string): Token[] {
     const name = /^[A-Za-z_]\w*/.exec(source.slice(at));
     if (name) { tokens.push({ kind: 'name', text: name[0] }); at += name[0].length; continue; }
     if ('(),.'.includes(char)) { tokens.push({ kind: 'punct', text: char }); at += 1; continue; }
+    // `?.`: the null-safe member access (a missing member is null, not a failed run).
+    if (char === '?' && source[at + 1] === '.') { tokens.push({ kind: 'punct', text: '.' }); at += 2; continue; }
     throw new SyntaxError(`unexpected ${char} at ${at}`);
   }
   return tokens;

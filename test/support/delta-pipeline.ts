@@ -33,6 +33,8 @@ export interface DeltaPipelineTarget {
 export interface DeltaPipelineRun {
   readonly requests: number;
   readonly staged: number;
+  /** Whether the night staged no row and so asked once more for a token (IfNothingStaged). */
+  readonly askedAgain: boolean;
 }
 
 /**
@@ -60,10 +62,23 @@ function read(path: string, row: any, page: any): unknown {
   return names.reduce((current, name) => current?.[name], path.startsWith('$') ? page : row);
 }
 
+/**
+ * A Script activity's text as DuckDB runs it: `SET XACT_ABORT ON` is T-SQL's (a failed statement
+ * rolls the whole transaction back), which DuckDB always does.
+ */
+function forDuckDb(text: string): string {
+  return text.replace(/^SET XACT_ABORT ON; /, '');
+}
+
 /** Runs the pipeline once; throws where Data Factory would fail the run (an answer other than 2xx). */
 export async function runDeltaPipeline(target: DeltaPipelineTarget): Promise<DeltaPipelineRun> {
-  const parameters = { startAgain: false, ...target.parameters };
-  const activities: Record<string, any> = {};
+  const parameters = { startAgain: false, baseUrl: target.baseUrl, ...target.parameters };
+  // Key Vault and the token endpoint stand outside: their answers are given.
+  const activities: Record<string, any> = {
+    GetToken: { output: { access_token: target.token } },
+    GetSubscriptionKey: { output: { value: target.subscriptionKey } },
+    GetApiKey: { output: { value: target.apiKey } },
+  };
   const scope = (extra: Partial<ExpressionScope> = {}): ExpressionScope => ({ parameters, activities, ...extra });
   const value = (entry: any, extra?: Partial<ExpressionScope>) => (typeof entry === 'string' ? entry : evaluate(entry.value, scope(extra)));
   return withDuckDb(async (query: Query) => {
@@ -101,7 +116,19 @@ export async function runDeltaPipeline(target: DeltaPipelineTarget): Promise<Del
       next = read(`$['${source.paginationRules.AbsoluteUrl.slice(2).split('.').join("']['")}']`, page, page) as string | undefined;
     }
 
-    for (const script of activity(PIPELINE, 'ApplyDelta').typeProperties.scripts) await query(String(value(script.text)));
-    return { requests, staged };
+    activities.CopyDelta = { output: { rowsCopied: staged } };
+    for (const script of activity(PIPELINE, 'ApplyDelta').typeProperties.scripts) await query(forDuckDb(String(value(script.text))));
+
+    const askedAgain = value(activity(PIPELINE, 'IfNothingStaged').typeProperties.expression) === true;
+    if (askedAgain) {
+      const web = activity(PIPELINE, 'AskAgain').typeProperties;
+      const webHeaders = Object.fromEntries(Object.entries(web.headers as Record<string, any>).map(([header, entry]) => [header, String(value(entry))]));
+      const response = await fetch(String(value(web.url)), { method: web.method, headers: webHeaders, body: String(value(web.body)) });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`AskAgain answered ${response.status}: ${text}`);
+      activities.AskAgain = { output: JSON.parse(text) as unknown };
+      for (const script of activity(PIPELINE, 'KeepRenewedToken').typeProperties.scripts) await query(forDuckDb(String(value(script.text))));
+    }
+    return { requests, staged, askedAgain };
   }, target.warehouse);
 }

@@ -87,5 +87,8 @@ describe('docs/recipes/dlt_summary_delta.py (dlt rest_api)', () => {
     expect(new Set(codes.map((code) => ERROR_CODES[code as keyof typeof ERROR_CODES].status))).toEqual(new Set([400, 409, 410]));
     expect(recipe).toContain('response.status_code in (400, 409, 410)');
     expect(recipe).toContain('refresh="drop_resources"');
+    // Any other failure: the local state (the unlanded extract's tokens) dropped, the destination's taken next run.
+    expect(recipe).toContain('pipeline.drop()');
+    expect(recipe).toContain('pipeline.sync_destination()');
   });
 });
