@@ -7,7 +7,7 @@ export interface ChildResult {
   readonly stdout: string;
   readonly stderr: string;
   /** The signal that ended it, if one did. */
-  readonly signal: NodeJS.Signals | null;
+  readonly signal?: NodeJS.Signals;
 }
 
 /**
@@ -18,7 +18,7 @@ export function runChild(command: string, args: readonly string[], env: Readonly
   return new Promise((resolve) => {
     execFile(command, args, { cwd: projectRoot(), env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr), signal: error?.signal ?? null });
+      resolve({ code, stdout: String(stdout), stderr: String(stderr), ...(error?.signal ? { signal: error.signal } : {}) });
     });
   });
 }
