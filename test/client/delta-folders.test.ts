@@ -16,6 +16,7 @@ import { client, identities, stack } from '../support/stack.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { randomContractNights } from '../support/random-nights.js';
 import { tempDirs } from '../support/temp-dirs.js';
+import { QUIET_SECONDS } from '../../shared/output/result-etag.js';
 import { runChild } from '../support/run-child.js';
 import { projectRoot } from '../../dev/project-root.js';
 
@@ -291,6 +292,64 @@ describe('a JSON Lines folder whose merge is killed between its renames', () => 
     expect(night.summary.delta).toEqual({ start: 'token', merged: true });
     expect(night.events).toContainEqual(expect.objectContaining({ kind: 'delta-start', start: 'token' }));
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
+  }, 120_000);
+});
+
+describe('a JSON Lines folder kept by the delta while a writer is busy', () => {
+  it('holds every write made before its watermark after a run the writer never paused for, and the store once the writer rests', async () => {
+    const dir = outDir();
+    const pool = ['2024-01', '2024-02', '2024-03', '2024-04'].map((month) => contract(`${month}-25T09:00:00.000Z`));
+    await own.write('contracts', pool);
+    expect(isComplete((await runNight('contoso-full', dir)).summary)).toBe(true);
+    // The writer: renames (each a higher serial in the title), creates, and deletes of what it created.
+    const done: { id: string; serial: number; at: number; deleted?: boolean }[] = [];
+    let writing = true;
+    let serial = 0;
+    const created: Doc[] = [];
+    const writer = (async () => {
+      while (writing) {
+        serial += 1;
+        const step = serial % 4;
+        if (step === 0 && created.length > 0) {
+          const gone = created.shift()!;
+          await own.remove('contracts', [gone.id]);
+          done.push({ id: gone.contractId, serial, at: Date.now(), deleted: true });
+        } else if (step === 1) {
+          const fresh = contract(`2024-0${1 + (serial % 4)}-26T09:00:00.000Z`, { title: `busy ${serial}` });
+          await own.write('contracts', [fresh]);
+          created.push(fresh);
+          done.push({ id: fresh.contractId, serial, at: Date.now() });
+        } else {
+          const record = pool[serial % pool.length]!;
+          await own.write('contracts', [{ ...record, title: `busy ${serial}` }]);
+          done.push({ id: record.contractId, serial, at: Date.now() });
+        }
+      }
+    })();
+    // Busy for longer than the delta's margin (QUIET_SECONDS) before the run: its watermark then
+    // falls inside the writes.
+    while (done.length === 0 || Date.now() - done[0]!.at < (QUIET_SECONDS + 2) * 1000) await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    const night = await runNight('contoso-full', dir);
+    const ended = Date.now();
+    writing = false;
+    await writer;
+    expect(done.filter((write) => write.at > started && write.at < ended).length).toBeGreaterThan(0);
+    expect({ complete: isComplete(night.summary), via: night.summary.via }).toEqual({ complete: true, via: 'delta' });
+    // Every write finished a second before the watermark is in the folder, as it is or as a later write left it.
+    const before = Date.parse(night.summary.watermark!) - 1000;
+    const folder = await readFolder(dir, 'contoso-full');
+    const last = new Map<string, { serial: number; deleted?: boolean }>();
+    for (const write of done.filter((each) => each.at < before)) last.set(write.id, write);
+    expect(last.size).toBeGreaterThan(0);
+    for (const [id, write] of last) {
+      const held = folder[id] === undefined ? undefined : Number(/busy (\d+)/.exec(String(JSON.parse(folder[id]!)[0]))?.[1] ?? -1);
+      const later = done.some((each) => each.id === id && each.serial > write.serial);
+      if (write.deleted) expect([id, held === undefined || later]).toEqual([id, true]);
+      else expect([id, held !== undefined && held >= write.serial]).toEqual([id, true]);
+    }
+    // The writer rests: the next night leaves the folder equal to the store.
+    await expectExact('contoso-full', dir, await runNight('contoso-full', dir));
   }, 120_000);
 });
 
