@@ -54,9 +54,12 @@ afterAll(async () => {
   if (cache) rmSync(cache, { recursive: true, force: true });
 });
 
+function settingsOf(): Record<string, string> {
+  return { ...clientSettings({ baseUrl: own.service.baseUrl, authUrl: own.service.idp!.url, identities, caFile: stack.caFile }), SUMMARY_CA_FILE: stack.caFile, HOME: process.env.HOME ?? '' };
+}
+
 async function load(dataset: 'contracts' | 'invoices', table = '-'): Promise<{ rows: unknown[]; log: string }> {
-  const settings = { ...clientSettings({ baseUrl: own.service.baseUrl, authUrl: own.service.idp!.url, identities, caFile: stack.caFile }), SUMMARY_CA_FILE: stack.caFile, HOME: process.env.HOME ?? '' };
-  const result = await runChild(python, ['-c', LOAD, dataset, table, cache], settings, 300_000);
+  const result = await runChild(python, ['-c', LOAD, dataset, table, cache], settingsOf(), 300_000);
   expect([result.code, result.code === 0 ? '' : result.stderr.slice(-3000)]).toEqual([0, '']);
   return { rows: JSON.parse(result.stdout) as unknown[], log: result.stderr };
 }
@@ -126,8 +129,29 @@ describe('the Python loader with cache= kept by the delta', () => {
     // The invoices' own table, from the same copy: one delta keeps both.
     const invoices = await load('invoices');
     expect(sorted(invoices.rows)).toEqual(await truth('invoices'));
+
+    // A load killed as it writes its copy, one table of the two written: the next load takes no
+    // half copy (the files are checked against the copy's record of them) and equals the store.
+    await own.write('invoices', [{ ...made[1], status: 'Paid', lines: lines(5) }]);
+    const killed = await runChild(python, ['-c', KILL_AFTER_FIRST_TABLE + LOAD, 'invoices', 'invoice_tables', cache], settingsOf(), 300_000);
+    expect(killed.signal).toBe('SIGKILL');
+    const after = await load('invoices', 'invoice_tables');
+    expect(after.log).toContain('kept by the delta: the whole range');
+    expect(sorted(after.rows)).toEqual(await truth('invoices', true));
+    expect(sorted((await load('invoices')).rows)).toEqual(await truth('invoices'));
   }, 300_000);
 });
+
+/** Run before LOAD: the process kills itself (SIGKILL) once the first table of its copy is in place. */
+const KILL_AFTER_FIRST_TABLE = `
+import os, signal
+_replace = os.replace
+def _replace_then_die(source, target):
+    _replace(source, target)
+    if str(target).endswith(".delta"):
+        os.kill(os.getpid(), signal.SIGKILL)
+os.replace = _replace_then_die
+`;
 
 /** A contract of the tenant's seed to make the test's contracts from (the seed's own were removed). */
 async function startOwnTenantTemplate(): Promise<Doc | undefined> {
