@@ -14,8 +14,10 @@ import { CONTRACTS } from '../../shared/model/contracts.js';
 
 // The Python loader's cache kept by the service's delta (issue 52, part 2), against a service of a
 // tenant of the test's own whose records it changes through the real SDK between loads: after each
-// night the loaded tables equal the store, for contracts and for invoices' lines, and every load
-// after the first asks the delta since its token (the loader's log says so).
+// night the loaded tables equal the store, for contracts (two callers: contoso-full, and
+// contoso-basic, who sees no Drafts) and for invoices' lines, and every load after the first asks
+// the delta since its token (the loader's log says so); a load killed as it writes its copy leaves
+// no half copy to the next.
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = Record<string, any>;
@@ -24,6 +26,8 @@ const RANGE = ['2024-01-01', '2024-04-30'] as const;
 let own: OwnTenant;
 let python: string;
 let cache: string;
+/** The cache of a second caller, contoso-basic (no Drafts): its own view kept by its own deltas. */
+let basicCache: string;
 let serial = 0;
 
 /** Loads `dataset` (`table`) of the range with the cache, printing its rows' id, title, status and line counts as JSON; the log on stderr. */
@@ -44,29 +48,31 @@ print(json.dumps(sorted(shown)))
 
 beforeAll(async () => {
   python = await pythonEnv('python-delta-cache', ['requests', 'pyarrow', 'pytest'], { local: [join(projectRoot(), 'python')] });
-  own = await startOwnTenant(1, { service: { exports: { triggers: false } } });
+  own = await startOwnTenant(1, { clients: ['contoso-full', 'contoso-basic'], service: { exports: { triggers: false } } });
   cache = mkdtempSync(join(tmpdir(), 'delta-cache-'));
+  basicCache = mkdtempSync(join(tmpdir(), 'delta-cache-basic-'));
   await own.remove('contracts', (await own.documents('contracts')).map((doc) => doc.id));
 }, 900_000);
 
 afterAll(async () => {
   await own?.stop();
   if (cache) rmSync(cache, { recursive: true, force: true });
+  if (basicCache) rmSync(basicCache, { recursive: true, force: true });
 });
 
-function settingsOf(): Record<string, string> {
-  return { ...clientSettings({ baseUrl: own.service.baseUrl, authUrl: own.service.idp!.url, identities, caFile: stack.caFile }), SUMMARY_CA_FILE: stack.caFile, HOME: process.env.HOME ?? '' };
+function settingsOf(as = 'contoso-full'): Record<string, string> {
+  return { ...clientSettings({ baseUrl: own.service.baseUrl, authUrl: own.service.idp!.url, identities, caFile: stack.caFile }, as), SUMMARY_CA_FILE: stack.caFile, HOME: process.env.HOME ?? '' };
 }
 
-async function load(dataset: 'contracts' | 'invoices', table = '-'): Promise<{ rows: unknown[]; log: string }> {
-  const result = await runChild(python, ['-c', LOAD, dataset, table, cache], settingsOf(), 300_000);
+async function load(dataset: 'contracts' | 'invoices', table = '-', as = 'contoso-full'): Promise<{ rows: unknown[]; log: string }> {
+  const result = await runChild(python, ['-c', LOAD, dataset, table, as === 'contoso-full' ? cache : basicCache], settingsOf(as), 300_000);
   expect([result.code, result.code === 0 ? '' : result.stderr.slice(-3000)]).toEqual([0, '']);
   return { rows: JSON.parse(result.stdout) as unknown[], log: result.stderr };
 }
 
-/** What the store holds of the range for contoso-full (Drafts as its roles say): the rows a load must give. */
-async function truth(dataset: 'contracts' | 'invoices', lines = false): Promise<unknown[]> {
-  const drafts = buildAllowlist(DATAPOINTS).view(CONTRACTS, client('contoso-full').roles).drafts;
+/** What the store holds of the range for `as` (Drafts as its roles say): the rows a load must give. */
+async function truth(dataset: 'contracts' | 'invoices', lines = false, as = 'contoso-full'): Promise<unknown[]> {
+  const drafts = buildAllowlist(DATAPOINTS).view(CONTRACTS, client(as).roles).drafts;
   const documents = (await own.documents(dataset)).filter((doc) => doc.createdDate >= RANGE[0] && doc.createdDate < '2024-05' && (dataset !== 'contracts' || drafts || doc.status !== 'Draft'));
   if (dataset === 'contracts') return documents.map((doc) => [doc.contractId, doc.title, doc.status]).sort(byText);
   if (lines) return documents.flatMap((doc) => (doc.lines as Doc[]).map((line) => [doc.invoiceId, line.lineNumber])).sort(byText);
@@ -94,6 +100,7 @@ describe('the Python loader with cache= kept by the delta', () => {
     const first = await load('contracts');
     expect(first.log).toContain('kept by the delta: the whole range');
     expect(sorted(first.rows)).toEqual(await truth('contracts'));
+    expect(sorted((await load('contracts', '-', 'contoso-basic')).rows)).toEqual(await truth('contracts', false, 'contoso-basic'));
 
     // A night: a rename without updatedDate, a record moved to another month, one deleted, one created, a Draft published.
     await own.write('contracts', [
@@ -106,12 +113,20 @@ describe('the Python loader with cache= kept by the delta', () => {
     const second = await load('contracts');
     expect(second.log).toMatch(/kept by the delta: \d+ rows changed or removed/);
     expect(sorted(second.rows)).toEqual(await truth('contracts'));
+    // The caller without Drafts: the Draft published comes in, the hidden Drafts never do.
+    const basic = await load('contracts', '-', 'contoso-basic');
+    expect(basic.log).toMatch(/kept by the delta: \d+ rows changed or removed/);
+    expect(sorted(basic.rows)).toEqual(await truth('contracts', false, 'contoso-basic'));
 
     // A record moved out of the range, and nothing else.
     await own.write('contracts', [{ ...made[6], createdDate: '2023-12-31T00:00:00.000Z' }]);
     const third = await load('contracts');
     expect(third.log).toMatch(/kept by the delta: \d+ rows changed or removed/);
     expect(sorted(third.rows)).toEqual(await truth('contracts'));
+    // A Published record turned Draft leaves the basic caller's table only.
+    await own.write('contracts', [{ ...made[0], status: 'Draft' }]);
+    expect(sorted((await load('contracts', '-', 'contoso-basic')).rows)).toEqual(await truth('contracts', false, 'contoso-basic'));
+    expect(sorted((await load('contracts')).rows)).toEqual(await truth('contracts'));
   }, 300_000);
 
   it('keeps an invoice\'s lines with it: lines added, an invoice deleted, for both tables', async () => {
