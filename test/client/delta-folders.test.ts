@@ -295,6 +295,33 @@ describe('a JSON Lines folder whose merge is killed between its renames', () => 
   }, 120_000);
 });
 
+describe('a JSON Lines folder whose merge is asked to stop (SIGTERM) between its renames', () => {
+  /** Preloaded into the CLI: SIGTERM, as a scheduler stopping the job sends, sent to itself as it renames the second month into place. */
+  const TERM_AT_SECOND_MONTH = `data:text/javascript,${encodeURIComponent([
+    "import fs from 'node:fs';",
+    "import { syncBuiltinESMExports } from 'node:module';",
+    'const rename = fs.renameSync;',
+    'let months = 0;',
+    "fs.renameSync = (from, to) => { if (String(to).endsWith('.jsonl') && ++months === 2) process.kill(process.pid, 'SIGTERM'); return rename(from, to); };",
+    'syncBuiltinESMExports();',
+  ].join('\n'))}`;
+
+  it('finishes the commit under way, then stops: every month new, nothing hidden left', async () => {
+    const dir = outDir();
+    expect(isComplete((await runNight('contoso-full', dir)).summary)).toBe(true);
+    const months = ['2024-01', '2024-02', '2024-03'].map((month) => contract(`${month}-21T09:00:00.000Z`));
+    await own.write('contracts', months);
+    const settings = clientSettings({ baseUrl: service.baseUrl, authUrl: service.idp!.url, identities, caFile: stack.caFile }, 'contoso-full');
+    const stopped = await runChild(process.execPath, [`--import=${TERM_AT_SECOND_MONTH}`, CLI, 'pull', 'contracts', '--from', RANGE.from, '--to', RANGE.to, '--format', 'jsonl', '--page-size', '3', '--out', dir], settings, 120_000);
+    // Not cut short by the signal: 143 if the run had more to do after the commit, 0 when the commit was its end (here, either).
+    expect(stopped.signal).toBeUndefined();
+    expect([0, 143]).toContain(stopped.code);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
+    for (const [index, month] of months.entries()) expect(readFileSync(join(dir, `contracts-2024-0${index + 1}.jsonl`), 'utf8')).toContain(month!.contractId);
+    expect(await readFolder(dir, 'contoso-full')).toEqual(await truth('contoso-full'));
+  }, 120_000);
+});
+
 describe('a JSON Lines folder kept by the delta while a writer is busy', () => {
   it('holds every write made before its watermark after a run the writer never paused for, and the store once the writer rests', async () => {
     const dir = outDir();
