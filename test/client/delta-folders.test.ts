@@ -313,9 +313,8 @@ describe('a JSON Lines folder whose merge is asked to stop (SIGTERM) between its
     await own.write('contracts', months);
     const settings = clientSettings({ baseUrl: service.baseUrl, authUrl: service.idp!.url, identities, caFile: stack.caFile }, 'contoso-full');
     const stopped = await runChild(process.execPath, [`--import=${TERM_AT_SECOND_MONTH}`, CLI, 'pull', 'contracts', '--from', RANGE.from, '--to', RANGE.to, '--format', 'jsonl', '--page-size', '3', '--out', dir], settings, 120_000);
-    // Not cut short by the signal: 143 if the run had more to do after the commit, 0 when the commit was its end (here, either).
-    expect(stopped.signal).toBeUndefined();
-    expect([0, 143]).toContain(stopped.code);
+    // The commit was not cut: the signal was taken once it ended (the run then dies by it, or had already ended: here, either).
+    expect([stopped.signal ?? `exit ${stopped.code}`]).toEqual([expect.stringMatching(/^(SIGTERM|exit 0)$/)]);
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
     for (const [index, month] of months.entries()) expect(readFileSync(join(dir, `contracts-2024-0${index + 1}.jsonl`), 'utf8')).toContain(month!.contractId);
     expect(await readFolder(dir, 'contoso-full')).toEqual(await truth('contoso-full'));
@@ -379,9 +378,10 @@ describe('a folder kept by the delta while a writer is busy', () => {
     expect(last.size).toBeGreaterThan(0);
     for (const [id, write] of last) {
       const held = folder[id];
+      // A later write (made after the cutoff, perhaps before the watermark) may have superseded it.
       const later = done.some((each) => each.id === id && each.serial > write.serial);
       if (write.deleted) expect([id, held === undefined || later]).toEqual([id, true]);
-      else expect([id, held !== undefined && held >= write.serial]).toEqual([id, true]);
+      else expect([id, (held !== undefined && held >= write.serial) || later]).toEqual([id, true]);
     }
     // The writer rests: the next night leaves the folder equal to the store.
     const rested = await runNight('contoso-full', dir, { format });

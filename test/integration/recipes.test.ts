@@ -223,6 +223,16 @@ describe('the delta recipe: Data Factory keeping a warehouse table (SummaryDelta
     expect(renewed[0]).not.toBe(nightToken);
     expect(renewed[0]).toMatch(/^d1\.[0-9a-f]{32}\.\d+$/);
 
+    // A write between the night's Copy and its asking again: that answer has a row, so the token
+    // it gives is not kept (the row would be skipped); the next night stages the write.
+    const between = { ...created, id: `${dataset}-between`, [ID[dataset]]: `${dataset}-between` };
+    const racing = await runDeltaPipeline({ ...target(), beforeAskAgain: () => own.write(dataset, [between]) });
+    expect({ staged: racing.staged, askedAgain: racing.askedAgain }).toEqual({ staged: 0, askedAgain: true });
+    expect(await tokenOf(warehouse, dataset)).toEqual(renewed);
+    const caught = await runDeltaPipeline(target());
+    expect(caught.staged).toBeGreaterThanOrEqual(1);
+    expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
+
     // startAgain (after a DELTA_TOKEN_EXPIRED or DELTA_VIEW_CHANGED): the table emptied, the whole view.
     const again = await runDeltaPipeline(target(true));
     expect(again.staged).toBe((await own.documents(dataset)).length);

@@ -27,6 +27,8 @@ export interface DeltaPipelineTarget {
   /** The DuckDB database file standing for the warehouse. */
   readonly warehouse: string;
   readonly parameters: { readonly dataset: string; readonly startAgain?: boolean };
+  /** Runs between ApplyDelta and AskAgain (a test's write there: something changed in between). */
+  readonly beforeAskAgain?: () => Promise<void>;
 }
 
 /** What one run did: the delta's requests and the rows it staged. */
@@ -121,6 +123,7 @@ export async function runDeltaPipeline(target: DeltaPipelineTarget): Promise<Del
 
     const askedAgain = value(activity(PIPELINE, 'IfNothingStaged').typeProperties.expression) === true;
     if (askedAgain) {
+      await target.beforeAskAgain?.();
       const web = activity(PIPELINE, 'AskAgain').typeProperties;
       const webHeaders = Object.fromEntries(Object.entries(web.headers as Record<string, any>).map(([header, entry]) => [header, String(value(entry))]));
       const response = await fetch(String(value(web.url)), { method: web.method, headers: webHeaders, body: String(value(web.body)) });
