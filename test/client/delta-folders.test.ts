@@ -257,20 +257,25 @@ describe('a JSON Lines folder kept by the delta', () => {
   });
 });
 
-describe('a JSON Lines folder whose merge is killed between its renames', () => {
-  /**
-   * Preloaded into the CLI: the process kills itself (SIGKILL, nothing runs after it) as it is
-   * about to rename the second month's file into place: its manifest, with the new token, and the
-   * first month are committed, the other months written hidden.
-   */
-  const KILL_AT_SECOND_MONTH = `data:text/javascript,${encodeURIComponent([
+/**
+ * A module to preload into the CLI (`--import=`): the process sends itself `signal` as it is about
+ * to rename the second month's file of its commit into place (its manifest, with the new token,
+ * and the first month committed; the other months written hidden).
+ */
+function signalAtSecondMonth(signal: 'SIGKILL' | 'SIGTERM'): string {
+  return `data:text/javascript,${encodeURIComponent([
     "import fs from 'node:fs';",
     "import { syncBuiltinESMExports } from 'node:module';",
     'const rename = fs.renameSync;',
     'let months = 0;',
-    "fs.renameSync = (from, to) => { if (String(to).endsWith('.jsonl') && ++months === 2) process.kill(process.pid, 'SIGKILL'); return rename(from, to); };",
+    `fs.renameSync = (from, to) => { if (String(to).endsWith('.jsonl') && ++months === 2) process.kill(process.pid, '${signal}'); return rename(from, to); };`,
     'syncBuiltinESMExports();',
   ].join('\n'))}`;
+}
+
+describe('a JSON Lines folder whose merge is killed between its renames', () => {
+  /** SIGKILL: nothing runs after it. */
+  const KILL_AT_SECOND_MONTH = signalAtSecondMonth('SIGKILL');
 
   it('is set right by the next run, which merges on from the committed token: the folder equals the store', async () => {
     const dir = outDir();
@@ -296,15 +301,8 @@ describe('a JSON Lines folder whose merge is killed between its renames', () => 
 });
 
 describe('a JSON Lines folder whose merge is asked to stop (SIGTERM) between its renames', () => {
-  /** Preloaded into the CLI: SIGTERM, as a scheduler stopping the job sends, sent to itself as it renames the second month into place. */
-  const TERM_AT_SECOND_MONTH = `data:text/javascript,${encodeURIComponent([
-    "import fs from 'node:fs';",
-    "import { syncBuiltinESMExports } from 'node:module';",
-    'const rename = fs.renameSync;',
-    'let months = 0;',
-    "fs.renameSync = (from, to) => { if (String(to).endsWith('.jsonl') && ++months === 2) process.kill(process.pid, 'SIGTERM'); return rename(from, to); };",
-    'syncBuiltinESMExports();',
-  ].join('\n'))}`;
+  /** SIGTERM, as a scheduler stopping the job sends it. */
+  const TERM_AT_SECOND_MONTH = signalAtSecondMonth('SIGTERM');
 
   it('finishes the commit under way, then stops: every month new, nothing hidden left', async () => {
     const dir = outDir();
