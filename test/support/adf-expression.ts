@@ -138,3 +138,11 @@ export function evaluate(expression: string, scope: ExpressionScope): unknown {
   if (at !== tokens.length) throw new SyntaxError(`trailing ${tokens[at]?.text}`);
   return result;
 }
+
+/** A property of a pipeline: a literal string as it is, or an `Expression` object evaluated. */
+export type PipelineValue = string | { value: string; type: 'Expression' };
+
+/** The value of a pipeline property in `scope` (Data Factory's and Fabric's pipelines write them alike). */
+export function valueOf(entry: PipelineValue, scope: ExpressionScope): unknown {
+  return typeof entry === 'string' ? entry : evaluate(entry.value, scope);
+}

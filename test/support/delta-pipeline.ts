@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../dev/project-root.js';
 import { withDuckDb, type Query } from '../../dev/duckdb.js';
-import { evaluate, type ExpressionScope } from './adf-expression.js';
+import { evaluate, valueOf, type ExpressionScope } from './adf-expression.js';
 import { activity, resource } from './data-factory-recipe.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -82,7 +82,7 @@ export async function runDeltaPipeline(target: DeltaPipelineTarget): Promise<Del
     GetApiKey: { output: { value: target.apiKey } },
   };
   const scope = (extra: Partial<ExpressionScope> = {}): ExpressionScope => ({ parameters, activities, ...extra });
-  const value = (entry: any, extra?: Partial<ExpressionScope>) => (typeof entry === 'string' ? entry : evaluate(entry.value, scope(extra)));
+  const value = (entry: any, extra?: Partial<ExpressionScope>) => valueOf(entry, scope(extra));
   return withDuckDb(async (query: Query) => {
     const lookup = activity(PIPELINE, 'LastToken').typeProperties;
     activities.LastToken = { output: { firstRow: (await query(String(value(lookup.source.sqlReaderQuery))))[0] } };

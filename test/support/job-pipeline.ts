@@ -9,12 +9,11 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { evaluate, type ExpressionScope } from './adf-expression.js';
+import { evaluate, valueOf as value, type ExpressionScope, type PipelineValue as Value } from './adf-expression.js';
 import { activity, defaults, resource } from './data-factory-recipe.js';
 import { CONNECTIONS, connectionOf, content, fabricActivity, fabricDefaults } from './fabric-recipe.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-type Value = string | { value: string; type: 'Expression' };
 type Step = Record<string, any>;
 
 /** What one run did. */
@@ -59,10 +58,6 @@ interface Dialect {
 }
 
 export type Engine = 'data-factory' | 'fabric';
-
-function value(entry: Value, scope: ExpressionScope): unknown {
-  return typeof entry === 'string' ? entry : evaluate(entry.value, scope);
-}
 
 function dataFactory(target: PipelineTarget): Dialect {
   const PIPELINE = 'SummaryJobToLake';
