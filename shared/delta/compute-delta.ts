@@ -79,7 +79,7 @@ export async function computeDelta(input: DeltaInput): Promise<Delta> {
   // by its own clock in whole seconds. What it reads again that the caller has is not sent again.
   const since = Math.max(0, Math.floor(input.now / 1000) - QUIET_SECONDS);
   const seen = new Map<string, DeltaEntry>();
-  const changed: StoredRecord[] = [];
+  const changed = new Map<string, StoredRecord>();
   // Given before, now left out of what is answered (a required value turned malformed): the
   // caller's version is no longer in its view as answered, so it is removed, and not given from now on.
   const leftOut: Removal[] = [];
@@ -92,7 +92,7 @@ export async function computeDelta(input: DeltaInput): Promise<Delta> {
       const before = state.records.get(id);
       const entry: DeltaEntry = { key: typeof key === 'string' ? key : undefined, hash: given === undefined ? undefined : valuesHash(record) };
       seen.set(id, entry);
-      if (given !== undefined && before?.hash !== entry.hash) changed.push(given);
+      if (given !== undefined && before?.hash !== entry.hash) changed.set(id, given);
       else if (given === undefined && before?.hash !== undefined) leftOut.push({ id, reason: 'leftView' });
     }
   }
@@ -116,12 +116,17 @@ export async function computeDelta(input: DeltaInput): Promise<Delta> {
       if (entry.given && !leftOut.some((removal) => removal.id === entry.id)) removed.push({ id: entry.id, reason: written.has(entry.id) ? 'leftView' : 'deleted' });
     }
   }
-  // What was read, then what is gone: a record changed and then removed during this delta is not
-  // in the next state (sent again if it comes back, whatever its values).
+  // What was read, then what is gone. A record changed (or created) and then removed during this
+  // delta is not sent: the caller hears of it once, as removed if it had it before, not at all if
+  // it never had it (a loader that merges a delta's rows by id in no set order cannot then keep a
+  // record the delta also removes). It is not in the next state: sent again if it comes back.
   const records = new Map(state.records);
   for (const [id, entry] of seen) records.set(id, entry);
-  for (const id of gone) records.delete(id);
-  return { changed, removed, next: { since, records } };
+  for (const id of gone) {
+    records.delete(id);
+    changed.delete(id);
+  }
+  return { changed: [...changed.values()], removed, next: { since, records } };
 }
 
 /**
