@@ -82,7 +82,7 @@ export async function computeDelta(input: DeltaInput): Promise<Delta> {
   const changed = new Map<string, StoredRecord>();
   // Given before, now left out of what is answered (a required value turned malformed): the
   // caller's version is no longer in its view as answered, so it is removed, and not given from now on.
-  const leftOut: Removal[] = [];
+  const leftOut = new Map<string, Removal>();
   for await (const rows of reads.changed(scope, query, state.since, keyField, meter, signal)) {
     signal?.throwIfAborted();
     for (const row of rows) {
@@ -92,15 +92,18 @@ export async function computeDelta(input: DeltaInput): Promise<Delta> {
       const before = state.records.get(id);
       const entry: DeltaEntry = { key: typeof key === 'string' ? key : undefined, hash: given === undefined ? undefined : valuesHash(record) };
       seen.set(id, entry);
+      // The last copy read decides, should the store hand a record over twice.
+      changed.delete(id);
+      leftOut.delete(id);
       if (given !== undefined && before?.hash !== entry.hash) changed.set(id, given);
-      else if (given === undefined && before?.hash !== undefined) leftOut.push({ id, reason: 'leftView' });
+      else if (given === undefined && before?.hash !== undefined) leftOut.set(id, { id, reason: 'leftView' });
     }
   }
   const expected: Expected[] = [];
   for (const [id, entry] of state.records) if (!seen.has(id)) expected.push({ id, key: entry.key, given: entry.hash !== undefined });
   for (const [id, entry] of seen) expected.push({ id, key: entry.key, given: entry.hash !== undefined && state.records.get(id)?.hash !== undefined });
   const missing = await findMissing(input, expected);
-  const removed: Removal[] = [...leftOut];
+  const removed: Removal[] = [...leftOut.values()];
   const gone: string[] = [];
   for (let at = 0; at < missing.length; at += CONFIRM_BATCH) {
     signal?.throwIfAborted();
@@ -113,7 +116,7 @@ export async function computeDelta(input: DeltaInput): Promise<Delta> {
     for (const entry of absent) {
       gone.push(entry.id);
       // A record never given goes from the state without a word: the caller never had it.
-      if (entry.given && !leftOut.some((removal) => removal.id === entry.id)) removed.push({ id: entry.id, reason: written.has(entry.id) ? 'leftView' : 'deleted' });
+      if (entry.given && !leftOut.has(entry.id)) removed.push({ id: entry.id, reason: written.has(entry.id) ? 'leftView' : 'deleted' });
     }
   }
   // What was read, then what is gone. A record changed (or created) and then removed during this

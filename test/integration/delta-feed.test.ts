@@ -244,6 +244,35 @@ describe('a create while a delta runs', () => {
   });
 });
 
+describe('a record the store hands over twice in one delta', () => {
+  it('is decided by the copy read last: sent, or removed as left out, never both', async () => {
+    const tenant = await startOwnTenant(10);
+    try {
+      const readAs = () => read('full', {}, tenant.tenant);
+      // A record whose title says "malformed" is left out, as the cleaner leaves out a malformed one.
+      const give = (record: StoredRecord) => (record.title === 'malformed' ? undefined : record);
+      const first = await computeDelta({ reads: store, ...readAs(), keyField: 'createdDate', state: EMPTY_STATE, now: Date.now(), give });
+      const record = (await tenant.documents('contracts')).find((document) => document.status === 'Published')!;
+      await tenant.write('contracts', [{ ...record, title: 'changed' }]);
+      const twice = (last: 'malformed' | 'changed'): typeof store => ({
+        ...store,
+        async *changed(...args: Parameters<typeof store.changed>) {
+          for await (const rows of store.changed(...args)) {
+            const copy = rows.find((row) => row.contractId === record.id);
+            yield copy ? [...rows, { ...copy, title: last === 'changed' ? 'malformed' : 'changed' }, { ...copy, title: last }] : rows;
+          }
+        },
+      });
+      const leftOut = await computeDelta({ reads: twice('malformed'), ...readAs(), keyField: 'createdDate', state: first.next, now: Date.now(), give });
+      expect([ids(leftOut.changed), leftOut.removed]).toEqual([[], [{ id: record.id, reason: 'leftView' }]]);
+      const sent = await computeDelta({ reads: twice('changed'), ...readAs(), keyField: 'createdDate', state: first.next, now: Date.now(), give });
+      expect([ids(sent.changed), sent.removed]).toEqual([[record.id], []]);
+    } finally {
+      await tenant.stop();
+    }
+  });
+});
+
 describe('a mass removal', () => {
   it('is found whole, by reading the ids of the parts most of which are gone rather than counting them down one by one', async () => {
     const tenant = await startOwnTenant(5);
