@@ -184,59 +184,47 @@ describe('a delta of a view', () => {
 });
 
 describe('a write while a delta runs', () => {
+  /** A delta of the full view of `tenant` since `state`. */
+  const delta = (tenant: OwnTenant, state: DeltaState, reads: typeof store = store) => computeDelta({ reads, ...read('full', {}, tenant.tenant), keyField: 'createdDate', state, now: Date.now() });
+  /** The store's own reads, with record `id` deleted once a delta's changes were read. */
+  const deletedAfterChanges = (tenant: OwnTenant, id: string): typeof store => ({
+    ...store,
+    async *changed(...args: Parameters<typeof store.changed>) {
+      yield* store.changed(...args);
+      await tenant.remove('contracts', [id]);
+    },
+  });
+
   it('a record changed, then deleted after the changes were read: removed, not sent, and sent again when it comes back as it was', async () => {
     const tenant = await startOwnTenant(10);
     try {
-      const target = mirror('full');
-      const readAs = () => read(target.view, target.body, tenant.tenant);
-      const first = await computeDelta({ reads: store, ...readAs(), keyField: 'createdDate', state: EMPTY_STATE, now: Date.now() });
-      target.state = first.next;
+      const first = await delta(tenant, EMPTY_STATE);
       const record = (await tenant.documents('contracts')).find((document) => document.status === 'Published')!;
       const changedRecord = { ...record, title: 'changed, then gone' };
       await tenant.write('contracts', [changedRecord]);
-      // The store's own reads, the record deleted once the changes were read.
-      const racing: typeof store = {
-        ...store,
-        async *changed(...args: Parameters<typeof store.changed>) {
-          yield* store.changed(...args);
-          await tenant.remove('contracts', [record.id]);
-        },
-      };
-      const during = await computeDelta({ reads: racing, ...readAs(), keyField: 'createdDate', state: target.state, now: Date.now() });
+      const during = await delta(tenant, first.next, deletedAfterChanges(tenant, record.id));
       expect([ids(during.changed), during.removed]).toEqual([[], [{ id: record.id, reason: 'deleted' }]]);
       expect(during.next.records.has(record.id)).toBe(false);
       await tenant.write('contracts', [changedRecord]);
-      const back = await computeDelta({ reads: store, ...readAs(), keyField: 'createdDate', state: during.next, now: Date.now() });
+      const back = await delta(tenant, during.next);
       expect([ids(back.changed), back.removed]).toEqual([[record.id], []]);
     } finally {
       await tenant.stop();
     }
   });
-});
 
-describe('a create while a delta runs', () => {
   it('a record created, then deleted after the changes were read: neither sent nor removed, so no caller keeps it', async () => {
     const tenant = await startOwnTenant(10);
     try {
-      const target = mirror('full');
-      const readAs = () => read(target.view, target.body, tenant.tenant);
-      const first = await computeDelta({ reads: store, ...readAs(), keyField: 'createdDate', state: EMPTY_STATE, now: Date.now() });
-      target.state = first.next;
+      const first = await delta(tenant, EMPTY_STATE);
       const published = (await tenant.documents('contracts')).find((document) => document.status === 'Published')!;
       const created = { ...published, id: 'CON-RACE-CREATED', contractId: 'CON-RACE-CREATED', title: 'created, then gone' };
       await tenant.write('contracts', [created]);
-      const racing: typeof store = {
-        ...store,
-        async *changed(...args: Parameters<typeof store.changed>) {
-          yield* store.changed(...args);
-          await tenant.remove('contracts', [created.id]);
-        },
-      };
-      const during = await computeDelta({ reads: racing, ...readAs(), keyField: 'createdDate', state: target.state, now: Date.now() });
+      const during = await delta(tenant, first.next, deletedAfterChanges(tenant, created.id));
       expect([ids(during.changed), during.removed]).toEqual([[], []]);
       expect(during.next.records.has(created.id)).toBe(false);
-      // Nothing more to say of it the night after: a caller that applied both holds no such record.
-      const after = await computeDelta({ reads: store, ...readAs(), keyField: 'createdDate', state: during.next, now: Date.now() });
+      // Nothing more to say of it the night after.
+      const after = await delta(tenant, during.next);
       expect([ids(after.changed), after.removed]).toEqual([[], []]);
     } finally {
       await tenant.stop();
