@@ -1,8 +1,9 @@
--- The warehouse tables of Data Factory's SummaryDeltaToWarehouse pipeline (docs/recipes/data-factory.json,
--- docs/consuming.md "A delta into a warehouse table"): each dataset's table, its staging table (the
--- delta's rows as the Copy activity lands them, `removed` and the page's `deltaToken` beside them),
--- and the token each table is kept at. Azure SQL Database; give the
--- database a UTF-8 collation (Latin1_General_100_CI_AS_SC_UTF8), or make the text columns NVARCHAR.
+-- The warehouse tables of the SummaryDeltaToWarehouse pipeline (docs/recipes/data-factory.json and
+-- its Fabric item, docs/recipes/fabric/; docs/consuming.md "A delta into a warehouse table"): each
+-- dataset's table, its staging table (the delta's rows as the Copy activity lands them, `removed`
+-- and the page's `deltaToken` beside them), and the token each table is kept at. Azure SQL
+-- Database: give the database a UTF-8 collation (Latin1_General_100_CI_AS_SC_UTF8), or make the
+-- text columns NVARCHAR. A Fabric Warehouse takes it as it is (its text is UTF-8).
 -- Every column may be null: a caller without Data.Read.Financials has no amounts, and a removal row
 -- holds its id alone.
 CREATE TABLE dbo.contracts (

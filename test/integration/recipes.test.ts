@@ -17,7 +17,7 @@ import { storeRecords } from '../support/store-records.js';
 import { credentials as jobCredentials, runJob } from '../support/export-jobs.js';
 import { readParquet } from '../support/parquet.js';
 import { runJobPipeline } from '../support/job-pipeline.js';
-import { createWarehouse, runDeltaPipeline } from '../support/delta-pipeline.js';
+import { createWarehouse, runDeltaPipeline, type DeltaPipelineRun } from '../support/delta-pipeline.js';
 import { startOwnTenant, type OwnTenant } from '../support/own-tenant.js';
 import { tempDirs } from '../support/temp-dirs.js';
 import { withDuckDb } from '../support/duckdb.js';
@@ -160,7 +160,7 @@ describe('the Power Query recipe against the local stack', () => {
   });
 });
 
-describe('the delta recipe: Data Factory keeping a warehouse table (SummaryDeltaToWarehouse)', () => {
+describe('the delta recipe: Data Factory and Fabric keeping a warehouse table (SummaryDeltaToWarehouse)', () => {
   let own: OwnTenant;
   const warehouses = tempDirs('warehouse');
   beforeAll(async () => {
@@ -186,56 +186,87 @@ describe('the delta recipe: Data Factory keeping a warehouse table (SummaryDelta
     [dataset === 'contracts' ? doc.title : doc.supplierName, Number(dataset === 'contracts' ? doc.contractAmount : doc.totalAmount).toFixed(2), dataset === 'contracts' ? null : (doc.lines as unknown[]).length]]));
   const tokenOf = (warehouse: string, dataset: string) => withDuckDb(async (query) => (await query(`SELECT deltaToken FROM dbo.summary_delta_state WHERE dataset = '${dataset}'`)).map((row) => String(row.deltaToken)), warehouse);
 
+  // Both engines' pipelines run side by side, each keeping its own warehouse, night after night.
+  const ENGINES = ['data-factory', 'fabric'] as const;
+  type Nights = Record<(typeof ENGINES)[number], DeltaPipelineRun>;
+
   it.each(['contracts', 'invoices'] as const)('%s: the whole view, then a night of updates, deletes and a create applied by id, then nothing, then started again', async (dataset) => {
-    const warehouse = join(warehouses(), 'warehouse.duckdb');
-    await createWarehouse(warehouse);
+    const folder = warehouses();
+    const warehouseOf = (engine: string) => join(folder, `${engine}.duckdb`);
+    for (const engine of ENGINES) await createWarehouse(warehouseOf(engine));
     const credentials = await jobCredentials(own.service, 'contoso-full');
-    const target = (startAgain = false) => ({
-      baseUrl: `${own.service.baseUrl}/`, warehouse, parameters: { dataset, startAgain },
+    const target = (engine: string, startAgain = false) => ({
+      baseUrl: `${own.service.baseUrl}/`, warehouse: warehouseOf(engine), parameters: { dataset, startAgain },
       token: credentials.authorization!.slice('Bearer '.length), subscriptionKey: credentials['ocp-apim-subscription-key']!, apiKey: credentials['x-api-key']!,
     });
+    const night = async (options: { startAgain?: boolean; beforeAskAgain?: () => Promise<void> } = {}): Promise<Nights> => {
+      const runs = await Promise.all(ENGINES.map((engine) => runDeltaPipeline({ ...target(engine, options.startAgain), beforeAskAgain: options.beforeAskAgain }, engine)));
+      return Object.fromEntries(ENGINES.map((engine, index) => [engine, runs[index]!])) as Nights;
+    };
+    const expectTables = async () => {
+      const store = await storeOf(dataset);
+      for (const engine of ENGINES) expect([engine, await tableOf(warehouseOf(engine), dataset)]).toEqual([engine, store]);
+    };
+    const tokens = async () => Promise.all(ENGINES.map((engine) => tokenOf(warehouseOf(engine), dataset)));
+    const each = (runs: Nights, pick: (run: DeltaPipelineRun) => unknown) => ENGINES.map((engine) => pick(runs[engine]));
+
     const documents = await own.documents(dataset);
-    const first = await runDeltaPipeline(target());
-    expect(first.staged).toBe(documents.length);
-    expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
-    const [token] = await tokenOf(warehouse, dataset);
-    expect(token).toMatch(/^d1\.[0-9a-f]{32}\.\d+$/);
+    const first = await night();
+    expect(each(first, (run) => run.staged)).toEqual([documents.length, documents.length]);
+    await expectTables();
+    const firstTokens = (await tokens()).map(([token]) => token);
+    for (const token of firstTokens) expect(token).toMatch(/^d1\.[0-9a-f]{32}\.\d+$/);
 
     const changed = documents.slice(0, 3).map((doc) => dataset === 'contracts' ? { ...doc, title: `night ${doc.id}` } : { ...doc, supplierName: `night ${doc.id}`, lines: (doc.lines as unknown[]).slice(0, 1) });
     const created = { ...documents[5], id: `${dataset}-warehouse-new`, [ID[dataset]]: `${dataset}-warehouse-new` };
     await own.write(dataset, [...changed, created]);
     await own.remove(dataset, documents.slice(3, 5).map((doc) => doc.id));
-    const night = await runDeltaPipeline(target());
-    expect(night.staged).toBeGreaterThanOrEqual(6);
-    expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
-    const [nightToken] = await tokenOf(warehouse, dataset);
-    expect(nightToken).not.toBe(token);
+    const updates = await night();
+    for (const staged of each(updates, (run) => run.staged)) expect(staged).toBeGreaterThanOrEqual(6);
+    await expectTables();
+    const nightTokens = (await tokens()).map(([token]) => token);
+    expect(nightTokens.map((token, index) => token === firstTokens[index])).toEqual([false, false]);
 
     // Nothing changed since: past the delta's margin (QUIET_SECONDS) a night stages no row, asks
     // once more, and keeps the new token, so an unchanged table's token never grows old.
     await new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
-    await runDeltaPipeline(target());
-    const quiet = await runDeltaPipeline(target());
-    expect({ staged: quiet.staged, askedAgain: quiet.askedAgain }).toEqual({ staged: 0, askedAgain: true });
-    expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
-    const renewed = await tokenOf(warehouse, dataset);
-    expect(renewed).toHaveLength(1);
-    expect(renewed[0]).not.toBe(nightToken);
-    expect(renewed[0]).toMatch(/^d1\.[0-9a-f]{32}\.\d+$/);
+    await night();
+    const quiet = await night();
+    expect(each(quiet, (run) => [run.staged, run.askedAgain])).toEqual([[0, true], [0, true]]);
+    await expectTables();
+    const renewed = await tokens();
+    for (const [index, kept] of renewed.entries()) {
+      expect(kept).toHaveLength(1);
+      expect(kept[0]).not.toBe(nightTokens[index]);
+      expect(kept[0]).toMatch(/^d1\.[0-9a-f]{32}\.\d+$/);
+    }
 
     // A write between the night's Copy and its asking again: that answer has a row, so the token
-    // it gives is not kept (the row would be skipped); the next night stages the write.
+    // it gives is not kept (the row would be skipped); the next night stages the write. Both
+    // engines' Copies end before the one write, and both ask again after it.
     const between = { ...created, id: `${dataset}-between`, [ID[dataset]]: `${dataset}-between` };
-    const racing = await runDeltaPipeline({ ...target(), beforeAskAgain: () => own.write(dataset, [between]) });
-    expect({ staged: racing.staged, askedAgain: racing.askedAgain }).toEqual({ staged: 0, askedAgain: true });
-    expect(await tokenOf(warehouse, dataset)).toEqual(renewed);
-    const caught = await runDeltaPipeline(target());
-    expect(caught.staged).toBeGreaterThanOrEqual(1);
-    expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
+    let arrived = 0;
+    let written: () => void = () => undefined;
+    const afterWrite = new Promise<void>((resolve) => { written = resolve; });
+    const racing = await night({
+      beforeAskAgain: async () => {
+        if (++arrived === ENGINES.length) {
+          await own.write(dataset, [between]);
+          written();
+        }
+        await afterWrite;
+      },
+    });
+    expect(each(racing, (run) => [run.staged, run.askedAgain])).toEqual([[0, true], [0, true]]);
+    expect(await tokens()).toEqual(renewed);
+    const caught = await night();
+    for (const staged of each(caught, (run) => run.staged)) expect(staged).toBeGreaterThanOrEqual(1);
+    await expectTables();
 
     // startAgain (after a DELTA_TOKEN_EXPIRED or DELTA_VIEW_CHANGED): the table emptied, the whole view.
-    const again = await runDeltaPipeline(target(true));
-    expect(again.staged).toBe((await own.documents(dataset)).length);
-    expect(await tableOf(warehouse, dataset)).toEqual(await storeOf(dataset));
+    const again = await night({ startAgain: true });
+    const count = (await own.documents(dataset)).length;
+    expect(each(again, (run) => run.staged)).toEqual([count, count]);
+    await expectTables();
   }, 120_000);
 });

@@ -1,9 +1,11 @@
 /**
- * docs/recipes/data-factory.json's SummaryDeltaToWarehouse run the way Data Factory would run it,
- * against a service on loopback and a DuckDB database file standing for the warehouse (Azure SQL or
- * a Fabric Warehouse): every request's URL, headers and body, the Lookup's query, the Copy's mapping
- * and the Script's statements are the pipeline's own expressions evaluated (adf-expression.ts), the
- * activities in their order. The Copy activity does what the REST connector does: POST the body,
+ * The delta pipeline of a no-code recipe, docs/recipes/data-factory.json's SummaryDeltaToWarehouse
+ * or its Fabric item (docs/recipes/fabric/SummaryDeltaToWarehouse.DataPipeline), run the way its
+ * engine would run it, against a service on loopback and a DuckDB database file standing for the
+ * warehouse (Azure SQL or a Fabric Warehouse): every request's URL, headers and body, the Lookup's
+ * query, the Copy's mapping and the Script's statements are the pipeline's own expressions evaluated
+ * (adf-expression.ts), the activities in their order. What differs between the engines (where a
+ * request goes, how it is signed, which table the Copy writes) is a dialect. The Copy activity does what the REST connector does: POST the body,
  * follow `AbsoluteUrl` with the same body, take the rows under the collection reference, each
  * mapped path (one starting with `$` from the page's root, on each of its rows; arrays as JSON
  * text), and insert them after its pre-copy script.
@@ -12,10 +14,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../dev/project-root.js';
 import { withDuckDb, type Query } from '../../dev/duckdb.js';
-import { evaluate, valueOf, type ExpressionScope } from './adf-expression.js';
+import { evaluate, valueOf, type ExpressionScope, type PipelineValue } from './adf-expression.js';
 import { activity, resource } from './data-factory-recipe.js';
+import { connectionOf, DELTA_CONNECTIONS, deltaActivity, deltaDefaults } from './fabric-recipe.js';
+import type { Engine } from './job-pipeline.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
+type Step = Record<string, any>;
 const PIPELINE = 'SummaryDeltaToWarehouse';
 
 export interface DeltaPipelineTarget {
@@ -65,16 +70,70 @@ function read(path: string, row: any, page: any): unknown {
 }
 
 /**
- * A Script activity's text as DuckDB runs it: `SET XACT_ABORT ON` is T-SQL's (a failed statement
- * rolls the whole transaction back), which DuckDB always does.
+ * A Script activity's text as DuckDB runs it: `SET XACT_ABORT ON` is Azure SQL's (a failed
+ * statement rolls the whole transaction back), which DuckDB, like a Fabric Warehouse, always does.
  */
 function forDuckDb(text: string): string {
   return text.replace(/^SET XACT_ABORT ON; /, '');
 }
 
-/** Runs the pipeline once; throws where Data Factory would fail the run (an answer other than 2xx). */
-export async function runDeltaPipeline(target: DeltaPipelineTarget): Promise<DeltaPipelineRun> {
-  const parameters = { startAgain: false, baseUrl: target.baseUrl, ...target.parameters };
+/** What differs between the engines. */
+interface Dialect {
+  readonly parameters: Record<string, unknown>;
+  step(name: string): Step;
+  /** The Copy's first request: its URL and headers (the connection's own and the source's). */
+  copySource(step: Step, scope: ExpressionScope): { url: string; headers: Record<string, string> };
+  /** The table (without its schema) the Copy writes. */
+  copyTable(step: Step, scope: ExpressionScope): string;
+  /** A Web activity's URL. */
+  webUrl(step: Step, scope: ExpressionScope): string;
+}
+
+const headersOf = (entries: Record<string, PipelineValue>, scope: ExpressionScope) =>
+  Object.fromEntries(Object.entries(entries).map(([header, entry]) => [header, String(valueOf(entry, scope))]));
+
+function dataFactory(target: DeltaPipelineTarget): Dialect {
+  return {
+    parameters: { startAgain: false, baseUrl: target.baseUrl },
+    step: (name) => activity(PIPELINE, name),
+    copySource: (step, scope) => {
+      const input = step.inputs[0];
+      const relative = resource(input.referenceName).properties.typeProperties.relativeUrl;
+      const url = `${target.baseUrl}${String(evaluate(relative.value, { dataset: { dataset: valueOf(input.parameters.dataset, scope) } }))}`;
+      // The REST linked service adds the token (OAuth2ClientCredential) and its auth headers, the keys.
+      return { url, headers: { ...step.typeProperties.source.additionalHeaders, authorization: `Bearer ${target.token}`, 'ocp-apim-subscription-key': target.subscriptionKey, 'x-api-key': target.apiKey } };
+    },
+    copyTable: (step, scope) => String(valueOf(step.outputs[0].parameters.table, scope)),
+    webUrl: (step, scope) => String(valueOf(step.typeProperties.url, scope)),
+  };
+}
+
+function fabric(target: DeltaPipelineTarget): Dialect {
+  // The connections the user creates (docs/consuming.md): their base URLs here.
+  const bases: Record<string, string> = { [DELTA_CONNECTIONS.service]: target.baseUrl, [DELTA_CONNECTIONS.serviceRest]: target.baseUrl };
+  const base = (step: Step) => {
+    const found = bases[connectionOf(step) ?? ''];
+    if (found === undefined) throw new Error(`${String(step.name)} names a connection the recipe's docs do not create`);
+    return found;
+  };
+  return {
+    parameters: { ...deltaDefaults(), startAgain: false },
+    step: deltaActivity,
+    copySource: (step, scope) => {
+      const { source } = step.typeProperties;
+      // The REST connection is anonymous: the token and the keys are the source's own headers.
+      return { url: `${base(step)}${String(valueOf(source.datasetSettings.typeProperties.relativeUrl, scope))}`, headers: headersOf(source.additionalHeaders, scope) };
+    },
+    copyTable: (step, scope) => String(valueOf(step.typeProperties.sink.datasetSettings.typeProperties.table, scope)),
+    webUrl: (step, scope) => `${base(step)}${String(valueOf(step.typeProperties.relativeUrl, scope))}`,
+  };
+}
+
+/** Runs the pipeline once; throws where the engine would fail the run (an answer other than 2xx). */
+export async function runDeltaPipeline(target: DeltaPipelineTarget, engine: Engine = 'data-factory'): Promise<DeltaPipelineRun> {
+  const dialect = engine === 'fabric' ? fabric(target) : dataFactory(target);
+  const { step } = dialect;
+  const parameters = { ...dialect.parameters, ...target.parameters };
   // Key Vault and the token endpoint stand outside: their answers are given.
   const activities: Record<string, any> = {
     GetToken: { output: { access_token: target.token } },
@@ -84,19 +143,15 @@ export async function runDeltaPipeline(target: DeltaPipelineTarget): Promise<Del
   const scope = (extra: Partial<ExpressionScope> = {}): ExpressionScope => ({ parameters, activities, ...extra });
   const value = (entry: any, extra?: Partial<ExpressionScope>) => valueOf(entry, scope(extra));
   return withDuckDb(async (query: Query) => {
-    const lookup = activity(PIPELINE, 'LastToken').typeProperties;
+    const lookup = step('LastToken').typeProperties;
     activities.LastToken = { output: { firstRow: (await query(String(value(lookup.source.sqlReaderQuery))))[0] } };
 
-    const copy = activity(PIPELINE, 'CopyDelta');
-    const input = copy.inputs[0];
-    const relative = resource(input.referenceName).properties.typeProperties.relativeUrl;
-    const url = `${target.baseUrl}${String(evaluate(relative.value, { dataset: { dataset: value(input.parameters.dataset) } }))}`;
+    const copy = step('CopyDelta');
     const { source, sink } = copy.typeProperties;
-    const table = `dbo.${String(value(copy.outputs[0].parameters.table))}`;
+    const { url, headers } = dialect.copySource(copy, scope());
+    const table = `dbo.${dialect.copyTable(copy, scope())}`;
     const translator = value(copy.typeProperties.translator) as { collectionReference: string; mappings: { source: { path: string }; sink: { name: string } }[] };
     const body = String(value(source.requestBody));
-    // The REST linked service adds the token (OAuth2ClientCredential) and its auth headers, the keys.
-    const headers = { ...source.additionalHeaders, authorization: `Bearer ${target.token}`, 'ocp-apim-subscription-key': target.subscriptionKey, 'x-api-key': target.apiKey };
     await query(String(value(sink.preCopyScript)));
     let next: string | undefined = url;
     let requests = 0;
@@ -119,18 +174,18 @@ export async function runDeltaPipeline(target: DeltaPipelineTarget): Promise<Del
     }
 
     activities.CopyDelta = { output: { rowsCopied: staged } };
-    for (const script of activity(PIPELINE, 'ApplyDelta').typeProperties.scripts) await query(forDuckDb(String(value(script.text))));
+    for (const script of step('ApplyDelta').typeProperties.scripts) await query(forDuckDb(String(value(script.text))));
 
-    const askedAgain = value(activity(PIPELINE, 'IfNothingStaged').typeProperties.expression) === true;
+    const askedAgain = value(step('IfNothingStaged').typeProperties.expression) === true;
     if (askedAgain) {
       await target.beforeAskAgain?.();
-      const web = activity(PIPELINE, 'AskAgain').typeProperties;
-      const webHeaders = Object.fromEntries(Object.entries(web.headers as Record<string, any>).map(([header, entry]) => [header, String(value(entry))]));
-      const response = await fetch(String(value(web.url)), { method: web.method, headers: webHeaders, body: String(value(web.body)) });
+      const ask = step('AskAgain');
+      const web = ask.typeProperties;
+      const response = await fetch(dialect.webUrl(ask, scope()), { method: web.method, headers: headersOf(web.headers, scope()), body: String(value(web.body)) });
       const text = await response.text();
       if (!response.ok) throw new Error(`AskAgain answered ${response.status}: ${text}`);
       activities.AskAgain = { output: JSON.parse(text) as unknown };
-      for (const script of activity(PIPELINE, 'KeepRenewedToken').typeProperties.scripts) await query(forDuckDb(String(value(script.text))));
+      for (const script of step('KeepRenewedToken').typeProperties.scripts) await query(forDuckDb(String(value(script.text))));
     }
     return { requests, staged, askedAgain };
   }, target.warehouse);

@@ -1,7 +1,7 @@
 /**
- * docs/recipes/fabric/SummaryJobToLake.DataPipeline read as a test needs it: the pipeline's
- * definition parts (pipeline-content.json, .platform), its activities, its parameters' defaults,
- * and the connections it names.
+ * The Fabric items of docs/recipes/fabric/ read as a test needs them: each pipeline's definition
+ * parts (pipeline-content.json, .platform), its activities, its parameters' defaults, and the
+ * connections it names.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,14 +9,31 @@ import { projectRoot } from '../../dev/project-root.js';
 import { nested } from './data-factory-recipe.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-export const FABRIC_FOLDER = join(projectRoot(), 'docs/recipes/fabric/SummaryJobToLake.DataPipeline');
+export const FABRIC_RECIPES = join(projectRoot(), 'docs/recipes/fabric');
 
-export const content = JSON.parse(readFileSync(join(FABRIC_FOLDER, 'pipeline-content.json'), 'utf8')) as { properties: Record<string, any> };
-export const platform = JSON.parse(readFileSync(join(FABRIC_FOLDER, '.platform'), 'utf8')) as Record<string, any>;
+/** One DataPipeline item's folder, read. */
+export function fabricItem(name: string) {
+  const folder = join(FABRIC_RECIPES, `${name}.DataPipeline`);
+  const content = JSON.parse(readFileSync(join(folder, 'pipeline-content.json'), 'utf8')) as { properties: Record<string, any> };
+  const platform = JSON.parse(readFileSync(join(folder, '.platform'), 'utf8')) as Record<string, any>;
+  const activities = (): Record<string, any>[] => nested(content.properties.activities);
+  return {
+    content,
+    platform,
+    activities,
+    activity: (activity: string) => activities().find((candidate) => candidate.name === activity)!,
+    defaults: () => Object.fromEntries(Object.entries(content.properties.parameters as Record<string, { defaultValue: unknown }>).map(([parameter, { defaultValue }]) => [parameter, defaultValue])),
+  };
+}
 
-export const fabricActivities = (): Record<string, any>[] => nested(content.properties.activities);
-export const fabricActivity = (name: string) => fabricActivities().find((candidate) => candidate.name === name)!;
-export const fabricDefaults = () => Object.fromEntries(Object.entries(content.properties.parameters as Record<string, { defaultValue: unknown }>).map(([name, parameter]) => [name, parameter.defaultValue]));
+export const jobItem = fabricItem('SummaryJobToLake');
+export const deltaItem = fabricItem('SummaryDeltaToWarehouse');
+export const { content, platform } = jobItem;
+export const fabricActivities = jobItem.activities;
+export const fabricActivity = jobItem.activity;
+export const fabricDefaults = jobItem.defaults;
+export const deltaActivity = deltaItem.activity;
+export const deltaDefaults = deltaItem.defaults;
 
 /** The connection each activity reaches (its own, or its Copy source's dataset's). */
 export function connectionOf(activity: Record<string, any>): string | undefined {
@@ -31,4 +48,12 @@ export const CONNECTIONS = {
   /** The service again, as a REST connection: what a Copy activity's REST source needs (SaveManifest). */
   serviceRest: connectionOf(fabricActivity('SaveManifest'))!,
   storage: connectionOf(fabricActivity('CopyFile'))!,
+};
+
+/** The same of the delta item: the Web connection for AskAgain, the REST one for CopyDelta. */
+export const DELTA_CONNECTIONS = {
+  keyVault: connectionOf(deltaActivity('GetClientSecret'))!,
+  token: connectionOf(deltaActivity('GetToken'))!,
+  service: connectionOf(deltaActivity('AskAgain'))!,
+  serviceRest: connectionOf(deltaActivity('CopyDelta'))!,
 };
