@@ -39,6 +39,8 @@ export default {
   // a synchronous export of contoso-full waited past its 2 s and got EXPORTS_BUSY). Wider
   // machines run one suite per core.
   maxWorkers: Math.max(3, availableParallelism()),
+  // The heaviest kind of suite first, also on a fresh checkout with no timings (test/sequencer.js).
+  testSequencer: '<rootDir>/test/sequencer.js',
   projects: [
     {
       ...common,
