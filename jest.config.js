@@ -1,10 +1,11 @@
 import { availableParallelism } from 'node:os';
 
 /**
- * Tests run as native ESM (the project is ESM: jose and hyparquet are ESM-only), transpiled one file
- * at a time by ts-jest (`isolatedModules`); `tsc` type-checks everything before jest starts (see
- * `npm test`). Not @swc/jest or jest 30: their platform-specific native packages are not all on
- * the registry these machines use, and `npm ci` then refuses the lock file.
+ * Tests run as native ESM (the project is ESM: jose and hyparquet are ESM-only), their types
+ * stripped one file at a time by Node's own `stripTypeScriptTypes` (test/transform-typescript.js);
+ * `tsc` type-checks everything before jest starts (see `npm test`). Not @swc/jest or jest 30: their
+ * platform-specific native packages are not all on the registry these machines use, and `npm ci`
+ * then refuses the lock file.
  *
  * Two tiers (projects):
  * - `unit`: test/unit (the parts) and test/infra (the templates, offline); it starts nothing (no
@@ -21,7 +22,7 @@ const common = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+    '^.+\\.ts$': '<rootDir>/test/transform-typescript.js',
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/tools/'],

@@ -11,7 +11,7 @@ import { readParquet } from '../support/parquet.js';
 import { runChild } from '../support/run-child.js';
 
 // Worker threads run compiled JavaScript: these tests load the build in dist/ (and the deploy
-// bundle in package/), which `npm test` makes before jest starts. Under ts-jest the sources have
+// bundle in package/), which `npm test` makes before jest starts. Under jest the sources have
 // no script a worker can run, so every other test encodes in the exporting thread.
 const root = new URL('../../', import.meta.url);
 const dist = (path: string) => new URL(`dist/${path}`, root).href;

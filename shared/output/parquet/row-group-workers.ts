@@ -6,7 +6,7 @@
  *
  * The workers run `row-group-worker.js`, which sits beside this module in `dist/` and beside the
  * chunk holding it in the deploy bundle (an entry of its own there). From TypeScript sources
- * (tests under ts-jest) there is no script a worker can run, so exports encode in the calling
+ * (tests under jest) there is no script a worker can run, so exports encode in the calling
  * thread.
  */
 import { existsSync } from 'node:fs';
