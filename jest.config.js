@@ -31,7 +31,7 @@ const common = {
 };
 
 export default {
-  // A safety net, not a measure: a test waits for the state it needs. Three suites at a time on
+  // A safety net, not a measure: a test waits for the state it needs. Several suites at a time on
   // two cores, a heavy test (a year pulled through an export job, a property over many requests)
   // takes twice what it takes alone: 30 s failed such tests for no fault of theirs.
   testTimeout: 120_000,
@@ -43,8 +43,8 @@ export default {
   // against 482 s for three, on a clean clone with an empty jest cache (docs/testing.md). Wider
   // machines run one suite per core.
   maxWorkers: Math.max(4, availableParallelism()),
-  // The heaviest kind of suite first, also on a fresh checkout with no timings (test/sequencer.js).
-  testSequencer: '<rootDir>/test/sequencer.js',
+  // The heaviest kind of suite first, also on a fresh checkout with no timings (test/heaviest-kind-first.js).
+  testSequencer: '<rootDir>/test/heaviest-kind-first.js',
   projects: [
     {
       ...common,

@@ -25,7 +25,7 @@ export default async function globalSetup() {
     authPort: 0,
     azuritePorts: { blob: 0, queue: 0, table: 0 },
     seedRecords: Number(process.env.TEST_SEED_RECORDS ?? 1500),
-    // The stack's tenant is every suite's at once (three run at a time): its export job caps are
+    // The stack's tenant is every suite's at once (four run at a time): its export job caps are
     // roomy. The caps themselves are tested on tenants of their own, with caps of their own
     // (export-admission.test.ts, export-job-faults.test.ts). These settings reach every test
     // service through the environment.

@@ -3,7 +3,8 @@
 -- dataset's table, its staging table (the delta's rows as the Copy activity lands them, `removed`
 -- and the page's `deltaToken` beside them), and the token each table is kept at. Azure SQL
 -- Database: give the database a UTF-8 collation (Latin1_General_100_CI_AS_SC_UTF8), or make the
--- text columns NVARCHAR. A Fabric Warehouse takes it as it is (its text is UTF-8).
+-- text columns NVARCHAR. A Fabric Warehouse takes it as it is (its text is UTF-8), VARCHAR(MAX)
+-- being a preview type there: where it is refused, use VARCHAR(8000) for `lines`.
 -- Every column may be null: a caller without Data.Read.Financials has no amounts, and a removal row
 -- holds its id alone.
 CREATE TABLE dbo.contracts (

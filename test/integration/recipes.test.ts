@@ -199,8 +199,10 @@ describe('the delta recipe: Data Factory and Fabric keeping a warehouse table (S
       baseUrl: `${own.service.baseUrl}/`, warehouse: warehouseOf(engine), parameters: { dataset, startAgain },
       token: credentials.authorization!.slice('Bearer '.length), subscriptionKey: credentials['ocp-apim-subscription-key']!, apiKey: credentials['x-api-key']!,
     });
-    const night = async (options: { startAgain?: boolean; beforeAskAgain?: () => Promise<void> } = {}): Promise<Nights> => {
-      const runs = await Promise.all(ENGINES.map((engine) => runDeltaPipeline({ ...target(engine, options.startAgain), beforeAskAgain: options.beforeAskAgain }, engine)));
+    /** One night of both engines; `arrive` runs where an engine asks again, and when its run ends (if it did not ask). */
+    const night = async (options: { startAgain?: boolean; arrive?: (engine: string) => Promise<void> } = {}): Promise<Nights> => {
+      const runs = await Promise.all(ENGINES.map((engine) => runDeltaPipeline({ ...target(engine, options.startAgain), beforeAskAgain: () => options.arrive?.(engine) ?? Promise.resolve() }, engine)
+        .finally(() => options.arrive?.(engine))));
       return Object.fromEntries(ENGINES.map((engine, index) => [engine, runs[index]!])) as Nights;
     };
     const expectTables = async () => {
@@ -243,14 +245,17 @@ describe('the delta recipe: Data Factory and Fabric keeping a warehouse table (S
 
     // A write between the night's Copy and its asking again: that answer has a row, so the token
     // it gives is not kept (the row would be skipped); the next night stages the write. Both
-    // engines' Copies end before the one write, and both ask again after it.
+    // engines' Copies end before the one write, and both ask again after it (an engine that
+    // does not ask again counts as arrived when its run ends, so the other is not kept waiting).
     const between = { ...created, id: `${dataset}-between`, [ID[dataset]]: `${dataset}-between` };
-    let arrived = 0;
+    const arrived = new Set<string>();
     let written: () => void = () => undefined;
     const afterWrite = new Promise<void>((resolve) => { written = resolve; });
     const racing = await night({
-      beforeAskAgain: async () => {
-        if (++arrived === ENGINES.length) {
+      arrive: async (engine) => {
+        if (arrived.has(engine)) return;
+        arrived.add(engine);
+        if (arrived.size === ENGINES.length) {
           await own.write(dataset, [between]);
           written();
         }

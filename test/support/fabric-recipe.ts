@@ -1,10 +1,11 @@
 /**
  * The Fabric items of docs/recipes/fabric/ read as a test needs them: each pipeline's definition
- * parts (pipeline-content.json, .platform), its activities, its parameters' defaults, and the
- * connections it names.
+ * parts (pipeline-content.json, .platform), its activities, its parameters' defaults, the
+ * connections it names, and the item formats they are checked against.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Ajv07, { type ValidateFunction } from 'ajv';
 import { projectRoot } from '../../dev/project-root.js';
 import { nested } from './data-factory-recipe.js';
 
@@ -57,3 +58,17 @@ export const DELTA_CONNECTIONS = {
   service: connectionOf(deltaActivity('AskAgain'))!,
   serviceRest: connectionOf(deltaActivity('CopyDelta'))!,
 };
+
+/** Fabric's item formats: pipeline-content.json and .platform, as test/unit/docs/fixtures/fabric writes them down. */
+export function fabricFormats(): { validateContent: ValidateFunction; validatePlatform: ValidateFunction } {
+  const Ajv = Ajv07 as unknown as typeof Ajv07.default;
+  const ajv = new Ajv({ strict: false, allErrors: false });
+  const fixtures = join(projectRoot(), 'test/unit/docs/fixtures/fabric');
+  const schema = (file: string) => JSON.parse(readFileSync(join(fixtures, file), 'utf8')) as object;
+  return { validateContent: ajv.compile(schema('pipeline-content.schema.json')), validatePlatform: ajv.compile(schema('platform.schema.json')) };
+}
+
+/** A document's first errors against a format, empty when it is valid. */
+export function formatErrors(validate: ValidateFunction, document: unknown): string[] {
+  return validate(document) ? [] : (validate.errors ?? []).slice(0, 3).map((error) => `${error.instancePath} ${error.message ?? ''}`);
+}

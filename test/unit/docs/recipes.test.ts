@@ -11,13 +11,12 @@ import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import Ajv04 from 'ajv-draft-04';
-import Ajv07 from 'ajv';
 import * as PQP from '@microsoft/powerquery-parser';
 import { projectRoot } from '../../../dev/project-root.js';
 import { DATASETS } from '../../../client/src/datasets.js';
-import { evaluate, valueOf, type ExpressionScope, type PipelineValue } from '../../support/adf-expression.js';
-import { activities, activity, defaults, monthRequests, nested, resource, template, type Resource } from '../../support/data-factory-recipe.js';
-import { CONNECTIONS, content, DELTA_CONNECTIONS, deltaItem, fabricActivities, fabricActivity, fabricDefaults, platform } from '../../support/fabric-recipe.js';
+import { evaluate } from '../../support/adf-expression.js';
+import { activities, activity, defaults, monthRequests, resource, template, type Resource } from '../../support/data-factory-recipe.js';
+import { CONNECTIONS, content, fabricActivities, fabricActivity, fabricDefaults, fabricFormats, formatErrors as errors, platform } from '../../support/fabric-recipe.js';
 import { committedDocument } from '../../support/document-validator.js';
 import { EXPORT_STORAGE } from '../../../shared/exports/export-storage.js';
 
@@ -138,20 +137,8 @@ describe('docs/recipes/data-factory.json', () => {
   });
 });
 
-/** Fabric's item formats: pipeline-content.json and .platform, as test/unit/docs/fixtures/fabric writes them down. */
-const fabricFormats = (() => {
-  const Ajv = Ajv07 as unknown as typeof Ajv07.default;
-  const ajv = new Ajv({ strict: false, allErrors: false });
-  const fabricFixtures = join(root, 'test/unit/docs/fixtures/fabric');
-  return {
-    validateContent: ajv.compile(JSON.parse(readFileSync(join(fabricFixtures, 'pipeline-content.schema.json'), 'utf8')) as object),
-    validatePlatform: ajv.compile(JSON.parse(readFileSync(join(fabricFixtures, 'platform.schema.json'), 'utf8')) as object),
-  };
-})();
-const errors = (validate: typeof fabricFormats.validateContent, document: unknown) => (validate(document) ? [] : (validate.errors ?? []).slice(0, 3).map((error) => `${error.instancePath} ${error.message ?? ''}`));
-
 describe('docs/recipes/fabric/SummaryJobToLake.DataPipeline', () => {
-  const { validateContent, validatePlatform } = fabricFormats;
+  const { validateContent, validatePlatform } = fabricFormats();
   const adf = resource('SummaryJobToLake').properties;
   const names = (list: readonly Record<string, unknown>[]) => list.map((step) => String(step.name));
 
@@ -227,92 +214,6 @@ describe('docs/recipes/fabric/SummaryJobToLake.DataPipeline', () => {
     for (const name of ['GetClientSecret', 'GetSubscriptionKey', 'GetApiKey', 'GetToken', 'Status', 'Manifest']) expect(fabricActivity(name).policy.secureOutput).toBe(true);
     for (const name of ['GetToken', 'StartJob', 'Status', 'Manifest', 'CopyFile', 'SaveManifest']) expect(fabricActivity(name).policy.secureInput).toBe(true);
     expect(JSON.stringify(content)).not.toMatch(/"(securestring|password|client_secret=[^'])/i);
-  });
-});
-
-describe('docs/recipes/fabric/SummaryDeltaToWarehouse.DataPipeline', () => {
-  const { validateContent, validatePlatform } = fabricFormats;
-  const PIPELINE = 'SummaryDeltaToWarehouse';
-  const ours = deltaItem.activity;
-  const theirs = (name: string) => activity(PIPELINE, name);
-  const headers = (entries: Record<string, PipelineValue>, scope: ExpressionScope) => Object.fromEntries(Object.entries(entries).map(([header, entry]) => [header, String(valueOf(entry, scope))]));
-  const text = (name: string, scope: ExpressionScope, of: (step: string) => Record<string, any>) => String(valueOf(of(name).typeProperties.scripts[0].text, scope));
-
-  it('is a DataPipeline item definition as Fabric documents it, which refuses a broken copy', () => {
-    expect(errors(validateContent, deltaItem.content)).toEqual([]);
-    expect(errors(validatePlatform, deltaItem.platform)).toEqual([]);
-    expect(deltaItem.platform.metadata.displayName).toBe(PIPELINE);
-    const broken = (name: string, change: (step: any) => void) => {
-      const copy = structuredClone(deltaItem.content);
-      change(nested(copy.properties.activities).find((step) => step.name === name));
-      return errors(validateContent, copy);
-    };
-    expect(broken('ApplyDelta', (step) => { delete step.linkedService; })).not.toEqual([]);
-    expect(broken('KeepRenewedToken', (step) => { step.typeProperties.scripts[0].type = 'Statement'; })).not.toEqual([]);
-    expect(broken('CopyDelta', (step) => { delete step.typeProperties.sink.datasetSettings.typeProperties.table; })).not.toEqual([]);
-    expect(broken('AskAgain', (step) => { step.typeProperties.url = step.typeProperties.relativeUrl; delete step.typeProperties.relativeUrl; })).not.toEqual([]);
-  });
-
-  it('is Data Factory\'s SummaryDeltaToWarehouse: the same requests, staging, statements and token kept, in one transaction', () => {
-    expect(Object.keys(deltaItem.content.properties.parameters)).toEqual(Object.keys(resource(PIPELINE).properties.parameters).filter((name) => name !== 'baseUrl'));
-    // The same activities; Fabric's Key Vault and token requests come first (its REST connection is
-    // anonymous, so the Copy sends the token and keys itself), Data Factory's only where AskAgain needs them.
-    expect(deltaItem.activities().map((step) => step.name).sort()).toEqual(activities(PIPELINE).map((step) => step.name).sort());
-    expect(ours('CopyDelta').dependsOn.map((dependency: { activity: string }) => dependency.activity).sort()).toEqual(['GetApiKey', 'GetSubscriptionKey', 'GetToken', 'LastToken']);
-    for (const same of ['IfNothingStaged']) expect(ours(same).typeProperties.expression).toEqual(theirs(same).typeProperties.expression);
-    const gateway = 'https://gateway.example/summary/';
-    for (const dataset of ['contracts', 'invoices']) for (const startAgain of [false, true]) for (const deltaToken of ['', 'd1.0123456789abcdef0123456789abcdef.1']) {
-      const scope: ExpressionScope = {
-        parameters: { ...deltaItem.defaults(), dataset, startAgain },
-        activities: {
-          LastToken: { output: { firstRow: { deltaToken } } }, GetToken: { output: { access_token: 't' } }, GetSubscriptionKey: { output: { value: 's' } }, GetApiKey: { output: { value: 'k' } },
-          CopyDelta: { output: { rowsCopied: 0 } }, AskAgain: { output: { data: [], delta: { deltaToken: 'd1.fedcba9876543210fedcba9876543210.2' } } },
-        },
-      };
-      const adfScope = { ...scope, parameters: { ...scope.parameters, baseUrl: gateway } };
-      const at = [dataset, startAgain, deltaToken];
-      expect([at, valueOf(ours('LastToken').typeProperties.source.sqlReaderQuery, scope)]).toEqual([at, valueOf(theirs('LastToken').typeProperties.source.sqlReaderQuery, adfScope)]);
-      const [source, adfSource] = [ours('CopyDelta').typeProperties.source, theirs('CopyDelta').typeProperties.source];
-      const input = theirs('CopyDelta').inputs[0];
-      expect(`${gateway}${String(valueOf(source.datasetSettings.typeProperties.relativeUrl, scope))}`)
-        .toBe(`${gateway}${String(evaluate(resource(input.referenceName).properties.typeProperties.relativeUrl.value, { dataset: { dataset: valueOf(input.parameters.dataset, adfScope) } }))}`);
-      expect([source.requestMethod, valueOf(source.requestBody, scope), source.paginationRules]).toEqual([adfSource.requestMethod, valueOf(adfSource.requestBody, adfScope), adfSource.paginationRules]);
-      // Data Factory's REST linked service signs the request (OAuth2ClientCredential, the keys as auth headers); Fabric's source does.
-      expect(headers(source.additionalHeaders, scope)).toEqual({ ...adfSource.additionalHeaders, Authorization: 'Bearer t', 'Ocp-Apim-Subscription-Key': 's', 'x-api-key': 'k' });
-      const [sink, adfSink] = [ours('CopyDelta').typeProperties, theirs('CopyDelta')];
-      expect([valueOf(sink.sink.preCopyScript, scope), valueOf(sink.translator, scope), valueOf(sink.sink.datasetSettings.typeProperties.table, scope)])
-        .toEqual([valueOf(adfSink.typeProperties.sink.preCopyScript, adfScope), valueOf(adfSink.typeProperties.translator, adfScope), valueOf(adfSink.outputs[0].parameters.table, adfScope)]);
-      // One transaction each: a failed statement rolls a Fabric Warehouse's transaction back by itself, so XACT_ABORT (Azure SQL's) is not sent.
-      for (const script of ['ApplyDelta', 'KeepRenewedToken']) {
-        const [fabric, adf] = [text(script, scope, ours), text(script, adfScope, theirs)];
-        expect([at, script, fabric]).toEqual([at, script, adf.replace(/^SET XACT_ABORT ON; /, '')]);
-        expect(fabric).toMatch(/^BEGIN TRANSACTION; .* COMMIT TRANSACTION;$/);
-      }
-      const [ask, adfAsk] = [ours('AskAgain').typeProperties, theirs('AskAgain').typeProperties];
-      expect(`${gateway}${String(valueOf(ask.relativeUrl, scope))}`).toBe(valueOf(adfAsk.url, adfScope));
-      expect([ask.method, headers(ask.headers, scope), valueOf(ask.body, scope)]).toEqual([adfAsk.method, headers(adfAsk.headers, adfScope), valueOf(adfAsk.body, adfScope)]);
-    }
-  });
-
-  it('keeps both tables in one Warehouse, reaches the connections the docs have the user create, and holds no secret', () => {
-    const warehouses = [ours('LastToken').typeProperties.datasetSettings.linkedService, ours('CopyDelta').typeProperties.sink.datasetSettings.linkedService, ours('ApplyDelta').linkedService, ours('KeepRenewedToken').linkedService];
-    expect(warehouses.map((warehouse) => warehouse.properties.type)).toEqual(['DataWarehouse', 'DataWarehouse', 'DataWarehouse', 'DataWarehouse']);
-    for (const warehouse of warehouses) expect(warehouse).toEqual(warehouses[0]);
-    // The Key Vault and token connections are the export-job item's; the service's two are too.
-    expect(DELTA_CONNECTIONS).toEqual({ keyVault: CONNECTIONS.keyVault, token: CONNECTIONS.token, service: CONNECTIONS.service, serviceRest: CONNECTIONS.serviceRest });
-    const consuming = readFileSync(join(root, 'docs/consuming.md'), 'utf8');
-    for (const id of [...Object.values(DELTA_CONNECTIONS), warehouses[0].properties.typeProperties.artifactId]) expect(consuming).toContain(id);
-    for (const name of ['GetClientSecret', 'GetSubscriptionKey', 'GetApiKey', 'GetToken', 'AskAgain']) expect([name, ours(name).policy.secureOutput]).toEqual([name, true]);
-    for (const name of ['GetToken', 'CopyDelta', 'AskAgain']) expect([name, ours(name).policy.secureInput]).toEqual([name, true]);
-    expect(JSON.stringify(deltaItem.content)).not.toMatch(/"(securestring|password|client_secret=[^'])/i);
-  });
-
-  it('makes its tables with types a Fabric Warehouse has (docs/recipes/warehouse-delta.sql)', () => {
-    const ddl = readFileSync(join(root, 'docs/recipes/warehouse-delta.sql'), 'utf8').replace(/--.*$/gm, '');
-    const types = [...ddl.matchAll(/\b[a-zA-Z]+ ((?:N?VARCHAR|DECIMAL|DATETIME2|DATETIME|DATE|NTEXT|TEXT|INT|BIGINT|BIT|FLOAT|MONEY|UNIQUEIDENTIFIER)\b(?:\([^)]*\))?)/g)].map((match) => match[1]!);
-    expect(types.length).toBeGreaterThan(60);
-    // Fabric Warehouse: no NVARCHAR, NTEXT, TEXT or DATETIME; DATETIME2 to 6 digits.
-    for (const type of new Set(types)) expect([type, /^(VARCHAR\((\d+|MAX)\)|DECIMAL\(\d+, \d+\)|DATE|DATETIME2\([0-6]\))$/.test(type)]).toEqual([type, true]);
   });
 });
 

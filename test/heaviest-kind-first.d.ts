@@ -1,4 +1,4 @@
-/** test/sequencer.js's type, for the unit test that holds its order. */
+/** test/heaviest-kind-first.js's type, for the unit test that holds its order. */
 import type TestSequencerModule from '@jest/test-sequencer';
 
 /** jest's TestSequencer: the package is CommonJS, its class the `default` member. */

@@ -1,6 +1,7 @@
 /**
- * The order jest starts suites in: the heaviest kind first, so that no long suite starts late and
- * runs alone at the end while the other workers idle.
+ * The order jest starts suites in: last run's failures first (the answer a developer waits for),
+ * then the heaviest kind first, so that no long suite starts late and runs alone at the end while
+ * the other workers idle.
  *
  * Jest's own order is by each suite's time in the last run on this machine, and by file size where
  * it has none. A fresh checkout (CI) has none, and size misleads here: test/client/exact-folders-job.test.ts
@@ -24,6 +25,7 @@ export default class HeaviestKindFirst extends BaseSequencer {
   sort(tests) {
     const ordered = super.sort(tests);
     const position = new Map(ordered.map((test, index) => [test, index]));
-    return [...ordered].sort((a, b) => kindOf(a.path) - kindOf(b.path) || position.get(a) - position.get(b));
+    const failed = (test) => (this.hasFailed(test) ? 0 : 1);
+    return [...ordered].sort((a, b) => failed(a) - failed(b) || kindOf(a.path) - kindOf(b.path) || position.get(a) - position.get(b));
   }
 }
