@@ -146,3 +146,8 @@ export type PipelineValue = string | { value: string; type: 'Expression' };
 export function valueOf(entry: PipelineValue, scope: ExpressionScope): unknown {
   return typeof entry === 'string' ? entry : evaluate(entry.value, scope);
 }
+
+/** A map of pipeline properties (a Web activity's or a REST source's headers) as the strings sent. */
+export function headersOf(entries: Record<string, PipelineValue>, scope: ExpressionScope): Record<string, string> {
+  return Object.fromEntries(Object.entries(entries).map(([header, entry]) => [header, String(valueOf(entry, scope))]));
+}

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../dev/project-root.js';
 import { withDuckDb, type Query } from '../../dev/duckdb.js';
-import { evaluate, valueOf, type ExpressionScope, type PipelineValue } from './adf-expression.js';
+import { evaluate, headersOf, valueOf, type ExpressionScope } from './adf-expression.js';
 import { activity, resource } from './data-factory-recipe.js';
 import { connectionOf, DELTA_CONNECTIONS, deltaActivity, deltaDefaults } from './fabric-recipe.js';
 import type { Engine } from './job-pipeline.js';
@@ -88,9 +88,6 @@ interface Dialect {
   /** A Web activity's URL. */
   webUrl(step: Step, scope: ExpressionScope): string;
 }
-
-const headersOf = (entries: Record<string, PipelineValue>, scope: ExpressionScope) =>
-  Object.fromEntries(Object.entries(entries).map(([header, entry]) => [header, String(valueOf(entry, scope))]));
 
 function dataFactory(target: DeltaPipelineTarget): Dialect {
   return {

@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { evaluate, valueOf as value, type ExpressionScope, type PipelineValue as Value } from './adf-expression.js';
+import { evaluate, headersOf, valueOf as value, type ExpressionScope, type PipelineValue as Value } from './adf-expression.js';
 import { activity, defaults, resource } from './data-factory-recipe.js';
 import { CONNECTIONS, connectionOf, content, fabricActivity, fabricDefaults } from './fabric-recipe.js';
 
@@ -105,7 +105,7 @@ function fabric(target: PipelineTarget): Dialect {
     save: (step, scope) => {
       const source = step.typeProperties.source;
       // The REST connection is anonymous: the token and the keys are the source's own headers.
-      const headers = Object.fromEntries(Object.entries(source.additionalHeaders as Record<string, Value>).map(([header, entry]) => [header, String(value(entry, scope))]));
+      const headers = headersOf(source.additionalHeaders as Record<string, Value>, scope);
       return { url: `${base(step)}${String(value(source.datasetSettings.typeProperties.relativeUrl, scope))}`, headers };
     },
   };
@@ -131,7 +131,7 @@ export async function runJobPipeline(target: PipelineTarget, engine: Engine = 'd
   const inLake = (file: string) => join(target.lake, file);
   const web = async (name: string): Promise<{ status: number; headers: Headers; body: any }> => {
     const { typeProperties } = step(name);
-    const headers = Object.fromEntries(Object.entries(typeProperties.headers as Record<string, Value>).map(([header, entry]) => [header, String(value(entry, scope()))]));
+    const headers = headersOf(typeProperties.headers as Record<string, Value>, scope());
     const body = typeProperties.body ? value(typeProperties.body, scope()) : undefined;
     const response = await fetch(dialect.webUrl(step(name), scope()), { method: typeProperties.method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
     const text = await response.text();

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { projectRoot } from '../../../dev/project-root.js';
-import { evaluate, valueOf, type ExpressionScope, type PipelineValue } from '../../support/adf-expression.js';
+import { evaluate, headersOf, valueOf, type ExpressionScope } from '../../support/adf-expression.js';
 import { activities, activity, nested, resource } from '../../support/data-factory-recipe.js';
 import { CONNECTIONS, DELTA_CONNECTIONS, deltaItem, fabricFormats, formatErrors as errors, jobItem } from '../../support/fabric-recipe.js';
 
@@ -21,7 +21,6 @@ describe('docs/recipes/fabric/SummaryDeltaToWarehouse.DataPipeline', () => {
   const PIPELINE = 'SummaryDeltaToWarehouse';
   const ours = deltaItem.activity;
   const theirs = (name: string) => activity(PIPELINE, name);
-  const headers = (entries: Record<string, PipelineValue>, scope: ExpressionScope) => Object.fromEntries(Object.entries(entries).map(([header, entry]) => [header, String(valueOf(entry, scope))]));
   const text = (name: string, scope: ExpressionScope, of: (step: string) => Record<string, any>) => String(valueOf(of(name).typeProperties.scripts[0].text, scope));
 
   it('is a DataPipeline item definition as Fabric documents it, which refuses a broken copy', () => {
@@ -73,7 +72,7 @@ describe('docs/recipes/fabric/SummaryDeltaToWarehouse.DataPipeline', () => {
         .toBe(`${gateway}${String(evaluate(resource(input.referenceName).properties.typeProperties.relativeUrl.value, { dataset: { dataset: valueOf(input.parameters.dataset, adfScope) } }))}`);
       expect([source.requestMethod, valueOf(source.requestBody, scope), source.paginationRules]).toEqual([adfSource.requestMethod, valueOf(adfSource.requestBody, adfScope), adfSource.paginationRules]);
       // Data Factory's REST linked service signs the request (OAuth2ClientCredential, the keys as auth headers); Fabric's source does.
-      expect(headers(source.additionalHeaders, scope)).toEqual({ ...adfSource.additionalHeaders, Authorization: 'Bearer t', 'Ocp-Apim-Subscription-Key': 's', 'x-api-key': 'k' });
+      expect(headersOf(source.additionalHeaders, scope)).toEqual({ ...adfSource.additionalHeaders, Authorization: 'Bearer t', 'Ocp-Apim-Subscription-Key': 's', 'x-api-key': 'k' });
       const [sink, adfSink] = [ours('CopyDelta').typeProperties, theirs('CopyDelta')];
       expect([valueOf(sink.sink.preCopyScript, scope), valueOf(sink.translator, scope), valueOf(sink.sink.datasetSettings.typeProperties.table, scope)])
         .toEqual([valueOf(adfSink.typeProperties.sink.preCopyScript, adfScope), valueOf(adfSink.typeProperties.translator, adfScope), valueOf(adfSink.outputs[0].parameters.table, adfScope)]);
@@ -85,7 +84,7 @@ describe('docs/recipes/fabric/SummaryDeltaToWarehouse.DataPipeline', () => {
       }
       const [ask, adfAsk] = [ours('AskAgain').typeProperties, theirs('AskAgain').typeProperties];
       expect(`${gateway}${String(valueOf(ask.relativeUrl, scope))}`).toBe(valueOf(adfAsk.url, adfScope));
-      expect([ask.method, headers(ask.headers, scope), valueOf(ask.body, scope)]).toEqual([adfAsk.method, headers(adfAsk.headers, adfScope), valueOf(adfAsk.body, adfScope)]);
+      expect([ask.method, headersOf(ask.headers, scope), valueOf(ask.body, scope)]).toEqual([adfAsk.method, headersOf(adfAsk.headers, adfScope), valueOf(adfAsk.body, adfScope)]);
     }
   });
 

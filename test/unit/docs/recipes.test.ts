@@ -14,7 +14,7 @@ import Ajv04 from 'ajv-draft-04';
 import * as PQP from '@microsoft/powerquery-parser';
 import { projectRoot } from '../../../dev/project-root.js';
 import { DATASETS } from '../../../client/src/datasets.js';
-import { evaluate } from '../../support/adf-expression.js';
+import { evaluate, headersOf } from '../../support/adf-expression.js';
 import { activities, activity, defaults, monthRequests, resource, template, type Resource } from '../../support/data-factory-recipe.js';
 import { CONNECTIONS, content, fabricActivities, fabricActivity, fabricDefaults, fabricFormats, formatErrors as errors, platform } from '../../support/fabric-recipe.js';
 import { committedDocument } from '../../support/document-validator.js';
@@ -177,8 +177,7 @@ describe('docs/recipes/fabric/SummaryJobToLake.DataPipeline', () => {
     for (const name of ['StartJob', 'Status', 'Manifest']) {
       const [ours, theirs] = [fabricActivity(name).typeProperties, activity('SummaryJobToLake', name).typeProperties];
       expect(`https://gateway.example/summary/${String(evaluate(ours.relativeUrl.value, scope))}`).toBe(evaluate(theirs.url.value, { ...scope, parameters: { ...parameters, baseUrl: 'https://gateway.example/summary/' } }));
-      expect(Object.fromEntries(Object.entries(ours.headers).map(([header, entry]) => [header, typeof entry === 'string' ? entry : evaluate((entry as { value: string }).value, scope)])))
-        .toEqual(Object.fromEntries(Object.entries(theirs.headers).map(([header, entry]) => [header, typeof entry === 'string' ? entry : evaluate((entry as { value: string }).value, scope)])));
+      expect(headersOf(ours.headers, scope)).toEqual(headersOf(theirs.headers, scope));
     }
     const item = { window: '2025-03', table: 'invoice_tables', part: 1, url: 'https://account.blob.core.windows.net/exports/x?sig=s' };
     const sink = fabricActivity('CopyFile').typeProperties.sink.datasetSettings.typeProperties.location;
