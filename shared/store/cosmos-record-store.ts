@@ -66,25 +66,29 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   /** Set once the one-query form of a version was refused: from then on, two aggregates. */
   let twoAggregates = false;
 
-  /** A version of the result, narrowed (the delta feed's counts) or not. */
-  const versionOf = async (scope: Scope, query: SummaryQuery, narrowing: Narrowing, meter: StoreMeter | undefined): Promise<ResultVersion> => {
-    const sql = buildVersionSql(scope, query, narrowing);
-    // An aggregate's one row or value may come after rounds with nothing in them (across
-    // partitions): read until it comes, or the query ends (nothing matched). Its charge is
-    // counted, never as a document. The deadline holds for the whole aggregate too: rounds that
-    // each come quickly with nothing in them, and never an end, are a fault.
-    const aggregate = async (text: SqlQuery, refused?: (error: unknown) => boolean): Promise<unknown> => {
-      const abort = new AbortController();
-      const iterator = open<unknown>(scope, query, text, {}, abort);
-      const deadline = performance.now() + options.timeoutMs;
-      for (;;) {
-        if (performance.now() > deadline) throw storeFault(new Error('an aggregate gave no value within the deadline'), true);
-        const response = await roundTrip(query, iterator, abort, undefined, refused);
-        if (meter) meter.requestCharge += response.requestCharge;
-        if (response.resources.length > 0) return response.resources[0];
-        if (!iterator.hasMoreResults()) return undefined;
-      }
-    };
+  /**
+   * An aggregate's one row or value. It may come after rounds with nothing in them (across
+   * partitions): read until it comes, or the query ends (nothing matched). Its charge is counted,
+   * never as a document. The deadline holds for the whole aggregate too: rounds that each come
+   * quickly with nothing in them, and never an end, are a fault.
+   */
+  const aggregateOf = async (scope: Scope, query: SummaryQuery, text: SqlQuery, meter: StoreMeter | undefined, refused?: (error: unknown) => boolean): Promise<unknown> => {
+    const abort = new AbortController();
+    const iterator = open<unknown>(scope, query, text, {}, abort);
+    const deadline = performance.now() + options.timeoutMs;
+    for (;;) {
+      if (performance.now() > deadline) throw storeFault(new Error('an aggregate gave no value within the deadline'), true);
+      const response = await roundTrip(query, iterator, abort, undefined, refused);
+      if (meter) meter.requestCharge += response.requestCharge;
+      if (response.resources.length > 0) return response.resources[0];
+      if (!iterator.hasMoreResults()) return undefined;
+    }
+  };
+
+  /** A version of the result. */
+  const versionOf = async (scope: Scope, query: SummaryQuery, meter: StoreMeter | undefined): Promise<ResultVersion> => {
+    const sql = buildVersionSql(scope, query);
+    const aggregate = (text: SqlQuery, refused?: (error: unknown) => boolean) => aggregateOf(scope, query, text, meter, refused);
     const twoValueAggregates = async (): Promise<ResultVersion> => {
       // Both at once: one round trip's latency.
       const [records, latestWrite] = await Promise.all([aggregate(sql.records), aggregate(sql.latestWrite)]);
@@ -132,7 +136,7 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
   }
 
   return {
-    version: (scope, query, meter) => versionOf(scope, query, {}, meter),
+    version: (scope, query, meter) => versionOf(scope, query, meter),
     async page(scope, query, { skip, take, continuation }, meter) {
       const wanted = skip + take;
       const sql = buildListSql(scope, query);
@@ -159,7 +163,7 @@ export function createCosmosRecordStore(client: CosmosClient, options: CosmosRec
       const sql = buildListSql(scope, query, { writtenSince: since, textIds: true }, keyField, 'any');
       for await (const rows of rowsOf(scope, query, sql, meter, CHANGED_PAGE_SIZE, signal)) yield rows.map((row) => sortLines(row, query.resource.lines));
     },
-    count: async (scope, query, narrowing, meter) => (await versionOf(scope, query, { ...narrowing, textIds: true }, meter)).records,
+    count: async (scope, query, narrowing, meter) => wholeNumber(await aggregateOf(scope, query, buildVersionSql(scope, query, { ...narrowing, textIds: true }).records, meter)),
     async keys(scope, query, narrowing, keyField, meter, signal) {
       const keys: KeyedId[] = [];
       for await (const rows of rowsOf(scope, query, buildKeysSql(scope, query, { ...narrowing, textIds: true }, keyField), meter, STREAM_PAGE_SIZE, signal)) {

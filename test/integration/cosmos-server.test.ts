@@ -2,6 +2,7 @@
  * The embedded Cosmos server, seeded, reached through the real SDK: the query shapes the store
  * relies on must run here exactly as they are written for Azure.
  */
+import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Container, CosmosClient, SqlParameter } from '@azure/cosmos';
 import { CONTRACTS } from '../../shared/model/contracts.js';
@@ -125,4 +126,54 @@ test('the server ignores partitionKey, so the tenant must also be in the WHERE c
     .query<number>('SELECT VALUE COUNT(1) FROM c', { partitionKey: ['contoso'] })
     .fetchAll();
   expect(resources).toEqual([RECORDS * TENANTS.length]);
+});
+
+// patches/@zeit+cosmosdb-query: AND and OR stop at a decisive left side. Cosmos's three-valued
+// logic must hold whichever side is undefined: `false AND undefined` is false, `true AND
+// undefined` undefined, `true OR undefined` true, `false OR undefined` undefined, and a WHERE keeps
+// only true (NOT tells false from undefined).
+test.each([
+  ['NOT (c.flag = true AND c.nothing = 1)', ['off']],
+  ['NOT (c.nothing = 1 AND c.flag = true)', ['off']],
+  ['c.flag = true AND c.nothing = 1', []],
+  ['c.flag = true OR c.nothing = 1', ['on']],
+  ['c.nothing = 1 OR c.flag = true', ['on']],
+  ['NOT (c.flag = false OR c.nothing = 1)', []],
+  ['NOT (c.nothing = 1 OR c.flag = false)', []],
+  ['NOT (c.flag = false) AND (c.flag = true OR c.nothing = 1)', ['on']],
+  ['IS_DEFINED(c.flag) AND NOT (c.flag AND c.nothing = 1)', ['off']],
+])('logic with undefined holds under short-circuit: %s', async (condition, expected) => {
+  const tenant = 'logic';
+  await Promise.all([{ id: 'on', flag: true }, { id: 'off', flag: false }, { id: 'neither' }]
+    .map((document) => contracts.items.upsert({ ...document, tenantId: tenant })));
+  const ids = await query<string>(contracts, tenant, `SELECT VALUE c.id FROM c WHERE c.tenantId = @tenant AND (${condition})`);
+  expect(ids.sort()).toEqual(expected);
+});
+
+/** One request to the server as a gateway receives it, its body parsed. */
+function rawQuery(path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    // The embedded server's self-signed certificate, on loopback, in a test.
+    const request = httpsRequest(`${server.endpoint}${path}`, { method: 'POST', rejectUnauthorized: false, headers: { 'content-type': 'application/query+json', 'x-ms-documentdb-isquery': 'True', ...headers } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }));
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
+}
+
+// patches/@vercel+cosmosdb-server: the SDK asks for a query plan beside each query; the server
+// answers it without running the query (it ran every query twice), and still runs the query itself.
+test('a query plan request is answered without running the query', async () => {
+  const path = `/dbs/${DATABASE_ID}/colls/${CONTRACTS.containerId}/docs`;
+  const body = { query: 'SELECT VALUE c.id FROM c WHERE c.tenantId = @tenant', parameters: [{ name: '@tenant', value: 'contoso' }] };
+  const crossPartition = { 'x-ms-documentdb-query-enablecrosspartition': 'True' };
+  const plan = await rawQuery(path, { ...crossPartition, 'x-ms-cosmos-is-query-plan-request': 'True' }, body);
+  expect(plan).toEqual({ status: 200, body: { Documents: [], _count: 0 } });
+  const run = await rawQuery(path, crossPartition, body);
+  expect(run.status).toBe(200);
+  expect(run.body._count).toBe(RECORDS);
+  expect((await rawQuery(`/dbs/${DATABASE_ID}/colls/nowhere/docs`, { ...crossPartition, 'x-ms-cosmos-is-query-plan-request': 'True' }, body)).status).toBe(404);
 });
