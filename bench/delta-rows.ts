@@ -36,8 +36,8 @@ export function deltaRows(figures: DeltaFigures): TableRow[] {
   return [
     { measurement: `${count(figures.records)} contracts over two years: full pull month by month into an empty folder (baseline: median of three)`, subject: what(full), time: duration(full.ms), ...blank, output: '', ratio: 'baseline', target: 'baseline', standing: 'info' },
     row('the first delta (no token): the whole view as Parquet', figures.first),
-    row(`delta as Parquet after ${night}`, figures.spread.parquet, { documents: DOCUMENTS_SHARE, wall: WALL_SHARE }),
-    row('the same delta as JSON pages, followed to the last', figures.spread.json),
+    row(`delta as Parquet after ${night} (median of three asks of the same token)`, figures.spread.parquet, { documents: DOCUMENTS_SHARE, wall: WALL_SHARE }),
+    row('the same delta as JSON pages, followed to the last (median of three)', figures.spread.json),
     row('the same night through today\'s month-by-month mirror (summary-client pull)', figures.spread.mirror),
     row('delta when nothing changed', figures.nothing, { documents: 0 }),
     row('the same night through summary-client pull kept by the delta (Parquet, merged from its token)', figures.kept.spread, { documents: DOCUMENTS_SHARE, wall: WALL_SHARE }),

@@ -12,7 +12,7 @@ import type { Scope, StoredRecord } from '../model/view.js';
 import { QUIET_SECONDS } from '../output/result-etag.js';
 import { DELTA_KEY_MEMBER } from '../store/build-sql.js';
 import type { DeltaReads, StoreMeter } from '../store/record-store.js';
-import { valuesHash, type DeltaEntry, type DeltaState } from './delta-state.js';
+import { compareKeys, valuesHash, type DeltaEntry, type DeltaState } from './delta-state.js';
 
 export interface Removal {
   readonly id: string;
@@ -143,7 +143,9 @@ async function findMissing(input: DeltaInput, expected: readonly Expected[]): Pr
   const total = await reads.count(scope, query, {}, meter);
   if (total >= expected.length) return [];
   const missing: Expected[] = [];
-  const keyed = expected.filter((entry) => entry.key !== undefined).sort((a, b) => (a.key! < b.key! ? -1 : a.key! > b.key! ? 1 : 0));
+  // Sorted by key, a part of the key range is a run of this array, and the left half of a split a
+  // run's prefix. (A kept state is in key order, so this sort finds it nearly sorted.)
+  const keyed = expected.filter((entry) => entry.key !== undefined).sort((a, b) => compareKeys(a.key!, b.key!));
   // Records whose key is no text are in no key range: checked one by one (a malformed few).
   for (const entry of expected) if (entry.key === undefined) missing.push(entry);
   const narrowed = (from: string | undefined, before: string | undefined) => ({ key: { field: keyField, ...(from === undefined ? {} : { from }), ...(before === undefined ? {} : { before }) } });
@@ -153,30 +155,43 @@ async function findMissing(input: DeltaInput, expected: readonly Expected[]): Pr
     return reads.count(scope, query, narrowed(from, before), meter);
   });
   // Parts whose ids are read, once the search has found them all: a few queries for every leaf.
-  const leaves: { readonly entries: readonly Expected[]; readonly from?: string; readonly before?: string }[] = [];
-  const search = async (entries: readonly Expected[], from: string | undefined, before: string | undefined, actual: number): Promise<void> => {
-    if (actual >= entries.length) return;
-    const split = entries[entries.length >> 1]!.key!;
+  const leaves: { readonly start: number; readonly end: number; readonly from?: string; readonly before?: string }[] = [];
+  /** The part `keyed[start, end)`, whose key range `[from, before)` holds `actual` records now. */
+  const search = async (start: number, end: number, from: string | undefined, before: string | undefined, actual: number): Promise<void> => {
+    const size = end - start;
+    if (actual >= size) return;
+    const split = keyed[start + (size >> 1)]!.key!;
     // A handful, most of them missing, or all of one key: the part's ids are read (as many documents as it holds now).
-    if (entries.length <= LEAF_RECORDS || (entries.length - actual) * 4 >= entries.length || split === entries[0]!.key) {
-      leaves.push({ entries, ...(from === undefined ? {} : { from }), ...(before === undefined ? {} : { before }) });
+    if (size <= LEAF_RECORDS || (size - actual) * 4 >= size || split === keyed[start]!.key) {
+      leaves.push({ start, end, ...(from === undefined ? {} : { from }), ...(before === undefined ? {} : { before }) });
       return;
     }
-    const left = entries.filter((entry) => entry.key! < split);
-    const right = entries.filter((entry) => entry.key! >= split);
+    const middle = firstAtOrAfter(keyed, start, end, split);
     // One count a split: the right half holds what the part holds less the left half.
     const leftCount = await count(from, split);
-    await Promise.all([search(left, from, split, leftCount), search(right, split, before, actual - leftCount)]);
+    await Promise.all([search(start, middle, from, split, leftCount), search(middle, end, split, before, actual - leftCount)]);
   };
-  await search(keyed, undefined, undefined, await count(undefined, undefined));
+  await search(0, keyed.length, undefined, undefined, await count(undefined, undefined));
   for (let at = 0; at < leaves.length; at += LEAVES_PER_READ) {
     signal?.throwIfAborted();
     const batch = leaves.slice(at, at + LEAVES_PER_READ);
     const ranges = batch.map(({ from, before }) => ({ ...(from === undefined ? {} : { from }), ...(before === undefined ? {} : { before }) }));
     const present = new Set((await reads.keys(scope, query, { keyRanges: { field: keyField, ranges } }, keyField, meter, signal)).map((found) => found.id));
-    for (const leaf of batch) for (const entry of leaf.entries) if (!present.has(entry.id)) missing.push(entry);
+    for (const { start, end } of batch) for (let index = start; index < end; index++) if (!present.has(keyed[index]!.id)) missing.push(keyed[index]!);
   }
   return missing;
+}
+
+/** The first index in `sorted[start, end)` whose key is at or after `key` (`end` if none). */
+function firstAtOrAfter(sorted: readonly Expected[], start: number, end: number, key: string): number {
+  let low = start;
+  let high = end;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (sorted[middle]!.key! < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** Runs at most `size` of the tasks given to it at once, the others in turn. */

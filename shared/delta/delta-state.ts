@@ -34,3 +34,8 @@ export const EMPTY_STATE: DeltaState = Object.freeze({ since: 0, records: new Ma
 export function valuesHash(record: Readonly<Record<string, unknown>>): string {
   return createHash('sha256').update(JSON.stringify(record)).digest('base64url').slice(0, 22);
 }
+
+/** Keys in order, as the store's counts compare texts (`>=`, `<`): what a part of the key range is. */
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -5,7 +5,7 @@
  * few megabytes kept and read whole, once per delta.
  */
 import { z } from 'zod';
-import type { DeltaState } from './delta-state.js';
+import { compareKeys, type DeltaState } from './delta-state.js';
 import { gunzipJson, gzipJson } from './delta-blobs.js';
 
 /** What a state is bound to: a token is answered only for the same. */
@@ -29,6 +29,8 @@ export interface KeptState {
 /** A binding as it is kept (with a state, and with a delta's pages). */
 export const BINDING_SCHEMA = z.object({ tenant: z.string(), clientId: z.string(), resource: z.string(), view: z.string(), filters: z.string() });
 
+type Triple = [id: string, key: string | null, hash: string | null];
+
 const kept = z.object({
   v: z.literal(1),
   binding: BINDING_SCHEMA,
@@ -37,8 +39,10 @@ const kept = z.object({
   records: z.array(z.tuple([z.string(), z.string().nullable(), z.string().nullable()])),
 });
 
+/** Records in key order (those without a key last), so that the next delta's search finds them nearly sorted. */
 export function encodeState({ binding, issued, state }: KeptState): Uint8Array {
-  const records = [...state.records].map(([id, entry]) => [id, entry.key ?? null, entry.hash ?? null]);
+  const records: Triple[] = [...state.records].map(([id, entry]) => [id, entry.key ?? null, entry.hash ?? null]);
+  records.sort((a, b) => (a[1] === null ? (b[1] === null ? 0 : 1) : b[1] === null ? -1 : compareKeys(a[1], b[1])));
   return gzipJson({ v: 1, binding, issued, since: state.since, records });
 }
 

@@ -33,6 +33,16 @@ describe('a delta token', () => {
     expect(decodeState(encodeState({ binding, issued: 1, state }).subarray(0, 20))).toBeUndefined();
   });
 
+  it('keeps its records in key order, those without a key last, whatever order they were given in', () => {
+    const entries: [string, { key: string | undefined; hash: string }][] = [
+      ['CON-9', { key: undefined, hash: 'h9' }], ['CON-3', { key: '2025-03-02', hash: 'h3' }],
+      ['CON-1', { key: '2025-03-01T10:00:00.000Z', hash: 'h1' }], ['CON-2', { key: '2025-03-01', hash: 'h2' }],
+    ];
+    const decoded = decodeState(encodeState({ binding, issued: 1, state: { since: 5, records: new Map(entries) } }))!;
+    expect([...decoded.state.records.keys()]).toEqual(['CON-2', 'CON-1', 'CON-3', 'CON-9']);
+    expect(decoded.state.records).toEqual(new Map(entries));
+  });
+
   it('continues from its state for the same tenant, client, resource, view and filters; else says why not, never whether it exists', async () => {
     const now = Date.parse('2026-11-28T00:00:00Z');
     const states = keptStates();
