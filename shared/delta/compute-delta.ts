@@ -140,14 +140,14 @@ export async function computeDelta(input: DeltaInput): Promise<Delta> {
  */
 async function findMissing(input: DeltaInput, expected: readonly Expected[]): Promise<Expected[]> {
   const { reads, scope, query, keyField, meter, signal } = input;
-  const total = await reads.count(scope, query, {}, meter);
-  if (total >= expected.length) return [];
-  const missing: Expected[] = [];
   // Sorted by key, a part of the key range is a run of this array, and the left half of a split a
   // run's prefix. (A kept state is in key order, so this sort finds it nearly sorted.)
   const keyed = expected.filter((entry) => entry.key !== undefined).sort((a, b) => compareKeys(a.key!, b.key!));
-  // Records whose key is no text are in no key range: checked one by one (a malformed few).
-  for (const entry of expected) if (entry.key === undefined) missing.push(entry);
+  // Records whose key is no text are in no key range: checked one by one (a malformed few), once
+  // the view's whole count says that anything is missing at all.
+  const unkeyed = expected.filter((entry) => entry.key === undefined);
+  if (unkeyed.length > 0 && await reads.count(scope, query, {}, meter) >= expected.length) return [];
+  const missing = [...unkeyed];
   const narrowed = (from: string | undefined, before: string | undefined) => ({ key: { field: keyField, ...(from === undefined ? {} : { from }), ...(before === undefined ? {} : { before }) } });
   const limit = inFlight(COUNTS_IN_FLIGHT);
   const count = (from: string | undefined, before: string | undefined) => limit(() => {

@@ -136,6 +136,27 @@ describe('a delta of a view', () => {
     }
   });
 
+  it('finds a removal of a record whose key is no text by its id, and keeps one that stays', async () => {
+    // A stored createdDate that is a number: in the view (no range asked), in no key range.
+    const [stays, goes] = [contract('unused', { createdDate: 20250101 }), contract('unused', { createdDate: 20250102 })];
+    await own.write('contracts', [stays, goes]);
+    for (const target of [full, basic]) {
+      expect([target.view, ids((await night(target)).changed)]).toEqual([target.view, [stays.id, goes.id].sort()]);
+    }
+    await new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
+    for (const target of [full, basic]) {
+      const quiet = await night(target);
+      expect([target.view, quiet.changed, quiet.removed]).toEqual([target.view, [], []]);
+    }
+    const keyed = [...basic.records.values()].find((record) => typeof record.createdDate === 'string' && record.status === 'Published')!;
+    await own.remove('contracts', [goes.id, String(keyed.contractId)]);
+    for (const target of [full, basic]) {
+      const delta = await night(target);
+      expect([target.view, removals(delta.removed), delta.changed]).toEqual([target.view, removals([{ id: goes.id, reason: 'deleted' }, { id: String(keyed.contractId), reason: 'deleted' }]), []]);
+      await expectExact(target);
+    }
+  });
+
   it('takes a record out of a view without Drafts when it turns Draft, and back when published; a view with Drafts sees each change', async () => {
     const id = [...basic.records.keys()].find((key) => full.records.get(key)?.status === 'Published')!;
     const record = await stored(id);
