@@ -177,3 +177,10 @@ test('a query plan request is answered without running the query', async () => {
   expect(run.body._count).toBe(RECORDS);
   expect((await rawQuery(`/dbs/${DATABASE_ID}/colls/nowhere/docs`, { ...crossPartition, 'x-ms-cosmos-is-query-plan-request': 'True' }, body)).status).toBe(404);
 });
+
+test('a type check takes one argument, and is refused with another count, as in Cosmos', async () => {
+  expect(await query<boolean>(contracts, 'contoso', 'SELECT VALUE IS_STRING(c.id) FROM c WHERE c.tenantId = @tenant AND IS_DEFINED(c.id)')).toContain(true);
+  for (const call of ['IS_STRING()', 'IS_STRING(c.id, c.id)', 'IS_DEFINED(c.id, 1)']) {
+    await expect(query(contracts, 'contoso', `SELECT VALUE ${call} FROM c WHERE c.tenantId = @tenant`)).rejects.toMatchObject({ code: 400 });
+  }
+});
