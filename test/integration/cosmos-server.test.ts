@@ -178,9 +178,12 @@ test('a query plan request is answered without running the query', async () => {
   expect((await rawQuery(`/dbs/${DATABASE_ID}/colls/nowhere/docs`, { ...crossPartition, 'x-ms-cosmos-is-query-plan-request': 'True' }, body)).status).toBe(404);
 });
 
-test('a type check takes one argument, and is refused with another count, as in Cosmos', async () => {
+test('a function is refused with the wrong count of arguments, as in Cosmos, whether or not a document reaches it', async () => {
   expect(await query<boolean>(contracts, 'contoso', 'SELECT VALUE IS_STRING(c.id) FROM c WHERE c.tenantId = @tenant AND IS_DEFINED(c.id)')).toContain(true);
-  for (const call of ['IS_STRING()', 'IS_STRING(c.id, c.id)', 'IS_DEFINED(c.id, 1)']) {
+  for (const call of ['IS_STRING()', 'IS_STRING(c.id, c.id)', 'IS_DEFINED(c.id, 1)', 'ABS()', 'CONCAT(c.id)']) {
     await expect(query(contracts, 'contoso', `SELECT VALUE ${call} FROM c WHERE c.tenantId = @tenant`)).rejects.toMatchObject({ code: 400 });
+    // Refused when the query is compiled, as Cosmos does: also where no document reaches the call
+    // (the left of an AND is false for every one, so the engine never evaluates its right).
+    await expect(query(contracts, 'contoso', `SELECT VALUE c.id FROM c WHERE c.tenantId = @tenant AND c.id = 'none' AND ${call}`)).rejects.toMatchObject({ code: 400 });
   }
 });
