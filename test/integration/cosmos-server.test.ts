@@ -189,9 +189,10 @@ test('a function is refused with the wrong count of arguments, as in Cosmos, whe
 });
 
 // patches/@zeit+cosmosdb-query (range-index.js): a WHERE that is a conjunction holding a range on
-// a path runs over the documents in that range of a sorted index, made when a second query asks
-// for it. The answers must be the full scan's: for values of every type at the path, the range
-// on either side, two ranges on one path, a JOIN, an ORDER BY, pages, and after a write.
+// a path (or an OR of such conjunctions) runs over the documents in that range of a sorted index,
+// made when a second query asks for it. The answers must be the full scan's: for values of every
+// type at the path, the range on either side, two ranges on one path, ORs, a JOIN, an ORDER BY,
+// pages, and after a write.
 describe('the range index answers as a full scan does', () => {
   const tenant = 'ranges';
   const values: unknown[] = ['2024-01', '2024-01-15', '2024-02', 'b', '', 0, 1, 2.5, -1, true, false, null, [1], { x: 1 }, undefined];
@@ -226,6 +227,9 @@ describe('the range index answers as a full scan does', () => {
     ['c.level < @to AND c.level > @from', [{ name: '@to', value: '2024-01' }, { name: '@from', value: '2024-02' }], []],
     ['NOT (c.level >= @from)', [{ name: '@from', value: '2024-02' }], ['v00', 'v01', 'v04']],
     ['(c.level >= @from OR c.level = 0)', [{ name: '@from', value: 'b' }], ['v03', 'v05']],
+    ['((c.level >= @from AND c.level < @before) OR c.level >= 2 OR (c.nested.level <= @to AND c.id != "v00"))', [{ name: '@from', value: '2024-01-10' }, { name: '@before', value: '2024-02' }, { name: '@to', value: '' }], ['v01', 'v04', 'v07']],
+    ['(c.level > @from OR c.level < @from) AND (c.level < 1 OR c.level >= "b")', [{ name: '@from', value: 0 }], ['v08']],
+    ['(c.level >= @from OR c.level < @to)', [{ name: '@from', value: 'b' }, { name: '@to', value: '' }], ['v03']],
     ['c.level >= @from AND c.level < @missing', [{ name: '@from', value: '2024-01' }], []],
   ])('%s (%j)', async (condition, parameters, expected) => {
     expect(await ids(condition, parameters)).toEqual(expected);
