@@ -13,7 +13,7 @@ import { DeltaRestart, type DeltaFiles } from './delta-walk.js';
 import { WindowFailure } from './fetch-window.js';
 import { partialFile } from './layout.js';
 import { readListedFile, sha256, type ManifestWindow } from './manifest.js';
-import { readRawTable, rowKey, writeRawTable, type RawTable, type RawValue } from './parquet-table.js';
+import { readRawTable, sameColumns, textOf, writeRawTable, type RawTable, type RawValue } from './parquet-table.js';
 import { printable } from './printable.js';
 import { formatDay } from './windows.js';
 import type { MergedWindow } from './delta-pass.js';
@@ -54,10 +54,10 @@ export async function readParquetDelta(files: DeltaFiles, idField: string, dateF
     const removal = index === 0 ? table.columns.findIndex((column) => column.name === REMOVED_COLUMN) : -1;
     const date = index === 0 ? columnIndex(table, dateField, name, files.requestId) : -1;
     for (const row of table.rows) {
-      const key = row[id];
-      if (typeof key !== 'string') throw new WindowFailure(`a row of the delta's ${name} has no ${idField}`, files.requestId);
+      const key = textOf(row[id]!);
+      if (key === undefined) throw new WindowFailure(`a row of the delta's ${name} has no ${idField}`, files.requestId);
       if (removal >= 0 && row[removal] !== null) {
-        removed.set(key, String(row[removal]));
+        removed.set(key, textOf(row[removal]!) ?? String(row[removal]));
         continue;
       }
       if (index === 0) {
@@ -114,7 +114,7 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
     const out: RawValue[][] = [];
     const placed = new Set<string>();
     for (const row of held.rows) {
-      const key = String(row[id]);
+      const key = textOf(row[id]!) ?? String(row[id]);
       if (homed.has(key)) {
         // A changed record takes its first row's place (a record's one row; an invoice's lines, together).
         if (!placed.has(key)) out.push(...(source?.rows.get(key) ?? []).map(pick));
@@ -127,12 +127,14 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
     }
     for (const key of mine) if (!placed.has(key)) out.push(...(source?.rows.get(key) ?? []).map(pick));
     if (index === 0) rows = out.length;
-    if (out.length === held.rows.length && out.every((row, at) => rowKey(row) === rowKey(held.rows[at]!))) {
+    const same = sameColumns(held.rows, out, held.columns.length);
+    if (same?.every(Boolean)) {
       files.push({ file, staged: false });
       continue;
     }
     const keyValues = held.keyValues.map((pair) => (pair.key === 'summary.requestId' ? { key: pair.key, value: requestId } : pair.key === 'summary.generatedAt' ? { key: pair.key, value: deltaGeneratedAt(delta) ?? pair.value } : pair));
-    const bytes = writeRawTable({ ...held, keyValues }, out);
+    // A column whose values are all as they were is copied from the file (a month's records updated in place change a few columns).
+    const bytes = writeRawTable({ ...held, keyValues }, out, same);
     const path = join(dir, partialFile(file.file));
     try {
       mkdirSync(dirname(path), { recursive: true });
@@ -182,7 +184,7 @@ const DAY_MS = 86_400_000;
 
 /** The day (`YYYY-MM-DD`, UTC) of a raw date, instant or text value, as the service's day ranges compare it. */
 function dayOf(value: RawValue, element: SchemaElement): string | undefined {
-  if (typeof value === 'string') return value.slice(0, 10);
+  if (value instanceof Uint8Array) return textOf(value)?.slice(0, 10);
   if (typeof value !== 'number' && typeof value !== 'bigint') return undefined;
   const logical = element.logical_type;
   if (element.converted_type === 'DATE' || logical?.type === 'DATE') return formatDay(Number(value) * DAY_MS);

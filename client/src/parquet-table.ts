@@ -1,21 +1,23 @@
 /**
  * A Parquet table as a delta's merge takes it (delta-pass.ts): read with its values as the file
- * stores them (a date's days, a decimal's unscaled integer, an instant's integer), so that what is
- * written back is exactly what was read; and written as the service writes its files: the file's
+ * stores them (a date's days, a decimal's unscaled integer, an instant's integer, a text's UTF-8
+ * bytes), so that what is written back is exactly what was read, and a row kept is written from
+ * the bytes it was read from (no text decoded and encoded again); and written as the service writes its files: the file's
  * own schema and footer key-values, version-1 data pages (some warehouse loaders refuse
  * DATA_PAGE_V2, the only kind hyparquet-writer 0.17's own writer makes), PLAIN values, SNAPPY.
- * The page, RLE and footer encoders are hyparquet-writer's.
+ * The page, RLE and footer encoders are hyparquet-writer's; SNAPPY is hysnappy's WebAssembly, as
+ * the service's (a month's merge spent a third of its time in hyparquet-writer's JavaScript one).
  */
-import { parquetMetadata, parquetReadObjects, type ColumnChunk, type FileMetaData, type KeyValue, type SchemaElement } from 'hyparquet';
+import { parquetMetadata, parquetRead, type ColumnChunk, type FileMetaData, type KeyValue, type SchemaElement } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 import { writePlain } from 'hyparquet-writer/src/plain.js';
-import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
+import { snappyCompressor } from 'hysnappy';
 
-/** A value as the file stores it: null, a number, a bigint, a boolean, a string (UTF-8 text) or bytes. */
-export type RawValue = null | number | bigint | boolean | string | Uint8Array;
+/** A value as the file stores it: null, a number, a bigint, a boolean, bytes (a text's UTF-8 among them). */
+export type RawValue = null | number | bigint | boolean | Uint8Array;
 
 /** A table: its schema and footer, and its rows as raw values in the order of its columns. */
 export interface RawTable {
@@ -25,13 +27,30 @@ export interface RawTable {
   /** The columns (the schema's leaves), in order. */
   readonly columns: readonly SchemaElement[];
   readonly rows: RawValue[][];
+  /**
+   * Each column's chunk as the file holds it, where the file is one row group (a month's table
+   * is): a column whose every value a merge leaves as it was is copied as it is, not encoded again.
+   */
+  readonly chunks?: readonly HeldChunk[];
 }
+
+/** A column chunk of a file: its bytes (pages with their headers) and its footer entry. */
+export interface HeldChunk {
+  readonly bytes: Uint8Array;
+  readonly chunk: ColumnChunk;
+  /** Where its bytes began in the file. */
+  readonly start: bigint;
+}
+
+/** SNAPPY, one WebAssembly instance made on first use (hysnappy's `snappyCompress` makes one a call). */
+let snappy: ((input: Uint8Array) => Uint8Array) | undefined;
 
 /** Rows per row group of a written file: the service's own. */
 const ROW_GROUP_ROWS = 50_000;
 
 /** The logical types a raw read leaves as their physical values. */
-const CONVERTED = new Set(['DATE', 'TIMESTAMP_MILLIS', 'TIMESTAMP_MICROS', 'DECIMAL', 'TIME_MILLIS', 'TIME_MICROS']);
+const CONVERTED = new Set(['DATE', 'TIMESTAMP_MILLIS', 'TIMESTAMP_MICROS', 'DECIMAL', 'TIME_MILLIS', 'TIME_MICROS', 'UTF8']);
+const LOGICAL = new Set(['DATE', 'TIMESTAMP', 'DECIMAL', 'TIME', 'STRING']);
 
 /** Reads a flat Parquet file (the service's tables are flat) with its values raw. */
 export async function readRawTable(bytes: Uint8Array): Promise<RawTable> {
@@ -39,20 +58,41 @@ export async function readRawTable(bytes: Uint8Array): Promise<RawTable> {
   const metadata = parquetMetadata(buffer);
   const columns = metadata.schema.slice(1);
   if (columns.some((element) => element.num_children !== undefined && element.num_children > 0)) throw new TypeError('the file is not flat');
-  // The same footer with the logical types of dates, instants and decimals taken off: hyparquet then
-  // answers the integers the file holds, which no conversion to Date or number has rounded.
+  // The same footer with the logical types of dates, instants, decimals and texts taken off:
+  // hyparquet then answers the integers the file holds, which no conversion to Date or number has
+  // rounded, and a text's bytes.
   const raw: FileMetaData = {
     ...metadata,
     schema: metadata.schema.map((element) => (isConverted(element) ? { ...stripped(element) } : element)),
   };
-  const objects = await parquetReadObjects({ file: buffer, metadata: raw });
-  const rows = objects.map((object) => columns.map((column) => rawValue(object[column.name])));
-  return { schema: metadata.schema, keyValues: metadata.key_value_metadata ?? [], createdBy: metadata.created_by, columns, rows };
+  let read: unknown[][] = [];
+  await parquetRead({ file: buffer, metadata: raw, utf8: false, onComplete: (rows) => { read = rows as unknown[][]; } });
+  const rows = read.map((row) => columns.map((_, at) => rawValue(row[at])));
+  const chunks = heldChunks(bytes, metadata, rows.length);
+  return { schema: metadata.schema, keyValues: metadata.key_value_metadata ?? [], createdBy: metadata.created_by, columns, rows, ...(chunks ? { chunks } : {}) };
+}
+
+/** The column chunks of a file of one row group of `rows` rows, each within the file's pages; else undefined. */
+function heldChunks(bytes: Uint8Array, metadata: FileMetaData, rows: number): HeldChunk[] | undefined {
+  const [group, ...more] = metadata.row_groups;
+  if (!group || more.length > 0 || Number(group.num_rows) !== rows || group.columns.length !== metadata.schema.length - 1) return undefined;
+  // The footer begins after the pages: its length is the 4 bytes before the closing magic.
+  const footer = bytes.byteLength - 8 - new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(bytes.byteLength - 8, true);
+  const chunks: HeldChunk[] = [];
+  for (const chunk of group.columns) {
+    const meta = chunk.meta_data;
+    if (!meta || chunk.file_path !== undefined || meta.num_values !== BigInt(rows)) return undefined;
+    const start = meta.dictionary_page_offset !== undefined && meta.dictionary_page_offset > 0n && meta.dictionary_page_offset < meta.data_page_offset ? meta.dictionary_page_offset : meta.data_page_offset;
+    const end = start + meta.total_compressed_size;
+    if (start < 4n || end > BigInt(footer)) return undefined;
+    chunks.push({ bytes: bytes.subarray(Number(start), Number(end)), chunk, start });
+  }
+  return chunks;
 }
 
 function isConverted(element: SchemaElement): boolean {
   const logical = element.logical_type?.type;
-  return (element.converted_type !== undefined && CONVERTED.has(element.converted_type)) || logical === 'DATE' || logical === 'TIMESTAMP' || logical === 'DECIMAL' || logical === 'TIME';
+  return (element.converted_type !== undefined && CONVERTED.has(element.converted_type)) || (logical !== undefined && LOGICAL.has(logical));
 }
 
 function stripped(element: SchemaElement): SchemaElement {
@@ -62,29 +102,58 @@ function stripped(element: SchemaElement): SchemaElement {
 
 function rawValue(value: unknown): RawValue {
   if (value === undefined || value === null) return null;
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' || typeof value === 'string' || value instanceof Uint8Array) return value;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' || value instanceof Uint8Array) return value;
   throw new TypeError(`a value this client does not merge: ${typeof value}`);
 }
 
-/** A row's values as one text: equal rows, equal texts (bigints, bytes, -0 and NaN told apart). */
-export function rowKey(row: readonly RawValue[]): string {
-  return JSON.stringify(row.map((value) => {
-    if (typeof value === 'bigint') return `${value}n`;
-    if (value instanceof Uint8Array) return `b${Buffer.from(value).toString('base64')}`;
-    if (typeof value === 'number' && (Object.is(value, -0) || !Number.isFinite(value))) return `${Object.is(value, -0) ? '-0' : String(value)}d`;
-    return value;
-  }));
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A raw value as text: a text column's bytes decoded (undefined for any other value, or bytes that are no UTF-8). */
+export function textOf(value: RawValue): string | undefined {
+  if (!(value instanceof Uint8Array)) return undefined;
+  try {
+    return utf8.decode(value);
+  } catch {
+    return undefined;
+  }
 }
 
-/** Writes `rows` as a Parquet file of `table`'s schema, footer key-values and creator. */
-export function writeRawTable(table: Omit<RawTable, 'rows'>, rows: readonly (readonly RawValue[])[]): Uint8Array {
+/**
+ * For each column, whether `rows` hold in it exactly the values of `held` (bigints, bytes, -0 and
+ * NaN told apart as the file tells them), position by position; undefined when their counts differ.
+ * A row kept is the very row read, so only the rows put in are compared value by value.
+ */
+export function sameColumns(held: readonly (readonly RawValue[])[], rows: readonly (readonly RawValue[])[], columns: number): boolean[] | undefined {
+  if (held.length !== rows.length) return undefined;
+  const same = new Array<boolean>(columns).fill(true);
+  for (let at = 0; at < rows.length; at++) {
+    const row = rows[at]!;
+    const before = held[at]!;
+    if (row === before) continue;
+    for (let c = 0; c < columns; c++) if (same[c] && !sameValue(row[c] ?? null, before[c] ?? null)) same[c] = false;
+  }
+  return same;
+}
+
+function sameValue(a: RawValue, b: RawValue): boolean {
+  if (a instanceof Uint8Array) return b instanceof Uint8Array && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+  return Object.is(a, b);
+}
+
+/**
+ * Writes `rows` as a Parquet file of `table`'s schema, footer key-values and creator. A column
+ * `same` says holds the values of `table.chunks` (the file it was read from), position by
+ * position, is copied from there.
+ */
+export function writeRawTable(table: Omit<RawTable, 'rows'>, rows: readonly (readonly RawValue[])[], same: readonly boolean[] = []): Uint8Array {
   const out = new ByteWriter();
   out.appendUint32(0x31524150); // PAR1
   const rowGroups: FileMetaData['row_groups'] = [];
+  const held = rows.length <= ROW_GROUP_ROWS ? table.chunks : undefined;
   for (let first = 0; first < rows.length; first += ROW_GROUP_ROWS) {
     const group = rows.slice(first, first + ROW_GROUP_ROWS);
     const start = out.offset;
-    const chunks = table.columns.map((column, c) => writeChunk(out, column, group.map((row) => row[c] ?? null)));
+    const chunks = table.columns.map((column, c) => (held && same[c] ? copyChunk(out, held[c]!) : writeChunk(out, column, group.map((row) => row[c] ?? null))));
     rowGroups.push({
       columns: chunks,
       total_byte_size: chunks.reduce((total, chunk) => total + chunk.meta_data!.total_uncompressed_size, 0n),
@@ -106,6 +175,29 @@ export function writeRawTable(table: Omit<RawTable, 'rows'>, rows: readonly (rea
   return new Uint8Array(out.getBuffer());
 }
 
+/** A held column chunk, its pages as they are, its footer entry moved to where they now are (its statistics and page indexes left out). */
+function copyChunk(out: ByteWriter, { bytes, chunk, start: from }: HeldChunk): ColumnChunk {
+  const start = BigInt(out.offset);
+  out.appendBytes(bytes);
+  const meta = chunk.meta_data!;
+  const moved = (offset: bigint) => offset - from + start;
+  return {
+    file_offset: start,
+    meta_data: {
+      type: meta.type,
+      encodings: meta.encodings,
+      path_in_schema: meta.path_in_schema,
+      codec: meta.codec,
+      num_values: meta.num_values,
+      total_uncompressed_size: meta.total_uncompressed_size,
+      total_compressed_size: meta.total_compressed_size,
+      data_page_offset: moved(meta.data_page_offset),
+      ...(meta.dictionary_page_offset !== undefined && meta.dictionary_page_offset >= from ? { dictionary_page_offset: moved(meta.dictionary_page_offset) } : {}),
+      ...(meta.encoding_stats ? { encoding_stats: meta.encoding_stats } : {}),
+    },
+  };
+}
+
 /** One column chunk of one data page (version 1): the definition levels of an optional column, then its values, compressed together. */
 function writeChunk(out: ByteWriter, column: SchemaElement, values: readonly RawValue[]): ColumnChunk {
   const optional = column.repetition_type !== 'REQUIRED';
@@ -120,7 +212,7 @@ function writeChunk(out: ByteWriter, column: SchemaElement, values: readonly Raw
   }
   writePlain(body, present as never, column.type!, column.type_length);
   const uncompressed = new Uint8Array(body.getBuffer());
-  const compressed = snappyCompress(uncompressed);
+  const compressed = (snappy ??= snappyCompressor())(uncompressed);
   const start = out.offset;
   writePageHeader(out, {
     type: 'DATA_PAGE',
