@@ -245,6 +245,17 @@ describe('the range index answers as a full scan does', () => {
     }
   });
 
+  test('a query a document outside the range would fail fails on every ask, index or not', async () => {
+    await contracts.items.upsert({ id: 'v99', tenantId: tenant, level: '2030', lines: 'no array', pattern: '(' });
+    const parameters = [{ name: '@from', value: '2024-01' }, { name: '@before', value: '2024-02' }];
+    for (let time = 0; time < 3; time++) {
+      await expect(query(contracts, tenant, 'SELECT c.id, l FROM c JOIN l IN c.lines WHERE c.tenantId = @tenant AND c.level >= @from AND c.level < @before', parameters)).rejects.toMatchObject({ code: 400 });
+      await expect(query(contracts, tenant, 'SELECT VALUE c.id FROM c WHERE c.tenantId = @tenant AND NOT RegexMatch(c.id, c.pattern) AND c.level >= @from AND c.level < @before', parameters)).rejects.toMatchObject({ code: 400 });
+      await expect(query(contracts, tenant, 'SELECT VALUE c.id FROM c WHERE c.tenantId = @tenant AND EXISTS(SELECT VALUE l FROM l IN c.lines) AND c.level >= @from AND c.level < @before', parameters)).rejects.toMatchObject({ code: 400 });
+    }
+    await contracts.item('v99', [tenant]).delete();
+  });
+
   test('a write is seen by the next query: the index is of the documents as they are', async () => {
     const parameters = [{ name: '@from', value: '2025' }, { name: '@before', value: '2026' }];
     expect(await ids('c.level >= @from AND c.level < @before', parameters)).toEqual([]);
