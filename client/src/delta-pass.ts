@@ -117,17 +117,36 @@ async function parquetDelta(run: Run, months: readonly Window[]): Promise<DeltaU
   const idField = DATASETS[dataset].idField;
   if (!isFor(manifest.delta, run)) throw new NeedsPass(undefined, 'the folder has no delta token for this range');
   const tables = tablesOf(dataset, 'parquet');
-  const held = new Map<Window, { entry: ManifestWindow; ids: Set<string> }>();
-  for (const month of months) {
+  const notWhole = (month: Window) => new NeedsPass(undefined, `${windowLabel(month)} is not held whole by the folder`);
+  const entries = months.map((month) => {
     const entry = wholeEntry(manifest, month);
-    const ids = entry && await readWindowIds(run.out, entry, tables, idField);
-    if (!entry || !ids) throw new NeedsPass(undefined, `${windowLabel(month)} is not held whole by the folder`);
+    if (!entry || entry.files.length !== tables.length) throw notWhole(month);
+    return entry;
+  });
+  run.observe({ kind: 'delta-start', start: 'token' });
+  // The delta is asked while the months' ids are read (checked against the manifest, then
+  // decoded): the service's answer is what a run mostly waits for.
+  const fetching = fetchDeltaFiles(run.context, options, manifest.delta!.token);
+  // Handled where it is awaited below; marked handled now, as it may fail while the ids are read.
+  fetching.catch(() => undefined);
+  const held = new Map<Window, { entry: ManifestWindow; ids: Set<string> }>();
+  for (const [index, month] of months.entries()) {
+    const entry = entries[index]!;
+    const ids = await readWindowIds(run.out, entry, tables, idField).catch(async (error: unknown) => {
+      await fetching.catch(() => undefined);
+      throw error;
+    });
+    if (!ids) {
+      // A file changed since its run (or gone): the answer is let go, its state unused, and the
+      // run's other passes take the folder (one request more than reading first would make, for a damaged folder only).
+      await fetching.catch(() => undefined);
+      throw notWhole(month);
+    }
     held.set(month, { entry, ids });
   }
-  run.observe({ kind: 'delta-start', start: 'token' });
   let files;
   try {
-    files = await fetchDeltaFiles(run.context, options, manifest.delta!.token);
+    files = await fetching;
   } catch (error) {
     if (error instanceof DeltaRestart || error instanceof DeltaTooLarge) throw restartedBy(run, error);
     throw error;

@@ -85,7 +85,7 @@ export async function readWindowIds(dir: string, entry: ManifestWindow, tables: 
     if (index === 0) first = bytes;
   }
   const buffer = first!.buffer.slice(first!.byteOffset, first!.byteOffset + first!.byteLength) as ArrayBuffer;
-  const rows = await parquetReadObjects({ file: buffer, columns: [idField] });
+  const rows = await parquetReadObjects({ file: buffer, columns: [idField], parsers: { stringFromBytes: (bytes: Uint8Array | undefined) => bytes && textOf(bytes) } });
   const ids = new Set<string>();
   for (const row of rows) {
     const id = row[idField];

@@ -106,16 +106,12 @@ function rawValue(value: unknown): RawValue {
   throw new TypeError(`a value this client does not merge: ${typeof value}`);
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** UTF-8 as the service wrote it: a leading U+FEFF is part of the text (a decoder's default drops it). */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** A raw value as text: a text column's bytes decoded (undefined for any other value, or bytes that are no UTF-8). */
+/** A raw value as text: a text column's bytes decoded (undefined for any other value). An id is read so wherever the client reads one from a file. */
 export function textOf(value: RawValue): string | undefined {
-  if (!(value instanceof Uint8Array)) return undefined;
-  try {
-    return utf8.decode(value);
-  } catch {
-    return undefined;
-  }
+  return value instanceof Uint8Array ? utf8.decode(value) : undefined;
 }
 
 /**

@@ -38,13 +38,13 @@ const kept = z.object({
   asOf: z.string().optional(),
 });
 
-export function encodePage(page: KeptPage): Uint8Array {
+export async function encodePage(page: KeptPage): Promise<Uint8Array> {
   return gzipJson({ v: 1, ...page });
 }
 
 /** The kept page, or undefined for bytes that are not one. */
-export function decodePage(bytes: Uint8Array): KeptPage | undefined {
-  const decoded = gunzipJson(bytes, kept);
+export async function decodePage(bytes: Uint8Array): Promise<KeptPage | undefined> {
+  const decoded = await gunzipJson(bytes, kept);
   if (!decoded) return undefined;
   const { v: _v, ...page } = decoded;
   return page;

@@ -34,7 +34,7 @@ export async function resolveToken(input: TokenInput): Promise<TokenOutcome> {
   if (!token) return { kind: 'malformed' };
   if (isExpired(token, input.now, input.days)) return { kind: 'expired' };
   const bytes = await input.blobs.get(stateBlob(input.binding.tenant, token.stateId));
-  const kept = bytes && decodeState(bytes);
+  const kept = bytes && await decodeState(bytes);
   const { binding } = input;
   if (!kept || kept.issued !== token.issued || kept.binding.tenant !== binding.tenant || kept.binding.clientId !== binding.clientId || kept.binding.resource !== binding.resource) return { kind: 'notFound' };
   if (kept.binding.filters !== binding.filters) return { kind: 'filtersChanged' };

@@ -83,7 +83,7 @@ export async function runDelta(request: DeltaRequest): Promise<DeltaOutcome> {
   const delta = await computeDelta({ reads, scope, query, keyField, state, now, meter, ...(give ? { give } : {}), ...(signal ? { signal } : {}) });
   signal?.throwIfAborted();
   const token = newDeltaToken(now);
-  await deps.blobs.put(stateBlob(scope.tenant, token.stateId), encodeState({ binding, issued: token.issued, state: delta.next }));
+  await deps.blobs.put(stateBlob(scope.tenant, token.stateId), await encodeState({ binding, issued: token.issued, state: delta.next }));
   const sent = new Set([...delta.changed.map((record) => String(record[query.resource.idField])), ...delta.removed.map((removal) => removal.id)]);
   const kept = request.since === undefined ? [] : [...state.records.keys()].filter((id) => !sent.has(id));
   return { kind: 'delta', delta, token: formatDeltaToken(token), binding, kept };

@@ -40,15 +40,15 @@ const kept = z.object({
 });
 
 /** Records in key order (those without a key last), so that the next delta's search finds them nearly sorted. */
-export function encodeState({ binding, issued, state }: KeptState): Uint8Array {
+export async function encodeState({ binding, issued, state }: KeptState): Promise<Uint8Array> {
   const records: Triple[] = [...state.records].map(([id, entry]) => [id, entry.key ?? null, entry.hash ?? null]);
   records.sort((a, b) => (a[1] === null ? (b[1] === null ? 0 : 1) : b[1] === null ? -1 : compareKeys(a[1], b[1])));
   return gzipJson({ v: 1, binding, issued, since: state.since, records });
 }
 
 /** The kept state, or undefined for bytes that are not one (a state is never trusted unread). */
-export function decodeState(bytes: Uint8Array): KeptState | undefined {
-  const decoded = gunzipJson(bytes, kept);
+export async function decodeState(bytes: Uint8Array): Promise<KeptState | undefined> {
+  const decoded = await gunzipJson(bytes, kept);
   if (!decoded) return undefined;
   const { binding, issued, since, records } = decoded;
   return { binding, issued, state: { since, records: new Map(records.map(([id, key, hash]) => [id, { key: key ?? undefined, hash: hash ?? undefined }])) } };

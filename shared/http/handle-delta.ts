@@ -136,7 +136,7 @@ async function keepPages(rows: readonly StoredRecord[], context: { readonly blob
   const later = Array.from({ length: totalPages - 1 }, (_, index) => index + 2);
   for (let at = 0; at < later.length; at += PAGE_WRITES) {
     context.signal.throwIfAborted();
-    await Promise.all(later.slice(at, at + PAGE_WRITES).map((page) => context.blobs.put(pageBlob(context.tenant, pagesId, page), encodePage(kept(page)))));
+    await Promise.all(later.slice(at, at + PAGE_WRITES).map(async (page) => context.blobs.put(pageBlob(context.tenant, pagesId, page), await encodePage(kept(page)))));
   }
   return { first: kept(1), pagesId };
 }
@@ -200,7 +200,7 @@ function answerPage(page: KeptPage, context: { readonly requestId: string; reado
 async function keptPage(deps: DeltaDeps, binding: ReturnType<typeof deltaBinding>, name: string, now: number): Promise<KeptPage> {
   const [pagesId, number] = name.split('.');
   const bytes = await deps.blobs.get(pageBlob(binding.tenant, pagesId!, Number(number)));
-  const page = bytes && decodePage(bytes);
+  const page = bytes && await decodePage(bytes);
   if (!page || !sameBinding(page.binding, binding) || page.page !== Number(number) || page.created + DELTA_PAGES_HOURS * 3600 < Math.floor(now / 1000)) {
     throw new ApiError('DELTA_PAGE_NOT_FOUND', `This page of a delta is not here for you: a delta's later pages are kept ${DELTA_PAGES_HOURS} hours, for the client, view and filters that asked for it. Ask for the delta again with the deltaToken you sent for its first page (or without one, to start again).`);
   }

@@ -528,6 +528,23 @@ describe('a Parquet folder kept by the delta', () => {
     await expectAsFresh(folder, 'contracts');
   }, 120_000);
 
+  it('a month changed by hand since its run is pulled again, the delta asked beside it left unused', async () => {
+    const folder = outDir();
+    const first = await runNight('contoso-full', folder, { format: 'parquet' });
+    expect(isComplete(first.summary)).toBe(true);
+    const file = join(folder, 'contracts-2024-02.parquet');
+    const held = readFileSync(file);
+    writeFileSync(file, Buffer.concat([held.subarray(0, 8), Buffer.alloc(16), held.subarray(24)]));
+    await own.write('contracts', [contract('2024-03-20T10:00:00.000Z')]);
+    const night = await runNight('contoso-full', folder, { format: 'parquet' });
+    expect({ complete: isComplete(night.summary), failed: night.summary.failed }).toEqual({ complete: true, failed: [] });
+    // The folder is pulled again through the run's other passes, and takes a token again.
+    expect({ via: night.summary.via, delta: night.summary.delta, february: statuses(night.summary)['2024-02'] }).toEqual({ via: 'job', delta: { start: 'since', merged: false }, february: expect.stringMatching(/^(pulled|moving)$/) });
+    await expectAsFresh(folder, 'contracts');
+    const quiet = await runNight('contoso-full', folder, { format: 'parquet' });
+    expect({ via: quiet.summary.via, deltas: quiet.deltas, pages: quiet.pages }).toEqual({ via: 'delta', deltas: 1, pages: 0 });
+  }, 120_000);
+
   it('an invoices folder keeps each invoice with its lines in both tables', async () => {
     const folder = outDir();
     const seed = (await startOwnTenantInvoice())!;

@@ -26,19 +26,19 @@ describe('a delta token', () => {
     expect(newDeltaToken(0).stateId).not.toBe(newDeltaToken(0).stateId);
   });
 
-  it('keeps its state whole through the codec, and no bytes but a state decode', () => {
-    const decoded = decodeState(encodeState({ binding, issued: 1_700_000_100, state }));
+  it('keeps its state whole through the codec, and no bytes but a state decode', async () => {
+    const decoded = await decodeState(await encodeState({ binding, issued: 1_700_000_100, state }));
     expect(decoded).toEqual({ binding, issued: 1_700_000_100, state });
-    expect(decodeState(new Uint8Array([1, 2, 3]))).toBeUndefined();
-    expect(decodeState(encodeState({ binding, issued: 1, state }).subarray(0, 20))).toBeUndefined();
+    expect(await decodeState(new Uint8Array([1, 2, 3]))).toBeUndefined();
+    expect(await decodeState((await encodeState({ binding, issued: 1, state })).subarray(0, 20))).toBeUndefined();
   });
 
-  it('keeps its records in key order, those without a key last, whatever order they were given in', () => {
+  it('keeps its records in key order, those without a key last, whatever order they were given in', async () => {
     const entries: [string, { key: string | undefined; hash: string }][] = [
       ['CON-9', { key: undefined, hash: 'h9' }], ['CON-3', { key: '2025-03-02', hash: 'h3' }],
       ['CON-1', { key: '2025-03-01T10:00:00.000Z', hash: 'h1' }], ['CON-2', { key: '2025-03-01', hash: 'h2' }],
     ];
-    const decoded = decodeState(encodeState({ binding, issued: 1, state: { since: 5, records: new Map(entries) } }))!;
+    const decoded = (await decodeState(await encodeState({ binding, issued: 1, state: { since: 5, records: new Map(entries) } })))!;
     expect([...decoded.state.records.keys()]).toEqual(['CON-2', 'CON-1', 'CON-3', 'CON-9']);
     expect(decoded.state.records).toEqual(new Map(entries));
   });
@@ -47,7 +47,7 @@ describe('a delta token', () => {
     const now = Date.parse('2026-11-28T00:00:00Z');
     const states = keptStates();
     const token = newDeltaToken(now);
-    await states.put(stateBlob('contoso', token.stateId), encodeState({ binding, issued: token.issued, state }));
+    await states.put(stateBlob('contoso', token.stateId), await encodeState({ binding, issued: token.issued, state }));
     const resolve = (text: string | undefined, overrides: Partial<StateBinding> = {}, at = now) => resolveToken({ token: text, binding: { ...binding, ...overrides }, now: at, days: 30, blobs: states });
     const text = formatDeltaToken(token);
     expect(await resolve(text)).toEqual({ kind: 'state', state });
@@ -61,7 +61,7 @@ describe('a delta token', () => {
     expect(await resolve(formatDeltaToken({ ...token, stateId: 'f'.repeat(32) }))).toEqual(notFound);
     states.kept.set(stateBlob('contoso', token.stateId), new Uint8Array([0x1f, 0x8b, 0, 0]));
     expect(await resolve(text)).toEqual(notFound);
-    await states.put(stateBlob('contoso', token.stateId), encodeState({ binding, issued: token.issued, state }));
+    await states.put(stateBlob('contoso', token.stateId), await encodeState({ binding, issued: token.issued, state }));
     // A token whose time was altered (to live longer) names no state.
     expect(await resolve(formatDeltaToken({ ...token, issued: token.issued + 1 }))).toEqual(notFound);
     expect(await resolve(text, { view: 'view-2' })).toEqual({ kind: 'viewChanged' });
