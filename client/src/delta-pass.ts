@@ -130,19 +130,18 @@ async function parquetDelta(run: Run, months: readonly Window[]): Promise<DeltaU
   // Handled where it is awaited below; marked handled now, as it may fail while the ids are read.
   fetching.catch(() => undefined);
   const held = new Map<Window, { entry: ManifestWindow; ids: Set<string> }>();
-  for (const [index, month] of months.entries()) {
-    const entry = entries[index]!;
-    const ids = await readWindowIds(run.out, entry, tables, idField).catch(async (error: unknown) => {
-      await fetching.catch(() => undefined);
-      throw error;
-    });
-    if (!ids) {
-      // A file changed since its run (or gone): the answer is let go, its state unused, and the
-      // run's other passes take the folder (one request more than reading first would make, for a damaged folder only).
-      await fetching.catch(() => undefined);
-      throw notWhole(month);
+  try {
+    for (const [index, month] of months.entries()) {
+      const entry = entries[index]!;
+      const ids = await readWindowIds(run.out, entry, tables, idField);
+      if (!ids) throw notWhole(month);
+      held.set(month, { entry, ids });
     }
-    held.set(month, { entry, ids });
+  } catch (error) {
+    // A file changed since its run, or gone: the answer is let go (its state unused) before the
+    // run's other passes take the folder; one request more than reading first made, for a damaged folder only.
+    await fetching.catch(() => undefined);
+    throw error;
   }
   let files;
   try {

@@ -1,10 +1,10 @@
 /**
  * A Parquet table as a delta's merge takes it (delta-pass.ts): read with its values as the file
  * stores them (a date's days, a decimal's unscaled integer, an instant's integer, a text's UTF-8
- * bytes), so that what is written back is exactly what was read, and a row kept is written from
- * the bytes it was read from (no text decoded and encoded again); and written as the service writes its files: the file's
- * own schema and footer key-values, version-1 data pages (some warehouse loaders refuse
- * DATA_PAGE_V2, the only kind hyparquet-writer 0.17's own writer makes), PLAIN values, SNAPPY.
+ * bytes), so that what is written back is exactly what was read, with no text decoded and encoded
+ * again; and written as the service writes its files: the file's own schema and footer
+ * key-values, version-1 data pages (some warehouse loaders refuse DATA_PAGE_V2, the only kind
+ * hyparquet-writer 0.17's own writer makes), PLAIN values, SNAPPY.
  * The page, RLE and footer encoders are hyparquet-writer's; SNAPPY is hysnappy's WebAssembly, as
  * the service's (a month's merge spent a third of its time in hyparquet-writer's JavaScript one).
  */
