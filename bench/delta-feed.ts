@@ -1,7 +1,8 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pull, readSettings, summaryApi, trustCaFile, type PullOptions } from '../client/src/index.js';
+import { copyRunFolder } from '../client/src/generations.js';
 import { clientSettings } from '../dev/client-settings.js';
 import { upsertAll } from '../dev/seed-store.js';
 import { requestTokens } from '../dev/request-tokens.js';
@@ -162,7 +163,7 @@ async function measure(input: DeltaInput): Promise<DeltaFigures> {
     };
     // The kept folder's night merged into three copies of it, each from the same token.
     const copies = ['kept-1', 'kept-2', 'kept-3'].map((name) => join(folders, name));
-    for (const copy of copies) cpSync(join(folders, 'kept'), copy, { recursive: true });
+    for (const copy of copies) copyRunFolder(join(folders, 'kept'), copy);
     let copy = 0;
     const keptSpread = await middle(() => keptRun(copies[copy++]));
     const parquet = await middle(() => parquetDelta(start.token));

@@ -1,9 +1,10 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BulkOperationType } from '@azure/cosmos';
 import { pull, readSettings, summaryApi, trustCaFile, type PullOptions } from '../client/src/index.js';
 import type { Via } from '../client/src/pull-summary.js';
+import { copyRunFolder } from '../client/src/generations.js';
 import { startTriggerHost } from '../dev/trigger-host.js';
 import { clientSettings } from '../dev/client-settings.js';
 import { partitionKeyOf } from '../shared/model/resource-definition.js';
@@ -132,9 +133,9 @@ async function measure(input: NightlyInput): Promise<NightlyFigures> {
     // The same folder three times over, so that the nightly run is measured three times on the same
     // change, as the baseline is.
     const copies = [folder, join(folders, 'twin'), join(folders, 'triplet')];
-    for (const copy of copies.slice(1)) cpSync(folder, copy, { recursive: true });
+    for (const copy of copies.slice(1)) copyRunFolder(folder, copy);
     const jobCopies = [jobFolder, join(folders, 'twin-job'), join(folders, 'triplet-job')];
-    for (const copy of jobCopies.slice(1)) cpSync(jobFolder, copy, { recursive: true });
+    for (const copy of jobCopies.slice(1)) copyRunFolder(jobFolder, copy);
 
     // Nightly traffic: records created today and records of this month updated, half of them by a
     // writer that leaves updatedDate alone.

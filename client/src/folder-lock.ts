@@ -45,9 +45,12 @@ export class FolderBusy extends SummaryClientError {
 /** This machine's name, as a lock records it (a name never has white space). */
 const HOST = hostname().replace(/\s/g, '') || 'unknown';
 
-/** Takes the folder's lock (the folder exists); the returned function gives it back. */
-export function lockFolder(dir: string): () => void {
-  const path = join(realpathSync(dir), LOCK_FILE);
+/**
+ * Takes the lock kept in `home` (a folder that exists) for the folder `dir` names in messages (--out;
+ * its lock is kept beside it: generations.ts); the returned function gives it back.
+ */
+export function lockFolder(home: string, dir = home): () => void {
+  const path = join(realpathSync(home), LOCK_FILE);
   if (held.has(path)) throw busy(dir, process.pid);
   const mine = `${process.pid} ${randomUUID()} host=${HOST}\n`;
   if (!create(path, mine)) {

@@ -19,6 +19,8 @@ export type PullEvent =
   | { readonly kind: 'waiting-quiet'; readonly windows: readonly string[]; readonly waitMs: number }
   | { readonly kind: 'orphans-removed'; readonly files: readonly string[] }
   | { readonly kind: 'files-recovered'; readonly files: readonly string[] }
+  | { readonly kind: 'folder-linked'; readonly out: string; readonly generations: string }
+  | { readonly kind: 'run-resumed' }
   | { readonly kind: 'job-started'; readonly id: string; readonly windows: number; readonly unchangedAsked: number }
   | { readonly kind: 'job-progress'; readonly done: number; readonly windows: number }
   | { readonly kind: 'job-not-offered'; readonly why: string }

@@ -14,9 +14,9 @@
  * this file starts a run, runs its passes (again for a strict run's moving windows) and settles
  * the folder.
  */
-import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { lockFolder } from './folder-lock.js';
+import { generationsOf, openRunFolder } from './generations.js';
 import { MANIFEST_FILE } from './layout.js';
 import { DATASETS, MAX_PAGE_SIZE, type DatasetName, type DateBy, type Format } from './datasets.js';
 import { PullStopped, Unreachable, WindowFailure, type FetchContext } from './fetch-window.js';
@@ -78,26 +78,20 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
     throw new OptionsError('a pull through the delta does not wait for quiet windows (--until-quiet goes window by window): use via windows');
   }
   if (existsSync(out) && !statSync(out).isDirectory()) throw new ManifestError(`--out ${out} is a file, not a folder`);
-  // The folder is made and locked before anything is written into it or read from it: a second
-  // run started at any time after this finds the lock.
-  const made = !existsSync(out);
-  mkdirSync(out, { recursive: true });
-  let unlock: () => void;
-  try {
-    unlock = lockFolder(out);
-  } catch (error) {
-    if (made) removeIfEmpty(out);
-    throw error;
-  }
+  // The folder is locked before anything is written into it or read from it: a second run
+  // started at any time after this finds the lock. The run works in a generation of it that
+  // readers see only once the run has settled it (generations.ts).
+  const folder = openRunFolder(out);
+  if (folder.older && existsSync(join(out, MANIFEST_FILE))) observe({ kind: 'folder-linked', out, generations: generationsOf(out) });
+  if (folder.resumed) observe({ kind: 'run-resumed' });
   let run: Run | undefined;
   try {
-    run = startRun(api, options, observe);
+    run = startRun(api, { ...options, out: folder.work }, observe);
     return await pullLocked(run);
   } finally {
     if (run) discardStaged(run);
-    unlock();
-    // A run that leaves nothing (refused at its start) leaves no folder it made.
-    if (made) removeIfEmpty(out);
+    // A run that saved a manifest shows what it did (a run refused at its start saved none).
+    folder.close(run?.saved === true);
   }
 }
 
@@ -290,18 +284,5 @@ function settleFolder(run: Run, windows: number, strict: boolean): PullSummary {
     ...(foreign.length > 0 ? { foreign } : {}),
     ...(strict && moving.length > 0 ? { notQuiet: true } : {}),
   };
-}
-
-/** Removes a folder the run made if nothing is in it (nor in the table folders it made inside it). */
-function removeIfEmpty(dir: string): void {
-  try {
-    for (const name of readdirSync(dir)) {
-      const inner = join(dir, name);
-      if (statSync(inner).isDirectory() && readdirSync(inner).length === 0) rmdirSync(inner);
-    }
-    rmdirSync(dir);
-  } catch {
-    // Not empty (another run's lock, files of the user's): it stays.
-  }
 }
 

@@ -1,6 +1,8 @@
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { workingFolder } from '../../client/src/generations.js';
 import { isComplete, pull, readSettings, summaryApi, type PullOptions, type PullSummary } from '../../client/src/index.js';
 import type { DatasetName } from '../../client/src/datasets.js';
 import type { PullEvent, Via } from '../../client/src/pull-summary.js';
@@ -259,45 +261,117 @@ describe('a JSON Lines folder kept by the delta', () => {
 });
 
 /**
- * A module to preload into the CLI (`--import=`): the process sends itself `signal` as it is about
- * to rename the second month's file of its commit into place (its manifest, with the new token,
- * and the first month committed; the other months written hidden).
+ * A module to preload into the CLI (`--import=`): the process runs `then` as it is about to make
+ * the `nth` rename whose target matches `target` (a data file of its commit): its manifest, with
+ * the new token, and the files renamed before are committed in the generation it works in; the
+ * others are written hidden.
  */
-function signalAtSecondMonth(signal: 'SIGKILL' | 'SIGTERM'): string {
+function atRename(target: RegExp, nth: number, then: string): string {
   return `data:text/javascript,${encodeURIComponent([
     "import fs from 'node:fs';",
     "import { syncBuiltinESMExports } from 'node:module';",
     'const rename = fs.renameSync;',
-    'let months = 0;',
-    `fs.renameSync = (from, to) => { if (String(to).endsWith('.jsonl') && ++months === 2) process.kill(process.pid, '${signal}'); return rename(from, to); };`,
+    'let seen = 0;',
+    `fs.renameSync = (from, to) => { if (${target.toString()}.test(String(to)) && ++seen === ${nth}) { ${then} } return rename(from, to); };`,
     'syncBuiltinESMExports();',
   ].join('\n'))}`;
 }
 
-describe('a JSON Lines folder whose merge is killed between its renames', () => {
-  /** SIGKILL: nothing runs after it. */
-  const KILL_AT_SECOND_MONTH = signalAtSecondMonth('SIGKILL');
+/** The process sends itself `signal` at the second month's rename of its commit. */
+function signalAtSecondMonth(signal: 'SIGKILL' | 'SIGTERM'): string {
+  return atRename(/\.jsonl$/, 2, `process.kill(process.pid, '${signal}');`);
+}
 
-  it('is set right by the next run, which merges on from the committed token: the folder equals the store', async () => {
+/** Every file a reader of the folder opens (the tables' folders too), by name: its sha256. */
+function filesOf(dir: string): Record<string, string> {
+  return Object.fromEntries(['', 'invoices/', 'invoice_tables/'].filter((sub) => existsSync(join(dir, sub))).flatMap((sub) => readdirSync(join(dir, sub), { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => [`${sub}${entry.name}`, createHash('sha256').update(readFileSync(join(dir, sub, entry.name))).digest('hex')])));
+}
+
+function cli(args: readonly string[], clientName: string, preload: string) {
+  const settings = clientSettings({ baseUrl: service.baseUrl, authUrl: service.idp!.url, identities, caFile: stack.caFile }, clientName);
+  return runChild(process.execPath, [`--import=${preload}`, CLI, 'pull', ...args, '--from', RANGE.from, '--to', RANGE.to], settings, 120_000);
+}
+
+describe('a folder whose merge is killed (SIGKILL) between its renames', () => {
+  it('JSON Lines: readers see the folder as the last run left it; the next run finishes the commit and merges on from its token', async () => {
     const dir = outDir();
     expect(isComplete((await runNight('contoso-full', dir)).summary)).toBe(true);
+    const shown = filesOf(dir);
     const token = manifestOf(dir).delta.token as string;
     const [january, february, march] = ['2024-01', '2024-02', '2024-03'].map((month) => contract(`${month}-20T09:00:00.000Z`));
     await own.write('contracts', [january!, february!, march!]);
-    const settings = clientSettings({ baseUrl: service.baseUrl, authUrl: service.idp!.url, identities, caFile: stack.caFile }, 'contoso-full');
-    const killed = await runChild(process.execPath, [`--import=${KILL_AT_SECOND_MONTH}`, CLI, 'pull', 'contracts', '--from', RANGE.from, '--to', RANGE.to, '--format', 'jsonl', '--page-size', '3', '--out', dir], settings, 120_000);
+    const killed = await cli(['contracts', '--format', 'jsonl', '--page-size', '3', '--out', dir], 'contoso-full', signalAtSecondMonth('SIGKILL'));
     expect(killed.signal).toBe('SIGKILL');
-    // Committed: the manifest (its token the merge's) and January; February and March still hidden.
-    expect(readdirSync(dir).filter((name) => name.endsWith('.partial')).sort()).toEqual(['.contracts-2024-02.jsonl.partial', '.contracts-2024-03.jsonl.partial']);
-    const committed = manifestOf(dir).delta.token as string;
-    expect(committed).not.toBe(token);
-    expect(readFileSync(join(dir, 'contracts-2024-01.jsonl'), 'utf8')).toContain(january!.contractId);
-    expect(readFileSync(join(dir, 'contracts-2024-02.jsonl'), 'utf8')).not.toContain(february!.contractId);
+    // Readers: the last run's files, byte for byte, its token with them.
+    expect(filesOf(dir)).toEqual(shown);
+    expect(manifestOf(dir).delta.token).toBe(token);
+    // The killed run's generation: its manifest (the merge's token) and January committed; February and March still hidden.
+    const work = workingFolder(dir);
+    expect(readdirSync(work).filter((name) => name.endsWith('.partial')).sort()).toEqual(['.contracts-2024-02.jsonl.partial', '.contracts-2024-03.jsonl.partial']);
+    expect(manifestOf(work).delta.token).not.toBe(token);
+    expect(readFileSync(join(work, 'contracts-2024-01.jsonl'), 'utf8')).toContain(january!.contractId);
     const night = await runNight('contoso-full', dir);
     await expectExact('contoso-full', dir, night);
     expect(night.summary.delta).toEqual({ start: 'token', merged: true });
     expect(night.events).toContainEqual(expect.objectContaining({ kind: 'delta-start', start: 'token' }));
+    expect(night.events).toContainEqual({ kind: 'run-resumed' });
     expect(readdirSync(dir).filter((name) => name.endsWith('.partial'))).toEqual([]);
+  }, 120_000);
+
+  it('Parquet invoices: killed between a month\'s two tables, readers see both old; the next run leaves both new', async () => {
+    const folder = outDir();
+    const seed = (await startOwnTenantInvoice())!;
+    const lines = (count: number) => Array.from({ length: count }, (_, index) => ({ ...seed.lines[0], lineNumber: index + 1, description: `line ${index + 1}` }));
+    // The tenant's invoices are this test's only (the others' tests make their own, and remove what they find).
+    await own.remove('invoices', (await own.documents('invoices')).map((doc) => doc.id));
+    const made = ['01', '02'].map((month, index) => ({ ...seed, id: `INV-KILL-${index}`, invoiceId: `INV-KILL-${index}`, contractId: null, contractWorkspaceID: null, contractStatus: null, status: 'Approved', createdDate: `2024-${month}-14T00:00:00.000Z`, lines: lines(1) }));
+    await own.write('invoices', made);
+    expect(isComplete((await runNight('contoso-full', folder, { dataset: 'invoices', format: 'parquet' })).summary)).toBe(true);
+    const shown = filesOf(folder);
+    // Each invoice gets more lines: both tables of both months change.
+    await own.write('invoices', made.map((invoice, index) => ({ ...invoice, title: `killed ${index}`, lines: lines(index + 3) })));
+    const killed = await cli(['invoices', '--format', 'parquet', '--out', folder], 'contoso-full', atRename(/invoice(s|_tables)-2024-\d\d\.parquet$/, 2, "process.kill(process.pid, 'SIGKILL');"));
+    expect([killed.signal, killed.stderr]).toEqual(['SIGKILL', '']);
+    expect(filesOf(folder)).toEqual(shown);
+    // Where the run was killed: one table of a month renamed into place, the month's other table not yet.
+    const work = filesOf(workingFolder(folder));
+    const renamed = Object.keys(work).filter((file) => work[file] !== shown[file] && file.endsWith('.parquet'));
+    expect(renamed).toEqual([expect.stringMatching(/^(invoices|invoice_tables)\//)]);
+    const other = renamed[0]!.startsWith('invoices/') ? renamed[0]!.replace(/invoices/g, 'invoice_tables') : renamed[0]!.replace(/invoice_tables/g, 'invoices');
+    expect(work[other]).toBe(shown[other]);
+    const night = await runNight('contoso-full', folder, { dataset: 'invoices', format: 'parquet' });
+    expect({ via: night.summary.via, complete: isComplete(night.summary) }).toEqual({ via: 'delta', complete: true });
+    const rows = await withDuckDb((query) => query(`SELECT i.invoiceId, count(*) AS lines FROM read_parquet('${folder}/invoices/*.parquet') i JOIN read_parquet('${folder}/invoice_tables/*.parquet') t USING (invoiceId) WHERE i.invoiceId LIKE 'INV-KILL-%' GROUP BY 1 ORDER BY 1`));
+    expect(rows.map((row) => [row.invoiceId, Number(row.lines)])).toEqual([['INV-KILL-0', 3], ['INV-KILL-1', 4]]);
+    await own.remove('invoices', made.map((invoice) => invoice.id));
+  }, 120_000);
+});
+
+describe('a folder a reader opens while a run commits', () => {
+  it('is the folder before the run until the run ends, then the folder after it: never a mix', async () => {
+    const dir = outDir();
+    expect(isComplete((await runNight('contoso-full', dir)).summary)).toBe(true);
+    const before = await readFolder(dir, 'contoso-full');
+    await own.write('contracts', ['2024-01', '2024-02', '2024-03'].map((month) => contract(`${month}-22T09:00:00.000Z`)));
+    // The run stops at its second month's rename until the test has read the folder (60 s at most).
+    const held = join(outDir(), 'held');
+    const released = join(outDir(), 'released');
+    const wait = `fs.writeFileSync(${JSON.stringify(held)}, ''); const cell = new Int32Array(new SharedArrayBuffer(4)); const until = Date.now() + 60000; while (!fs.existsSync(${JSON.stringify(released)}) && Date.now() < until) Atomics.wait(cell, 0, 0, 20);`;
+    let ended = false;
+    const run = cli(['contracts', '--format', 'jsonl', '--page-size', '3', '--out', dir], 'contoso-full', atRename(/\.jsonl$/, 2, wait)).finally(() => (ended = true));
+    try {
+      while (!existsSync(held) && !ended) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(existsSync(held)).toBe(true);
+      expect(await readFolder(dir, 'contoso-full')).toEqual(before);
+    } finally {
+      writeFileSync(released, '');
+      await run;
+    }
+    expect((await run).code).toBe(0);
+    expect(await readFolder(dir, 'contoso-full')).toEqual(await truth('contoso-full'));
+    expect(await readFolder(dir, 'contoso-full')).not.toEqual(before);
   }, 120_000);
 });
 

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { unzipSync } from 'fflate';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { clientSettings } from '../../dev/client-settings.js';
+import { workingFolder } from '../../client/src/generations.js';
 import { projectRoot } from '../../dev/project-root.js';
 import { startFakeService, problem, send, type FakeHandler, type FakeService } from '../support/fake-service.js';
 import { rawZip, storedEntry, zerosEntry } from '../support/raw-zip.js';
@@ -465,9 +466,12 @@ describe('summary-client pull is safe against the server', () => {
     child.kill('SIGKILL');
     await exited;
     release();
-    // The first page is written, hidden; no reader's glob or folder scan sees it (nor the lock of the killed run).
-    expect(readdirSync(dir).sort()).toEqual(['.contracts-2025-01.jsonl.partial', '.summary-client.lock']);
-    expect(readFileSync(join(dir, '.contracts-2025-01.jsonl.partial'), 'utf8').split('\n').filter(Boolean)).toHaveLength(5);
+    // The first page is written, hidden in the generation the run worked in; no reader's glob or
+    // folder scan sees it (nor the lock of the killed run, hidden in the folder it found).
+    expect(readdirSync(dir)).toEqual(['.summary-client.lock']);
+    const work = workingFolder(dir);
+    expect(readdirSync(work)).toEqual(['.contracts-2025-01.jsonl.partial']);
+    expect(readFileSync(join(work, '.contracts-2025-01.jsonl.partial'), 'utf8').split('\n').filter(Boolean)).toHaveLength(5);
 
     const again = await runPull(['contracts', ...JANUARY, '--format', 'jsonl', '--page-size', '5', '--out', dir], settings);
     expect(again.code).toBe(0);

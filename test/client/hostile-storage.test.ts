@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { parquetWriteBuffer } from 'hyparquet-writer';
+import { workingFolder } from '../../client/src/generations.js';
 import { clientSettings } from '../../dev/client-settings.js';
 import { issueServerCertificate, loadOrCreateLocalCa, type ServerCertificate } from '../../dev/local-ca.js';
 import { projectRoot } from '../../dev/project-root.js';
@@ -265,11 +266,14 @@ describe('summary-client pull through a job, against its storage', () => {
     const settings = await serveJob(storage, options);
     const dir = outDir();
     const child = spawn(process.execPath, [CLI, 'pull', 'contracts', ...RANGE, '--out', dir, '--via', 'job'], { env: { PATH: process.env.PATH ?? '', ...settings }, stdio: 'ignore' });
-    const listed = () => existsSync(join(dir, '_manifest.json')) && (JSON.parse(readFileSync(join(dir, '_manifest.json'), 'utf8')) as { windows: { window: string }[] }).windows.some((entry) => entry.window === '2025-01');
+    // The run works in a generation of the folder readers see only once it ends (client/src/generations.ts).
+    const manifest = () => join(workingFolder(dir), '_manifest.json');
+    const listed = () => existsSync(manifest()) && (JSON.parse(readFileSync(manifest(), 'utf8')) as { windows: { window: string }[] }).windows.some((entry) => entry.window === '2025-01');
     while (!listed()) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
-    expect(parquetIn(dir)).toEqual(['contracts-2025-01.parquet']);
+    expect(parquetIn(dir)).toEqual([]);
+    expect(parquetIn(workingFolder(dir))).toEqual(['contracts-2025-01.parquet']);
 
     stall = false;
     fake!.requests.length = 0;

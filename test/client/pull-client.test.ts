@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { generationsOf } from '../../client/src/generations.js';
 import { clientSettings } from '../../dev/client-settings.js';
 import { projectRoot } from '../../dev/project-root.js';
 import { ApiError } from '../../shared/errors/api-error.js';
@@ -376,6 +377,66 @@ describe('summary-client pull', () => {
     // The job's kick-off (404: no export jobs there) and then the summary operation (404).
     expect(result.stderr).toMatch(/^window by window: the service offers no export jobs/);
     expect(result.stderr).toMatch(/^summary-client: the service refuses this pull \(404 NOT_FOUND.*check SUMMARY_BASE_URL/m);
+  });
+});
+
+describe('a pull folder, a link to its generation (client/src/generations.ts)', () => {
+  const JANUARY = ['contracts', '--from', '2025-01-01', '--to', '2025-01-31'];
+  const generations = (dir: string) => readdirSync(generationsOf(dir)).filter((name) => name.startsWith('gen-')).sort();
+
+  it('takes an older client\'s folder over: it becomes a link to a generation holding its files, the folder before kept one run', async () => {
+    const dir = outDir();
+    expect((await runPull([...JANUARY, '--out', dir])).code).toBe(0);
+    // A folder in place, as summary-client made them before generations.
+    const older = join(outDir(), 'older');
+    cpSync(realpathSync(dir), older, { recursive: true });
+    const before = readFileSync(join(older, 'contracts-2025-01.parquet'));
+    const result = await runPull([...JANUARY, '--out', older]);
+    expect([result.code, result.stderr]).toEqual([0, expect.stringMatching(/^complete: 1 window \(0 pulled, 1 unchanged\)/m)]);
+    expect(result.stderr).toMatch(new RegExp(`^${older.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} becomes a link into `, 'm'));
+    expect(lstatSync(older).isSymbolicLink()).toBe(true);
+    expect(readdirSync(older).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet']);
+    expect(readFileSync(join(older, 'contracts-2025-01.parquet')).equals(before)).toBe(true);
+    // The folder as it was (without the lock the run took in it) is the generation before.
+    expect(generations(older)).toEqual(['gen-1', 'gen-2']);
+    expect(readdirSync(join(generationsOf(older), 'gen-1')).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet']);
+    // Run after run, the generation readers see and the one before are all that is kept.
+    expect((await runPull([...JANUARY, '--out', older])).code).toBe(0);
+    expect((await runPull([...JANUARY, '--out', older])).code).toBe(0);
+    expect(generations(older)).toEqual(['gen-3', 'gen-4']);
+    expect(realpathSync(older)).toBe(join(realpathSync(generationsOf(older)), 'gen-4'));
+    // A run refused at its start shows nothing new and leaves no generation.
+    expect((await runPull([...JANUARY, '--out', older], { ...settingsFor(), SUMMARY_CLIENT_SECRET: 'wrong-secret' })).code).toBe(2);
+    expect(generations(older)).toEqual(['gen-3', 'gen-4']);
+    expect(realpathSync(older)).toBe(join(realpathSync(generationsOf(older)), 'gen-4'));
+  });
+
+  it('refuses a copy of the link (cp -r), which names the other folder\'s generation: exit 2, that folder untouched', async () => {
+    const dir = outDir();
+    expect((await runPull([...JANUARY, '--out', dir])).code).toBe(0);
+    const copied = join(dirname(dir), `${basename(dir)}-copied`);
+    symlinkSync(readlinkSync(dir), copied);
+    try {
+      const shown = realpathSync(dir);
+      const result = await runPull([...JANUARY, '--out', copied]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/is a link to .*, a generation of another pull's folder .*Copy a folder with what its link names \(cp -rL\)/);
+      expect(realpathSync(dir)).toBe(shown);
+      expect(existsSync(generationsOf(copied))).toBe(false);
+    } finally {
+      rmSync(copied, { force: true });
+    }
+  });
+
+  it('works in place through a link of the user\'s to a folder elsewhere: the link stays, the files are where it points', async () => {
+    const target = outDir();
+    const link = join(outDir(), 'mine');
+    symlinkSync(target, link);
+    const result = await runPull([...JANUARY, '--out', link]);
+    expect(result.code).toBe(0);
+    expect(readlinkSync(link)).toBe(target);
+    expect(readdirSync(target).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet']);
+    expect(existsSync(generationsOf(link))).toBe(false);
   });
 });
 

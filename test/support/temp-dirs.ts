@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll } from '@jest/globals';
 
 /**
@@ -10,7 +10,8 @@ import { afterAll } from '@jest/globals';
 export function tempDirs(prefix: string): () => string {
   const made: string[] = [];
   afterAll(() => {
-    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+    // A pull's folder keeps its generations beside it (client/src/generations.ts).
+    for (const dir of made.splice(0)) for (const path of [dir, join(dirname(dir), `.${basename(dir)}.summary-client`)]) rmSync(path, { recursive: true, force: true });
   });
   return () => {
     const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
