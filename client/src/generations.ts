@@ -12,19 +12,28 @@
  *     gen-7/                               the one readers saw before, kept until the next run
  *     gen-8/                               the one --out names
  *
+ * A generation is made under a name no run takes for one (`.making-N`) and named `gen-N` once
+ * whole; one is removed after a rename to `.removing-N`: a run killed while it makes or removes
+ * one leaves nothing the next run would go on in.
+ *
  * Where --out cannot be a link made by the run, the run works in it in place, as summary-client
  * did before (a rename per file, each atomic; a run killed between two of them leaves a mix until
  * the next run): on Windows (a directory link needs a privilege there, and cannot be renamed over
- * another), where --out is a mount point, a link the user made, the current folder or one above
- * it, or where its parent folder cannot be written.
+ * another), on a file system without symbolic links, where --out is a mount point, a link of the
+ * user's to a folder elsewhere, the current folder or one above it, where it cannot be moved, or
+ * where its parent folder cannot be written.
  */
-import { copyFileSync, constants, cpSync, readFileSync, realpathSync, existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, linkSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { OptionsError } from './client-error.js';
 import { LOCK_FILE, lockFolder } from './folder-lock.js';
 import { MANIFEST_FILE } from './layout.js';
 
 const GENERATION = /^gen-(\d+)$/;
+/** Names of a generation being made or removed, and of a link being made: never gone on in. */
+const TRANSIENT = /^\.(?:making|removing|link)-\d+$/;
+/** The folder beside --out that holds its generations. */
+const HOME = /^\..+\.summary-client$/;
 
 /** The folder of a run: where it works, and how it shows what it did to readers. */
 export interface RunFolder {
@@ -34,13 +43,13 @@ export interface RunFolder {
   readonly inPlace: boolean;
   /** The run goes on in a generation a run stopped before it showed it to readers. */
   readonly resumed: boolean;
-  /** --out is a folder in place (an older summary-client's, or one made by hand): the run's end moves it into the generations and links --out. */
-  readonly older: boolean;
+  /** --out was a folder in place (an older summary-client's, or one made by hand): it is now a link to its first generation. */
+  readonly linked: boolean;
   /**
-   * Ends the run: `show` makes its generation the one --out names (one rename), and the older
-   * ones but the last are removed; else a generation this run made is removed (one a stopped run
-   * left stays for the next). Then the lock is given back, and what the run made and left empty
-   * is removed.
+   * Ends the run: `show` makes its generation the one --out names (one rename), unless it holds
+   * what the one shown holds, and the older ones but the last are removed; else a generation
+   * this run made is removed (one a stopped run left stays for the next). Then the lock is given
+   * back, and what the run made and left empty is removed.
    */
   close(show: boolean): void;
 }
@@ -53,16 +62,20 @@ export function generationsOf(out: string): string {
 
 /**
  * Opens --out for a run: locks it (FolderBusy if another run holds it) and chooses where the run
- * works. Nothing readers see changes before close.
+ * works. Nothing readers see changes before close, but that a folder in place becomes a link to
+ * its first generation (the same files).
  */
 export function openRunFolder(out: string): RunFolder {
   const path = resolve(out);
+  refuseInsideGenerations(path);
   if (inPlace(path)) return inPlaceFolder(out);
   const home = generationsOf(path);
   const madeParent = !existsSync(dirname(path));
   const madeHome = !existsSync(home);
   try {
     mkdirSync(home, { recursive: true });
+    // As private as the folder: its files move in here.
+    if (madeHome && existsSync(path)) chmodSync(home, (statSync(path).mode & 0o7777) | 0o700);
   } catch (error) {
     if (isRefused(error)) return inPlaceFolder(out);
     throw error;
@@ -75,47 +88,40 @@ export function openRunFolder(out: string): RunFolder {
       if (madeParent) removeIfEmpty(dirname(path));
     }
   };
+  let made: string | undefined;
   try {
     unlocks.push(lockFolder(home, out));
-    // A folder in place (an older summary-client's, or made by hand) is moved into the
-    // generations when the run shows its own; meanwhile its lock keeps an older client out.
-    const older = existsSync(path) && !lstatSync(path).isSymbolicLink();
-    if (older) unlocks.push(lockFolder(path, out));
-    const linkedTo = older ? undefined : shownGeneration(path, home);
+    for (const name of readdirSync(home)) if (TRANSIENT.test(name)) rmSync(join(home, name), { recursive: true, force: true });
+    const linked = existsSync(path) && !lstatSync(path).isSymbolicLink();
+    if (linked && !linkFolder(path, home, out)) {
+      release();
+      return inPlaceFolder(out);
+    }
+    const linkedTo = shownGeneration(path, home);
     // A generation removed by hand is no folder to start from.
     const shown = linkedTo !== undefined && existsSync(join(home, `gen-${linkedTo}`)) ? linkedTo : undefined;
     const newest = generations(home).at(-1);
     const resumed = newest !== undefined && (shown === undefined || newest > shown);
-    // An older folder takes the number before the run's when it moves.
-    const number = resumed ? newest : Math.max(linkedTo ?? 0, newest ?? 0) + (older ? 2 : 1);
+    const number = resumed ? newest : Math.max(linkedTo ?? 0, newest ?? 0) + 1;
     const work = join(home, `gen-${number}`);
     if (!resumed) {
-      rmSync(work, { recursive: true, force: true });
-      if (older) cloneFolder(path, work);
-      else if (shown !== undefined) cloneFolder(join(home, `gen-${shown}`), work);
-      else mkdirSync(work);
+      made = join(home, `.making-${number}`);
+      if (shown === undefined) mkdirSync(made);
+      else cloneFolder(join(home, `gen-${shown}`), made);
+      renameSync(made, work);
+      made = work;
     }
     return {
-      work, inPlace: false, resumed, older,
+      work, inPlace: false, resumed, linked,
       close(show) {
         try {
           // A run that changed nothing (refused at its start, or a night with nothing new) shows nothing new.
-          if (show && !resumed && !older && shown !== undefined && sameFolder(work, join(home, `gen-${shown}`))) {
-            rmSync(work, { recursive: true, force: true });
-          } else if (show) {
-            let previous = shown;
-            if (older) {
-              // Once in the life of a folder, --out is missing between these two renames.
-              previous = number - 1;
-              rmSync(join(home, `gen-${previous}`), { recursive: true, force: true });
-              renameSync(path, join(home, `gen-${previous}`));
-              removeLock(join(home, `gen-${previous}`));
-            }
+          if (show && !(!resumed && shown !== undefined && sameFolder(work, join(home, `gen-${shown}`)))) {
             showGeneration(path, home, number);
             // The one readers saw stays for a reader that opened it by its own path, until the next run.
-            for (const old of generations(home)) if (old !== number && old !== previous) rmSync(join(home, `gen-${old}`), { recursive: true, force: true });
+            for (const old of generations(home)) if (old !== number && old !== shown) removeGeneration(home, old);
           } else if (!resumed) {
-            rmSync(work, { recursive: true, force: true });
+            removeGeneration(home, number);
           }
         } finally {
           release();
@@ -123,6 +129,7 @@ export function openRunFolder(out: string): RunFolder {
       },
     };
   } catch (error) {
+    if (made !== undefined) rmSync(made, { recursive: true, force: true });
     release();
     throw error;
   }
@@ -140,7 +147,7 @@ function inPlaceFolder(out: string): RunFolder {
     throw error;
   }
   return {
-    work: out, inPlace: true, resumed: false, older: false,
+    work: out, inPlace: true, resumed: false, linked: false,
     close() {
       unlock();
       // A run that leaves nothing (refused at its start) leaves no folder it made.
@@ -150,25 +157,62 @@ function inPlaceFolder(out: string): RunFolder {
 }
 
 /**
- * Whether --out must be worked in place (see the top of this file). A link into another folder's
- * generations (a copy made with `cp -r`, which copies the link) is refused: a run through it would
- * change the other folder.
+ * Refuses an --out that is, or is inside, another folder's generations (a copy of the link made
+ * by `cp -r`, a link moved without its generations, `--out .` in a generation, a link of the
+ * user's to a pull folder): a run there would change that folder behind its lock.
  */
+function refuseInsideGenerations(path: string): void {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    try {
+      real = join(realpathSync(dirname(path)), basename(path));
+    } catch {
+      return;
+    }
+  }
+  const parts = real.split(sep);
+  const at = parts.findIndex((part) => HOME.test(part));
+  if (at <= 0) return;
+  const folder = join(parts.slice(0, at).join(sep) || sep, parts[at]!.slice(1, -'.summary-client'.length));
+  // Its own generation, through its own link.
+  if (at === parts.length - 2 && GENERATION.test(parts.at(-1)!) && folder === ownPath(path)) return;
+  throw new OptionsError(`--out ${path} is ${real === path ? '' : `(through a link) ${real}, `}inside the generations of the pull folder ${folder}: a run here would change that folder behind its lock. Pull into ${folder} itself; copy a pull folder with what its link names (cp -rL), and move it with its ${parts[at]} beside it`);
+}
+
+/** --out with its parent folder's links resolved (not its own). */
+function ownPath(path: string): string {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
+}
+
+/** Whether --out must be worked in place (see the top of this file). */
 function inPlace(path: string): boolean {
   if (process.platform === 'win32') return true;
   const cwd = resolve('.');
   if (cwd === path || cwd.startsWith(`${path}${sep}`) || dirname(path) === path) return true;
-  if (!lstatSync(path, { throwIfNoEntry: false })) return false;
-  const own = lstatSync(path);
-  if (own.isSymbolicLink()) {
-    if (shownGeneration(path, generationsOf(path)) !== undefined) return false;
-    const target = resolve(dirname(path), readlinkSync(path));
-    if (GENERATION.test(basename(target)) && /^\..+\.summary-client$/.test(basename(dirname(target)))) {
-      throw new OptionsError(`--out ${path} is a link to ${target}, a generation of another pull's folder (a copy made by copying the link): pulling through it would change that folder. Copy a folder with what its link names (cp -rL), or pull into a new --out`);
-    }
-    return existsSync(path);
+  const own = lstatSync(path, { throwIfNoEntry: false });
+  if (own === undefined) return false;
+  if (own.isSymbolicLink()) return shownGeneration(path, generationsOf(path)) === undefined && existsSync(path);
+  return own.isDirectory() && isMountPoint(path, own.dev);
+}
+
+/** Whether a folder is a mount point: another device than its parent's, or (Linux) listed as one, as a bind mount is. */
+function isMountPoint(path: string, dev: number): boolean {
+  if (dev !== statSync(dirname(path)).dev) return true;
+  let mounts: string;
+  try {
+    mounts = readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return false;
   }
-  return own.isDirectory() && own.dev !== statSync(dirname(path)).dev;
+  const real = realpathSync(path);
+  // The fifth field of each line, with space, tab, newline and backslash written as octal escapes.
+  return mounts.split('\n').some((line) => line.split(' ')[4]?.replace(/\\([0-7]{3})/g, (_, code: string) => String.fromCharCode(Number.parseInt(code, 8))) === real);
 }
 
 /** The generation --out links to, if it is a link to one of its own. */
@@ -206,16 +250,54 @@ function showGeneration(path: string, home: string, number: number): void {
   renameSync(link, path);
 }
 
-/** Removes the lock files a folder in place held (its lock, taken by this run: folder-lock.ts). */
-function removeLock(dir: string): void {
-  for (const name of readdirSync(dir)) if (name.startsWith(LOCK_FILE)) rmSync(join(dir, name), { force: true });
+function removeGeneration(home: string, number: number): void {
+  const removing = join(home, `.removing-${number}`);
+  renameSync(join(home, `gen-${number}`), removing);
+  rmSync(removing, { recursive: true, force: true });
+}
+
+/**
+ * Makes a folder in place (an older summary-client's, or one made by hand) the first generation
+ * of --out, and --out a link to it: the link is made first (a file system without links refuses
+ * it before anything moves), then the folder is moved, then the link renamed where it was (for
+ * that instant --out is not there; a run killed in it leaves it so until the next run, which
+ * finds the generation). Its lock is taken meanwhile, so that an older client cannot write into
+ * it. False where it cannot be (the run then works in place).
+ */
+function linkFolder(path: string, home: string, out: string): boolean {
+  const unlock = lockFolder(path, out);
+  const number = (generations(home).at(-1) ?? 0) + 1;
+  const first = join(home, `gen-${number}`);
+  const link = join(home, `.link-${process.pid}`);
+  try {
+    rmSync(link, { force: true });
+    symlinkSync(relative(dirname(path), first), link);
+  } catch (error) {
+    unlock();
+    if (isRefused(error)) return false;
+    throw error;
+  }
+  try {
+    renameSync(path, first);
+  } catch (error) {
+    unlock();
+    rmSync(link, { force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (isRefused(error) || code === 'EBUSY' || code === 'EXDEV' || code === 'EINVAL') return false;
+    throw error;
+  }
+  renameSync(link, path);
+  // The folder's lock moved with it; it is this run's (the lock of --out is now the one in `home`).
+  unlock();
+  for (const name of readdirSync(first)) if (name.startsWith(LOCK_FILE)) rmSync(join(first, name), { force: true });
+  return true;
 }
 
 /**
  * A copy of a generation made of hard links: a file is shared until the run replaces it, by a
  * rename (nothing is written into a file in place). Hidden files being written (`.name.partial`,
  * which a stopped run may finish: folder.ts, tidyFolder) are copied, as is every file where the file
- * system has no links. A folder in place's lock stays behind.
+ * system has no links. Folders keep their modes.
  */
 function cloneFolder(from: string, to: string): void {
   mkdirSync(to);
@@ -234,12 +316,14 @@ function cloneFolder(from: string, to: string): void {
       }
     }
   }
+  // Last: a folder without write access (mode 555) is filled first.
+  chmodSync(to, statSync(from).mode & 0o7777);
 }
 
-/** Whether two generations hold the same manifest and the same names (a file is replaced only with the manifest saved). */
+/** Whether two generations hold the same manifest and the same names (a listed file is replaced only with the manifest saved). */
 function sameFolder(a: string, b: string): boolean {
   const names = (dir: string) => readdirSync(dir, { recursive: true }).map(String).sort().join('\n');
-  const manifest = (dir: string) => readFileSync(join(dir, MANIFEST_FILE), { flag: 'r' });
+  const manifest = (dir: string) => readFileSync(join(dir, MANIFEST_FILE));
   try {
     return names(a) === names(b) && manifest(a).equals(manifest(b));
   } catch {
@@ -249,7 +333,7 @@ function sameFolder(a: string, b: string): boolean {
 
 function isRefused(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
-  return code === 'EACCES' || code === 'EPERM' || code === 'EROFS';
+  return code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS';
 }
 
 function removeIfEmpty(dir: string): void {

@@ -68,7 +68,7 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
           say(`finished what a run stopped before renaming: ${event.files.join(', ')}`);
           break;
         case 'folder-linked':
-          say(`${event.out} becomes a link into ${event.generations} at the end of this run (its files move there): a run then changes the folder for readers at one instant, by pointing the link to a new generation`);
+          say(`${event.out} is now a link into ${event.generations}, where its files moved: a run changes the folder for readers at one instant, by pointing the link to a new generation`);
           break;
         case 'run-resumed':
           say('going on from a run stopped before it finished: readers see the folder as the last finished run left it until this one ends');

@@ -82,7 +82,7 @@ export async function pull(api: SummaryApi, options: PullOptions, observe: (even
   // started at any time after this finds the lock. The run works in a generation of it that
   // readers see only once the run has settled it (generations.ts).
   const folder = openRunFolder(out);
-  if (folder.older && existsSync(join(out, MANIFEST_FILE))) observe({ kind: 'folder-linked', out, generations: generationsOf(out) });
+  if (folder.linked && existsSync(join(out, MANIFEST_FILE))) observe({ kind: 'folder-linked', out, generations: generationsOf(out) });
   if (folder.resumed) observe({ kind: 'run-resumed' });
   let run: Run | undefined;
   try {

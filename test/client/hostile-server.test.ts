@@ -467,8 +467,8 @@ describe('summary-client pull is safe against the server', () => {
     await exited;
     release();
     // The first page is written, hidden in the generation the run worked in; no reader's glob or
-    // folder scan sees it (nor the lock of the killed run, hidden in the folder it found).
-    expect(readdirSync(dir)).toEqual(['.summary-client.lock']);
+    // folder scan sees it (nor the lock of the killed run, kept beside the folder).
+    expect(readdirSync(dir)).toEqual([]);
     const work = workingFolder(dir);
     expect(readdirSync(work)).toEqual(['.contracts-2025-01.jsonl.partial']);
     expect(readFileSync(join(work, '.contracts-2025-01.jsonl.partial'), 'utf8').split('\n').filter(Boolean)).toHaveLength(5);
@@ -518,8 +518,8 @@ describe('summary-client pull through the delta', () => {
     child.kill('SIGKILL');
     await exited;
     release();
-    // A delta's rows are merged once it is whole: nothing is written before (but the killed run's lock).
-    expect(readdirSync(dir)).toEqual(['.summary-client.lock']);
+    // A delta's rows are merged once it is whole: nothing is written before.
+    expect(readdirSync(dir)).toEqual([]);
     const again = await runDelta(['--page-size', '5', '--out', dir, '--json'], settings, []);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ complete: true, via: 'delta', delta: { start: 'full' }, windows: [{ label: '2025-01', status: 'pulled' }] });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { cpSync, existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { generationsOf } from '../../client/src/generations.js';
@@ -393,7 +393,7 @@ describe('a pull folder, a link to its generation (client/src/generations.ts)', 
     const before = readFileSync(join(older, 'contracts-2025-01.parquet'));
     const result = await runPull([...JANUARY, '--out', older]);
     expect([result.code, result.stderr]).toEqual([0, expect.stringMatching(/^complete: 1 window \(0 pulled, 1 unchanged\)/m)]);
-    expect(result.stderr).toMatch(new RegExp(`^${older.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} becomes a link into `, 'm'));
+    expect(result.stderr).toMatch(new RegExp(`^${older.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is now a link into `, 'm'));
     expect(lstatSync(older).isSymbolicLink()).toBe(true);
     expect(readdirSync(older).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet']);
     expect(readFileSync(join(older, 'contracts-2025-01.parquet')).equals(before)).toBe(true);
@@ -411,21 +411,43 @@ describe('a pull folder, a link to its generation (client/src/generations.ts)', 
     expect(realpathSync(older)).toBe(join(realpathSync(generationsOf(older)), 'gen-4'));
   });
 
-  it('refuses a copy of the link (cp -r), which names the other folder\'s generation: exit 2, that folder untouched', async () => {
+  it('refuses an --out inside another folder\'s generations (a copied link, its real path, a link to its link): exit 2, that folder untouched', async () => {
     const dir = outDir();
     expect((await runPull([...JANUARY, '--out', dir])).code).toBe(0);
+    const shown = realpathSync(dir);
     const copied = join(dirname(dir), `${basename(dir)}-copied`);
     symlinkSync(readlinkSync(dir), copied);
+    const mine = join(outDir(), 'mine');
+    symlinkSync(dir, mine);
     try {
-      const shown = realpathSync(dir);
-      const result = await runPull([...JANUARY, '--out', copied]);
-      expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/is a link to .*, a generation of another pull's folder .*Copy a folder with what its link names \(cp -rL\)/);
+      for (const out of [copied, shown, mine]) {
+        const result = await runPull([...JANUARY, '--out', out]);
+        expect([out, result.code]).toEqual([out, 2]);
+        expect(result.stderr).toContain(`inside the generations of the pull folder ${dir}: a run here would change that folder behind its lock. Pull into ${dir} itself`);
+      }
       expect(realpathSync(dir)).toBe(shown);
       expect(existsSync(generationsOf(copied))).toBe(false);
+      expect(readdirSync(generationsOf(dir)).sort()).toEqual(['gen-1', 'gen-2']);
     } finally {
       rmSync(copied, { force: true });
     }
+  });
+
+  it('never goes on in a generation a killed run left half made or half removed, and keeps the folder\'s modes', async () => {
+    const dir = outDir();
+    chmodSync(dir, 0o750);
+    expect((await runPull([...JANUARY, '--out', dir])).code).toBe(0);
+    const home = generationsOf(dir);
+    expect([statSync(home).mode & 0o777, statSync(realpathSync(dir)).mode & 0o777]).toEqual([0o750, 0o750]);
+    // As a run killed while it linked a generation (its manifest not yet in), or removed one, leaves them.
+    mkdirSync(join(home, '.making-7'));
+    mkdirSync(join(home, '.removing-1'));
+    writeFileSync(join(home, '.removing-1', 'contracts-2025-01.parquet'), 'half removed');
+    symlinkSync('gen-9', join(home, '.link-1'));
+    const result = await runPull([...JANUARY, '--out', dir, '--via', 'windows']);
+    expect([result.code, result.stderr]).toEqual([0, expect.not.stringMatching(/going on from a run stopped/)]);
+    expect(readdirSync(home).sort()).toEqual(['gen-2', 'gen-3']);
+    expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet']);
   });
 
   it('works in place through a link of the user\'s to a folder elsewhere: the link stays, the files are where it points', async () => {
