@@ -8,7 +8,7 @@
  * The page, RLE and footer encoders are hyparquet-writer's; SNAPPY is hysnappy's WebAssembly, as
  * the service's (a month's merge spent a third of its time in hyparquet-writer's JavaScript one).
  */
-import { parquetMetadata, parquetRead, type ColumnChunk, type FileMetaData, type KeyValue, type SchemaElement } from 'hyparquet';
+import { parquetMetadata, parquetRead, type ColumnChunk, type FileMetaData, type KeyValue, type SchemaElement, type Statistics } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
@@ -149,7 +149,12 @@ export function writeRawTable(table: Omit<RawTable, 'rows'>, rows: readonly (rea
   for (let first = 0; first < rows.length; first += ROW_GROUP_ROWS) {
     const group = rows.slice(first, first + ROW_GROUP_ROWS);
     const start = out.offset;
-    const chunks = table.columns.map((column, c) => (held && same[c] ? copyChunk(out, held[c]!) : writeChunk(out, column, group.map((row) => row[c] ?? null))));
+    const chunks = table.columns.map((column, c) => {
+      const values = group.map((row) => row[c] ?? null);
+      const chunk = held && same[c] ? copyChunk(out, held[c]!) : writeChunk(out, column, values);
+      const statistics = statisticsOf(column, values);
+      return statistics ? { ...chunk, meta_data: { ...chunk.meta_data!, statistics } } : chunk;
+    });
     rowGroups.push({
       columns: chunks,
       total_byte_size: chunks.reduce((total, chunk) => total + chunk.meta_data!.total_uncompressed_size, 0n),
@@ -171,7 +176,38 @@ export function writeRawTable(table: Omit<RawTable, 'rows'>, rows: readonly (rea
   return new Uint8Array(out.getBuffer());
 }
 
-/** A held column chunk, its pages as they are, its footer entry moved to where they now are (its statistics and page indexes left out). */
+/**
+ * A chunk's statistics as the service's writer keeps them (shared/output/parquet/column-chunk.ts),
+ * so that a merged file prunes as a fresh one: for numbers, dates, instants, decimals and booleans
+ * (not texts), the least and the greatest value (NaN left out, -0 as the least zero) and the nulls,
+ * from the raw values, whose order is the column's for signed types; none for an unsigned one.
+ */
+function statisticsOf(column: SchemaElement, values: readonly RawValue[]): Statistics | undefined {
+  const type = column.type;
+  const unsigned = column.converted_type?.startsWith('UINT') || (column.logical_type?.type === 'INTEGER' && column.logical_type.isSigned === false);
+  if (unsigned || !(type === 'BOOLEAN' || type === 'INT32' || type === 'INT64' || type === 'FLOAT' || type === 'DOUBLE')) return undefined;
+  let min: RawValue | undefined;
+  let max: RawValue | undefined;
+  let nulls = 0n;
+  for (const value of values) {
+    if (value === null) {
+      nulls++;
+      continue;
+    }
+    if (typeof value === 'number' && Number.isNaN(value)) continue;
+    if (min === undefined || compareRaw(value, min) < 0) min = value;
+    if (max === undefined || compareRaw(value, max) > 0) max = value;
+  }
+  if (min === 0) min = -0;
+  if (max === 0) max = 0;
+  return { null_count: nulls, ...(min === undefined ? {} : { min_value: min as Statistics['min_value'], max_value: max as Statistics['max_value'] }) };
+}
+
+function compareRaw(a: RawValue, b: RawValue): number {
+  return a! < b! ? -1 : a! > b! ? 1 : 0;
+}
+
+/** A held column chunk, its pages as they are, its footer entry moved to where they now are (its page indexes left out). */
 function copyChunk(out: ByteWriter, { bytes, chunk, start: from }: HeldChunk): ColumnChunk {
   const start = BigInt(out.offset);
   out.appendBytes(bytes);

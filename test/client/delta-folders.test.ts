@@ -530,6 +530,13 @@ describe('a Parquet folder kept by the delta', () => {
     return rows.map((row) => JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))).sort();
   }
 
+  /** Each column chunk's footer statistics, by column name. */
+  function statisticsOf(path: string): Record<string, unknown>[] {
+    const bytes = readFileSync(path);
+    const metadata = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+    return metadata.row_groups.map((group) => Object.fromEntries(group.columns.map((column) => [column.meta_data!.path_in_schema.join('.'), column.meta_data!.statistics ?? null])));
+  }
+
   /** The folder equals a fresh pull of the same range window by window, value for value and column for column; its files have version-1 data pages only. */
   async function expectAsFresh(folder: string, dataset: DatasetName): Promise<void> {
     const fresh = outDir();
@@ -541,6 +548,8 @@ describe('a Parquet folder kept by the delta', () => {
       const files = readdirSync(join(folder, sub)).filter((name) => name.endsWith('.parquet'));
       const read = await Promise.all(files.map(async (name) => readParquet(new Uint8Array(readFileSync(join(folder, sub, name))))));
       expect(new Set(read.map((file) => JSON.stringify(file.columns))).size).toBe(1);
+      // Each column's statistics (least, greatest, nulls) as a fresh pull's file has them: a reader's filter skips the same files.
+      for (const name of files) expect([name, statisticsOf(join(folder, sub, name))]).toEqual([name, statisticsOf(join(fresh, sub, name))]);
       expect([...new Set(read.flatMap((file) => file.pageTypes))].filter((type) => type !== 'DATA_PAGE' && type !== 'DICTIONARY_PAGE')).toEqual([]);
     }
   }
