@@ -91,7 +91,7 @@ export function openRunFolder(out: string): RunFolder {
   let made: string | undefined;
   try {
     unlocks.push(lockFolder(home, out));
-    for (const name of readdirSync(home)) if (TRANSIENT.test(name)) rmSync(join(home, name), { recursive: true, force: true });
+    for (const name of readdirSync(home)) if (TRANSIENT.test(name)) removeQuietly(join(home, name));
     const linked = existsSync(path) && !lstatSync(path).isSymbolicLink();
     if (linked && !linkFolder(path, home, out)) {
       release();
@@ -129,7 +129,7 @@ export function openRunFolder(out: string): RunFolder {
       },
     };
   } catch (error) {
-    if (made !== undefined) rmSync(made, { recursive: true, force: true });
+    if (made !== undefined) removeQuietly(made);
     release();
     throw error;
   }
@@ -162,39 +162,48 @@ function inPlaceFolder(out: string): RunFolder {
  * user's to a pull folder): a run there would change that folder behind its lock.
  */
 function refuseInsideGenerations(path: string): void {
-  let real: string;
-  try {
-    real = realpathSync(path);
-  } catch {
-    try {
-      real = join(realpathSync(dirname(path)), basename(path));
-    } catch {
-      return;
-    }
-  }
+  const real = realPath(path);
   const parts = real.split(sep);
-  const at = parts.findIndex((part) => HOME.test(part));
-  if (at <= 0) return;
-  const folder = join(parts.slice(0, at).join(sep) || sep, parts[at]!.slice(1, -'.summary-client'.length));
-  // Its own generation, through its own link.
-  if (at === parts.length - 2 && GENERATION.test(parts.at(-1)!) && folder === ownPath(path)) return;
-  throw new OptionsError(`--out ${path} is ${real === path ? '' : `(through a link) ${real}, `}inside the generations of the pull folder ${folder}: a run here would change that folder behind its lock. Pull into ${folder} itself; copy a pull folder with what its link names (cp -rL), and move it with its ${parts[at]} beside it`);
+  for (let at = 1; at < parts.length; at++) {
+    // The generations' folder itself, or a generation in it (being made or removed too).
+    const inside = parts[at + 1];
+    if (!HOME.test(parts[at]!) || (inside !== undefined && !GENERATION.test(inside) && !TRANSIENT.test(inside))) continue;
+    const home = parts.slice(0, at + 1).join(sep);
+    const folder = join(dirname(home), parts[at]!.slice(1, -'.summary-client'.length));
+    // Its own generation, through its own link.
+    if (at === parts.length - 2 && GENERATION.test(inside!) && sameEntry(home, generationsOf(path))) return;
+    throw new OptionsError(`--out ${path} is ${real === path ? '' : `(through a link) ${real}, `}inside the generations of the pull folder ${folder}: a run here would change that folder behind its lock. Pull into ${folder} itself; copy a pull folder with what its link names (cp -rL), and move it with its ${parts[at]} beside it`);
+  }
 }
 
-/** --out with its parent folder's links resolved (not its own). */
-function ownPath(path: string): string {
-  try {
-    return join(realpathSync(dirname(path)), basename(path));
-  } catch {
-    return path;
+/** A path with every link in it resolved, those of the folders that exist (the rest as written). */
+function realPath(path: string): string {
+  let existing = path;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(existing), ...rest);
+    } catch {
+      if (dirname(existing) === existing) return path;
+      rest.unshift(basename(existing));
+      existing = dirname(existing);
+    }
   }
+}
+
+/** Whether two paths name one folder (a case-insensitive file system spells it two ways). */
+function sameEntry(a: string, b: string): boolean {
+  const first = statSync(a, { throwIfNoEntry: false });
+  const second = statSync(b, { throwIfNoEntry: false });
+  return first !== undefined && second !== undefined && first.dev === second.dev && first.ino === second.ino;
 }
 
 /** Whether --out must be worked in place (see the top of this file). */
 function inPlace(path: string): boolean {
   if (process.platform === 'win32') return true;
-  const cwd = resolve('.');
-  if (cwd === path || cwd.startsWith(`${path}${sep}`) || dirname(path) === path) return true;
+  const cwd = realpathSync('.');
+  const real = realPath(path);
+  if (cwd === real || cwd.startsWith(`${real}${sep}`) || dirname(path) === path) return true;
   const own = lstatSync(path, { throwIfNoEntry: false });
   if (own === undefined) return false;
   if (own.isSymbolicLink()) return shownGeneration(path, generationsOf(path)) === undefined && existsSync(path);
@@ -250,10 +259,33 @@ function showGeneration(path: string, home: string, number: number): void {
   renameSync(link, path);
 }
 
+/** Removes a generation: named as being removed first (never gone on in), then removed as far as it can be. */
 function removeGeneration(home: string, number: number): void {
   const removing = join(home, `.removing-${number}`);
-  renameSync(join(home, `gen-${number}`), removing);
-  rmSync(removing, { recursive: true, force: true });
+  try {
+    renameSync(join(home, `gen-${number}`), removing);
+  } catch {
+    return;
+  }
+  removeQuietly(removing);
+}
+
+/**
+ * Removes a folder the run is done with, its folders made writable first (a table folder made
+ * read-only by hand keeps its mode in every generation). What cannot be removed (a file an NFS
+ * reader holds open) stays, under a name no run goes on in, for the next run to try again.
+ */
+function removeQuietly(dir: string): void {
+  try {
+    const writable = (folder: string) => {
+      chmodSync(folder, (lstatSync(folder).mode & 0o7777) | 0o700);
+      for (const entry of readdirSync(folder, { withFileTypes: true })) if (entry.isDirectory()) writable(join(folder, entry.name));
+    };
+    if (lstatSync(dir).isDirectory()) writable(dir);
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // Left for the next run.
+  }
 }
 
 /**
@@ -316,8 +348,8 @@ function cloneFolder(from: string, to: string): void {
       }
     }
   }
-  // Last: a folder without write access (mode 555) is filled first.
-  chmodSync(to, statSync(from).mode & 0o7777);
+  // Last, and writable by the run: it writes into its generation.
+  chmodSync(to, (statSync(from).mode & 0o7777) | 0o700);
 }
 
 /** Whether two generations hold the same manifest and the same names (a listed file is replaced only with the manifest saved). */

@@ -420,7 +420,7 @@ describe('a pull folder, a link to its generation (client/src/generations.ts)', 
     const mine = join(outDir(), 'mine');
     symlinkSync(dir, mine);
     try {
-      for (const out of [copied, shown, mine]) {
+      for (const out of [copied, shown, mine, join(dir, 'new', 'sub')]) {
         const result = await runPull([...JANUARY, '--out', out]);
         expect([out, result.code]).toEqual([out, 2]);
         expect(result.stderr).toContain(`inside the generations of the pull folder ${dir}: a run here would change that folder behind its lock. Pull into ${dir} itself`);
@@ -428,9 +428,14 @@ describe('a pull folder, a link to its generation (client/src/generations.ts)', 
       expect(realpathSync(dir)).toBe(shown);
       expect(existsSync(generationsOf(copied))).toBe(false);
       expect(readdirSync(generationsOf(dir)).sort()).toEqual(['gen-1', 'gen-2']);
+      expect(readdirSync(dir).sort()).toEqual(['_manifest.json', 'contracts-2025-01.parquet']);
     } finally {
       rmSync(copied, { force: true });
     }
+    // A folder of the user's that is only named like generations is no pull's.
+    const named = join(outDir(), '.acme.summary-client', 'data', 'c');
+    expect((await runPull([...JANUARY, '--out', named])).code).toBe(0);
+    expect(lstatSync(named).isSymbolicLink()).toBe(true);
   });
 
   it('never goes on in a generation a killed run left half made or half removed, and keeps the folder\'s modes', async () => {

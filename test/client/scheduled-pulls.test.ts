@@ -83,9 +83,11 @@ describe('a nightly pull', () => {
     const api = summaryApi(settings);
     const options: PullOptions = { dataset: 'contracts', from: `${thisMonth}-01`, to: today, by: 'created', format: 'parquet', filters: {}, out: dir, source: { service: settings.baseUrl, client: settings.client } };
     expect(isComplete(await pull(api, options))).toBe(true);
-    expect(manifest(dir).windows.map((entry) => [entry.window, entry.files.map((file) => file.file)])).toEqual([[`${thisMonth}-01_${today}`, [`contracts-${thisMonth}.parquet`]]]);
-    // The next night asks for one more day: another result, pulled, into the same file.
     const tomorrow = new Date(Date.parse(today) + DAY_MS).toISOString().slice(0, 10);
+    // On a month's last day the range is the whole month, labelled so (windows.ts, windowLabel).
+    const label = tomorrow.startsWith(thisMonth) ? `${thisMonth}-01_${today}` : thisMonth;
+    expect(manifest(dir).windows.map((entry) => [entry.window, entry.files.map((file) => file.file)])).toEqual([[label, [`contracts-${thisMonth}.parquet`]]]);
+    // The next night asks for one more day: another result, pulled, into the same file.
     const last = tomorrow.startsWith(thisMonth) ? tomorrow : today;
     if (last === tomorrow) {
       const next = await pull(api, { ...options, to: tomorrow, now: () => Date.now() + DAY_MS });
