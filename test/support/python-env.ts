@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { projectRoot } from '../../dev/project-root.js';
 import { runChild } from './run-child.js';
 
@@ -38,11 +39,25 @@ export interface PythonEnvOptions {
   readonly local?: readonly string[];
 }
 
+/**
+ * Installs the project folders from copies of their own: pip builds a folder in it (`build/`,
+ * `*.egg-info`), and suites that install the same folder at once broke each other's builds.
+ */
 async function withLocal(python: string, local: readonly string[]): Promise<string> {
   if (local.length === 0) return python;
   const env = await pipEnv(python);
-  const installed = await runChild(python, ['-m', 'pip', 'install', '--quiet', '--no-deps', '--force-reinstall', ...local], env, 300_000);
-  if (installed.code !== 0) throw new Error(`pip install ${local.join(' ')} failed: ${installed.stderr.slice(-2000)}`);
+  const copies = mkdtempSync(join(tmpdir(), 'pip-local-'));
+  try {
+    const sources = local.map((folder, index) => {
+      const copy = join(copies, `${index}-${basename(folder)}`);
+      cpSync(folder, copy, { recursive: true, filter: (path) => !/(?:^|[\\/])(?:build|[^\\/]*\.egg-info|__pycache__)$/.test(path) });
+      return copy;
+    });
+    const installed = await runChild(python, ['-m', 'pip', 'install', '--quiet', '--no-deps', '--force-reinstall', ...sources], env, 300_000);
+    if (installed.code !== 0) throw new Error(`pip install ${local.join(' ')} failed: ${installed.stderr.slice(-2000)}`);
+  } finally {
+    rmSync(copies, { recursive: true, force: true });
+  }
   return python;
 }
 
