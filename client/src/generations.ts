@@ -149,10 +149,15 @@ function inPlaceFolder(out: string): RunFolder {
 
 /** Makes --out name generation `number`: a new link, renamed over it (one atomic step). */
 function showGeneration(path: string, home: string, number: number): void {
+  renameSync(linkTo(path, home, number), path);
+}
+
+/** A new link to generation `number` as --out names it (relative), made aside in `home`: its path. */
+function linkTo(path: string, home: string, number: number): string {
   const link = join(home, `.link-${process.pid}`);
   rmSync(link, { force: true });
   symlinkSync(relative(dirname(path), join(home, `gen-${number}`)), link);
-  renameSync(link, path);
+  return link;
 }
 
 /** Removes a generation: named as being removed first (never gone on in), then removed as far as it can be. */
@@ -196,10 +201,9 @@ function linkFolder(path: string, home: string, out: string): boolean {
   const unlock = lockFolder(path, out);
   const number = (generations(home).at(-1) ?? 0) + 1;
   const first = join(home, `gen-${number}`);
-  const link = join(home, `.link-${process.pid}`);
+  let link: string;
   try {
-    rmSync(link, { force: true });
-    symlinkSync(relative(dirname(path), first), link);
+    link = linkTo(path, home, number);
   } catch (error) {
     unlock();
     if (isRefused(error)) return false;
