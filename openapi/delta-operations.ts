@@ -145,7 +145,7 @@ export function deltaPaths(resources: readonly ResourceDefinition[]): JsonObject
           + '(every write counts, whatever its dates say), in its current version, and a removal row for every record you were given that is no longer in your view: deleted, turned Draft, moved out of your range or workspace. '
           + 'Never a record you could not see. JSON comes in pages: follow `pagination.nextLink` (or send `delta.nextPage` as deltaPage) to the last page, which carries `delta.deltaToken` and `delta.deltaLink`. '
           + 'A copy made without a token (a folder pulled before) starts with `since`, its X-Summary-As-Of, instead: what changed since, and a kept row for every other record. '
-          + 'A token is bound to your client, tenant, view and filters: another\'s or an altered one is 410 `DELTA_TOKEN_NOT_FOUND`; a changed view 409 `DELTA_VIEW_CHANGED`; other filters 409 `DELTA_FILTERS_CHANGED`; an old one 410 `DELTA_TOKEN_EXPIRED`. Each says to start again without a token.',
+          + 'A token is bound to your client, tenant, view and filters: another\'s or an altered one is 410 `DELTA_TOKEN_NOT_FOUND`; a changed view 409 `DELTA_VIEW_CHANGED`; other filters 409 `DELTA_FILTERS_CHANGED` (the same filters with a wider date range, an earlier From or a later To, go on: the records of the added days come as changed); an old one 410 `DELTA_TOKEN_EXPIRED`. Each says to start again without a token.',
         requestBody: {
           required: false,
           content: { [mediaTypeOf('json')]: { schema: schemaRef(deltaSchemaName(resource, 'Request')), examples: { first: { summary: 'The whole view, then a token', value: { createdFrom: '2024-01-01' } } } } },

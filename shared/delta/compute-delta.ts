@@ -51,6 +51,8 @@ export interface DeltaInput {
   /** The field whose text ranges the counts are narrowed by (a record's creation time). */
   readonly keyField: string;
   readonly state: DeltaState;
+  /** Parts of the query whose records are read whatever their write time (the days a wider range adds to a token's: wider-range.ts). */
+  readonly whole?: readonly SummaryQuery[];
   /** The service's clock, ms since the epoch, when the delta begins. */
   readonly now: number;
   /**
@@ -83,20 +85,23 @@ export async function computeDelta(input: DeltaInput): Promise<Delta> {
   // Given before, now left out of what is answered (a required value turned malformed): the
   // caller's version is no longer in its view as answered, so it is removed, and not given from now on.
   const leftOut = new Map<string, Removal>();
-  for await (const rows of reads.changed(scope, query, state.since, keyField, meter, signal)) {
-    signal?.throwIfAborted();
-    for (const row of rows) {
-      const { [DELTA_KEY_MEMBER]: key, ...record } = row;
-      const id = String(record[idField]);
-      const given = give(record);
-      const before = state.records.get(id);
-      const entry: DeltaEntry = { key: typeof key === 'string' ? key : undefined, hash: given === undefined ? undefined : valuesHash(record) };
-      seen.set(id, entry);
-      // The last copy read decides, should the store hand a record over twice.
-      changed.delete(id);
-      leftOut.delete(id);
-      if (given !== undefined && before?.hash !== entry.hash) changed.set(id, given);
-      else if (given === undefined && before?.hash !== undefined) leftOut.set(id, { id, reason: 'leftView' });
+  const reading = [{ part: query, since: state.since }, ...(input.whole ?? []).map((part) => ({ part, since: 0 }))];
+  for (const { part, since: from } of reading) {
+    for await (const rows of reads.changed(scope, part, from, keyField, meter, signal)) {
+      signal?.throwIfAborted();
+      for (const row of rows) {
+        const { [DELTA_KEY_MEMBER]: key, ...record } = row;
+        const id = String(record[idField]);
+        const given = give(record);
+        const before = state.records.get(id);
+        const entry: DeltaEntry = { key: typeof key === 'string' ? key : undefined, hash: given === undefined ? undefined : valuesHash(record) };
+        seen.set(id, entry);
+        // The last copy read decides, should the store hand a record over twice.
+        changed.delete(id);
+        leftOut.delete(id);
+        if (given !== undefined && before?.hash !== entry.hash) changed.set(id, given);
+        else if (given === undefined && before?.hash !== undefined) leftOut.set(id, { id, reason: 'leftView' });
+      }
     }
   }
   const expected: Expected[] = [];

@@ -8,9 +8,10 @@ import { EMPTY_STATE, type DeltaState } from './delta-state.js';
 import { isExpired, parseDeltaToken } from './delta-token.js';
 import { stateBlob, type DeltaBlobs } from './delta-blobs.js';
 import { decodeState, type StateBinding } from './state-codec.js';
+import { addedDays, type AddedDays, type FilterKey } from './wider-range.js';
 
 export type TokenOutcome =
-  | { readonly kind: 'state'; readonly state: DeltaState }
+  | { readonly kind: 'state'; readonly state: DeltaState; readonly added?: readonly AddedDays[] }
   | { readonly kind: 'malformed' }
   | { readonly kind: 'expired' }
   | { readonly kind: 'notFound' }
@@ -22,6 +23,8 @@ export interface TokenInput {
   readonly token: string | undefined;
   /** What the request is bound to: its tenant, client, view and filters. */
   readonly binding: StateBinding;
+  /** The request's filters (the binding has their fingerprint): a token goes on to a wider date range of the same. */
+  readonly filterKeys: readonly FilterKey[];
   readonly now: number;
   /** A token's life, in days (DELTA_TOKEN_DAYS). */
   readonly days: number;
@@ -37,7 +40,8 @@ export async function resolveToken(input: TokenInput): Promise<TokenOutcome> {
   const kept = bytes && await decodeState(bytes);
   const { binding } = input;
   if (!kept || kept.issued !== token.issued || kept.binding.tenant !== binding.tenant || kept.binding.clientId !== binding.clientId || kept.binding.resource !== binding.resource) return { kind: 'notFound' };
-  if (kept.binding.filters !== binding.filters) return { kind: 'filtersChanged' };
+  const added = kept.binding.filters === binding.filters ? undefined : kept.filterKeys && addedDays(kept.filterKeys, input.filterKeys);
+  if (kept.binding.filters !== binding.filters && !added) return { kind: 'filtersChanged' };
   if (kept.binding.view !== binding.view) return { kind: 'viewChanged' };
-  return { kind: 'state', state: kept.state };
+  return { kind: 'state', state: kept.state, ...(added ? { added } : {}) };
 }

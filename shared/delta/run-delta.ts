@@ -16,6 +16,7 @@ import { formatDeltaToken, newDeltaToken } from './delta-token.js';
 import { resolveToken, type TokenOutcome } from './resolve-token.js';
 import { encodeState, type StateBinding } from './state-codec.js';
 import { UNKNOWN_VALUES, type DeltaState } from './delta-state.js';
+import { filterKeys, queryOfDays } from './wider-range.js';
 
 export interface DeltaRequest {
   readonly scope: Scope;
@@ -60,7 +61,7 @@ export function deltaBinding(scope: Scope, clientId: string, query: SummaryQuery
     clientId,
     resource: view.resource.name,
     view: fingerprint([view.fields.map((field) => field.name), view.lineFields.map((field) => field.name), view.drafts, deltaKeyField(view.resource)]),
-    filters: fingerprint(query.filters.map((filter) => (filter.kind === 'equals' ? [filter.field.name, filter.value] : [filter.field.name, filter.from, filter.to]))),
+    filters: fingerprint(filterKeys(query)),
   };
 }
 
@@ -75,15 +76,18 @@ const NOTHING: DeltaReads = {
 export async function runDelta(request: DeltaRequest): Promise<DeltaOutcome> {
   const { scope, query, clientId, now, meter, deps, give, signal } = request;
   const binding = deltaBinding(scope, clientId, query);
-  const resolved = await resolveToken({ token: request.token, binding, now, days: deps.tokenDays, blobs: deps.blobs });
+  const keys = filterKeys(query);
+  const resolved = await resolveToken({ token: request.token, binding, filterKeys: keys, now, days: deps.tokenDays, blobs: deps.blobs });
   if (resolved.kind !== 'state') return resolved;
   const reads = query.matchesNothing ? NOTHING : deps.reads;
   const keyField = deltaKeyField(query.resource);
   const state = request.since === undefined ? resolved.state : await startedSince(reads, request, keyField);
-  const delta = await computeDelta({ reads, scope, query, keyField, state, now, meter, ...(give ? { give } : {}), ...(signal ? { signal } : {}) });
+  // The days a wider range adds to the token's: the caller was given none of their records.
+  const whole = (resolved.added ?? []).map((days) => queryOfDays(query, days));
+  const delta = await computeDelta({ reads, scope, query, keyField, state, now, meter, whole, ...(give ? { give } : {}), ...(signal ? { signal } : {}) });
   signal?.throwIfAborted();
   const token = newDeltaToken(now);
-  await deps.blobs.put(stateBlob(scope.tenant, token.stateId), await encodeState({ binding, issued: token.issued, state: delta.next }));
+  await deps.blobs.put(stateBlob(scope.tenant, token.stateId), await encodeState({ binding, issued: token.issued, state: delta.next, filterKeys: keys }));
   const sent = new Set([...delta.changed.map((record) => String(record[query.resource.idField])), ...delta.removed.map((removal) => removal.id)]);
   const kept = request.since === undefined ? [] : [...state.records.keys()].filter((id) => !sent.has(id));
   return { kind: 'delta', delta, token: formatDeltaToken(token), binding, kept };

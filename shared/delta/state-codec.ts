@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { compareKeys, type DeltaState } from './delta-state.js';
 import { gunzipJson, gzipJson } from './delta-blobs.js';
+import type { FilterKey } from './wider-range.js';
 
 /** What a state is bound to: a token is answered only for the same. */
 export interface StateBinding {
@@ -24,6 +25,8 @@ export interface KeptState {
   /** When its token was issued (seconds): a token that says otherwise was altered. */
   readonly issued: number;
   readonly state: DeltaState;
+  /** The filters themselves (their fingerprint is the binding's): a wider date range goes on from them (wider-range.ts). Absent in states kept before. */
+  readonly filterKeys?: readonly FilterKey[];
 }
 
 /** A binding as it is kept (with a state, and with a delta's pages). */
@@ -37,19 +40,20 @@ const kept = z.object({
   issued: z.number().int().positive(),
   since: z.number().int().nonnegative(),
   records: z.array(z.tuple([z.string(), z.string().nullable(), z.string().nullable()])),
+  filterKeys: z.array(z.union([z.tuple([z.string(), z.string()]), z.tuple([z.string(), z.string(), z.string()])])).optional(),
 });
 
 /** Records in key order (those without a key last), so that the next delta's search finds them nearly sorted. */
-export async function encodeState({ binding, issued, state }: KeptState): Promise<Uint8Array> {
+export async function encodeState({ binding, issued, state, filterKeys }: KeptState): Promise<Uint8Array> {
   const records: Triple[] = [...state.records].map(([id, entry]) => [id, entry.key ?? null, entry.hash ?? null]);
   records.sort((a, b) => (a[1] === null ? (b[1] === null ? 0 : 1) : b[1] === null ? -1 : compareKeys(a[1], b[1])));
-  return gzipJson({ v: 1, binding, issued, since: state.since, records });
+  return gzipJson({ v: 1, binding, issued, since: state.since, records, ...(filterKeys ? { filterKeys } : {}) });
 }
 
 /** The kept state, or undefined for bytes that are not one (a state is never trusted unread). */
 export async function decodeState(bytes: Uint8Array): Promise<KeptState | undefined> {
   const decoded = await gunzipJson(bytes, kept);
   if (!decoded) return undefined;
-  const { binding, issued, since, records } = decoded;
-  return { binding, issued, state: { since, records: new Map(records.map(([id, key, hash]) => [id, { key: key ?? undefined, hash: hash ?? undefined }])) } };
+  const { binding, issued, since, records, filterKeys } = decoded;
+  return { binding, issued, state: { since, records: new Map(records.map(([id, key, hash]) => [id, { key: key ?? undefined, hash: hash ?? undefined }])) }, ...(filterKeys ? { filterKeys } : {}) };
 }

@@ -239,6 +239,6 @@ function tokenProblem(outcome: Exclude<DeltaOutcome, { readonly kind: 'delta' }>
     case 'viewChanged':
       return new ApiError('DELTA_VIEW_CHANGED', 'What your roles let you see has changed since this deltaToken was given (fields, lines or Drafts): a delta cannot say what that changed. Start again: ask without a deltaToken for the whole view as you see it now.');
     case 'filtersChanged':
-      return new ApiError('DELTA_FILTERS_CHANGED', 'This deltaToken was given for other filters: a token continues the filters it was given for. Send those filters with it, or start again without a deltaToken for these.');
+      return new ApiError('DELTA_FILTERS_CHANGED', 'This deltaToken was given for other filters: a token continues the filters it was given for, or the same with a wider date range (an earlier From, a later To). Send those filters with it, or start again without a deltaToken for these.');
   }
 }

@@ -391,3 +391,54 @@ describe('a token or a page that is not the caller\'s', () => {
     }
   });
 });
+
+describe('a token asked with a wider date range', () => {
+  it('goes on: the old range\'s changes and removals since the token, and every record of the days added, whoever wrote it when', async () => {
+    const days = (await own.documents('contracts')).map((document) => String(document.createdDate).slice(0, 10)).filter((day) => day >= '2000').sort();
+    // The nightly job's range: up to a day in the middle of the records (a nightly `--to` today).
+    const from = days[Math.floor(days.length / 4)]!;
+    const to = days[Math.floor(days.length / 2)]!;
+    const later = days.at(-1)!;
+    // The records beyond the range were written before the token's time by more than its margin.
+    await quiet();
+    const first = await wholeDelta('contracts', { createdFrom: from, createdTo: to });
+    const mirror = new Map<string, Doc>();
+    apply(mirror, first.rows, 'contractId');
+    expect(mirror).toEqual(await truth(CONTRACTS, FULL, { createdFrom: from, createdTo: to }));
+    const inside = (await own.documents('contracts')).filter((document) => document.createdDate.slice(0, 10) >= from && document.createdDate.slice(0, 10) <= to && document.createdDate.slice(0, 10) > from);
+    const beyond = (await own.documents('contracts')).filter((document) => document.createdDate.slice(0, 10) > to);
+    const [updated, gone, moved] = inside;
+    const [beyondGone] = beyond;
+    const addedDay = `${later}T09:00:00.000Z`;
+    const created: Doc = { ...updated!, id: `CON-WIDER-${++serial}`, contractId: `CON-WIDER-${serial}`, createdDate: addedDay };
+    await own.write('contracts', [created, { ...updated!, title: 'changed in the old range' }, { ...moved!, createdDate: addedDay, title: 'moved into the added days' }]);
+    await own.remove('contracts', [gone!.id, beyondGone!.id]);
+    const wider = await wholeDelta('contracts', { createdFrom: from, createdTo: later, deltaToken: first.token });
+    // Removals only of records given: the one deleted in the added days was never the caller's.
+    expect(wider.rows.filter((row) => row._removed !== undefined)).toEqual([{ contractId: gone!.id, _removed: 'deleted' }]);
+    apply(mirror, wider.rows, 'contractId');
+    const expected = await truth(CONTRACTS, FULL, { createdFrom: from, createdTo: later });
+    expect(mirror).toEqual(expected);
+    // Every record of the added days came, written before the token or after; of the old range, only what changed.
+    const sent = new Set(wider.rows.map((row) => row.contractId));
+    expect([...expected.values()].filter((record) => String(record.createdDate).slice(0, 10) > to).every((record) => sent.has(record.contractId))).toBe(true);
+    expect(wider.rows.filter((row) => row._removed === undefined && String(row.createdDate).slice(0, 10) <= to).map((row) => row.contractId)).toEqual([updated!.id]);
+    // Wider at its start too, from the wider token: the earlier days whole; then it goes on as any token.
+    const earliest = days[0]!;
+    const earlier = await wholeDelta('contracts', { createdFrom: earliest, createdTo: later, deltaToken: wider.token });
+    apply(mirror, earlier.rows, 'contractId');
+    expect(mirror).toEqual(await truth(CONTRACTS, FULL, { createdFrom: earliest, createdTo: later }));
+    expect(earlier.rows.filter((row) => String(row.createdDate).slice(0, 10) >= from)).toEqual([]);
+    await own.write('contracts', [{ ...created, title: 'and again' }]);
+    const next = await wholeDelta('contracts', { createdFrom: earliest, createdTo: later, deltaToken: earlier.token });
+    expect(next.rows.map((row) => [row.contractId, row.title])).toEqual([[created.id, 'and again']]);
+    // Narrower, or another filter beside the wider range: other filters.
+    const problem = async (body: Record<string, unknown>) => {
+      const response = await post(deltaUrl('contracts'), { body: { ...body, deltaToken: next.token } });
+      return [response.status, ((await response.json()) as Doc).code];
+    };
+    expect(await problem({ createdFrom: from, createdTo: later })).toEqual([409, 'DELTA_FILTERS_CHANGED']);
+    expect(await problem({ createdFrom: earliest, createdTo: later, contractWorkspaceID: String(created.contractWorkspaceID) })).toEqual([409, 'DELTA_FILTERS_CHANGED']);
+    expect(await problem({ createdFrom: earliest, createdTo: later, updatedFrom: earliest })).toEqual([409, 'DELTA_FILTERS_CHANGED']);
+  });
+});

@@ -4,6 +4,7 @@ import { resolveToken } from '../../../shared/delta/resolve-token.js';
 import { stateBlob, type DeltaBlobs } from '../../../shared/delta/delta-blobs.js';
 import { decodeState, encodeState, type StateBinding } from '../../../shared/delta/state-codec.js';
 import type { DeltaState } from '../../../shared/delta/delta-state.js';
+import { addedDays, type FilterKey } from '../../../shared/delta/wider-range.js';
 
 // A token's outcomes before any store read of records: the state kept in a map behind the
 // DeltaBlobs seam (the blob container's stand-in; the seam's blob side is tested against Azurite).
@@ -48,7 +49,7 @@ describe('a delta token', () => {
     const states = keptStates();
     const token = newDeltaToken(now);
     await states.put(stateBlob('contoso', token.stateId), await encodeState({ binding, issued: token.issued, state }));
-    const resolve = (text: string | undefined, overrides: Partial<StateBinding> = {}, at = now) => resolveToken({ token: text, binding: { ...binding, ...overrides }, now: at, days: 30, blobs: states });
+    const resolve = (text: string | undefined, overrides: Partial<StateBinding> = {}, at = now) => resolveToken({ token: text, binding: { ...binding, ...overrides }, filterKeys: [], now: at, days: 30, blobs: states });
     const text = formatDeltaToken(token);
     expect(await resolve(text)).toEqual({ kind: 'state', state });
     expect(await resolve(undefined)).toEqual({ kind: 'state', state: { since: 0, records: new Map() } });
@@ -69,5 +70,38 @@ describe('a delta token', () => {
     // Its life is told by the token itself: past it, expired whatever is still kept.
     expect(await resolve(text, {}, now + 30 * DAY_S * 1000)).toEqual({ kind: 'state', state });
     expect(await resolve(text, {}, now + (30 * DAY_S + 1) * 1000)).toEqual({ kind: 'expired' });
+  });
+
+  it('goes on to a wider date range of the same filters; any other change of them is other filters', async () => {
+    const now = Date.parse('2026-11-28T00:00:00Z');
+    const states = keptStates();
+    const token = newDeltaToken(now);
+    const kept: FilterKey[] = [['status', 'Published'], ['createdDate', '2025-01-01', '2025-03-10']];
+    await states.put(stateBlob('contoso', token.stateId), await encodeState({ binding, issued: token.issued, state, filterKeys: kept }));
+    const resolve = (filterKeys: FilterKey[], overrides: Partial<StateBinding> = { filters: 'filters-2' }) => resolveToken({ token: formatDeltaToken(token), binding: { ...binding, ...overrides }, filterKeys, now, days: 30, blobs: states });
+    expect(await resolve(kept, {})).toEqual({ kind: 'state', state });
+    expect(await resolve([['status', 'Published'], ['createdDate', '2025-01-01', '2025-04-02']])).toEqual({ kind: 'state', state, added: [{ field: 'createdDate', from: '2025-03-11', to: '2025-04-02' }] });
+    expect(await resolve([['status', 'Published'], ['createdDate', '0001-01-01', '9999-12-31']])).toEqual({ kind: 'state', state, added: [{ field: 'createdDate', from: '0001-01-01', to: '2024-12-31' }, { field: 'createdDate', from: '2025-03-11', to: '9999-12-31' }] });
+    // The view is checked as ever.
+    expect(await resolve([['status', 'Published'], ['createdDate', '2025-01-01', '2025-04-02']], { filters: 'filters-2', view: 'view-2' })).toEqual({ kind: 'viewChanged' });
+    for (const other of [
+      [['status', 'Published'], ['createdDate', '2025-01-02', '2025-04-02']],
+      [['status', 'Published'], ['createdDate', '2025-01-01', '2025-03-09']],
+      [['status', 'Draft'], ['createdDate', '2025-01-01', '2025-04-02']],
+      [['status', 'Published'], ['updatedDate', '2025-01-01', '2025-04-02']],
+      [['createdDate', '2025-01-01', '2025-04-02']],
+      [['status', 'Published'], ['createdDate', '2025-01-01', '2025-04-02'], ['updatedDate', '2025-01-01', '2025-04-02']],
+    ] as FilterKey[][]) expect([other, await resolve(other)]).toEqual([other, { kind: 'filtersChanged' }]);
+    // A state kept before states kept their filters goes on to no other.
+    await states.put(stateBlob('contoso', token.stateId), await encodeState({ binding, issued: token.issued, state }));
+    expect(await resolve([['status', 'Published'], ['createdDate', '2025-01-01', '2025-04-02']])).toEqual({ kind: 'filtersChanged' });
+  });
+
+  it('adds the days of a wider range across months, years and the ends of the calendar', () => {
+    const range = (from: string, to: string): FilterKey[] => [['createdDate', from, to]];
+    expect(addedDays(range('2024-03-01', '2024-03-31'), range('2024-02-29', '2024-04-01'))).toEqual([{ field: 'createdDate', from: '2024-02-29', to: '2024-02-29' }, { field: 'createdDate', from: '2024-04-01', to: '2024-04-01' }]);
+    expect(addedDays(range('2025-01-01', '2025-12-31'), range('2024-12-31', '2026-01-01'))).toEqual([{ field: 'createdDate', from: '2024-12-31', to: '2024-12-31' }, { field: 'createdDate', from: '2026-01-01', to: '2026-01-01' }]);
+    expect(addedDays(range('0001-01-01', '9999-12-31'), range('0001-01-01', '9999-12-31'))).toEqual([]);
+    expect(addedDays([['status', 'Published']], [['status', 'Published ']])).toBeUndefined();
   });
 });
