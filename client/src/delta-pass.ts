@@ -12,11 +12,11 @@
  * continues is pulled by the run's other passes (a job, or window by window), and then adopts a
  * token (adoptToken). A token the service will not continue starts again, and says so.
  */
-import { DATASETS } from './datasets.js';
+import { DATASETS, dateMembers } from './datasets.js';
 import { DeltaNotOffered, DeltaRestart, DeltaTooLarge, fetchDeltaFiles, SinceRefused, walkDelta, type DeltaStart } from './delta-walk.js';
 import { WindowFailure } from './fetch-window.js';
 import { mergeLines, readWindowLines, type Line } from './jsonl-copy.js';
-import { tablesOf } from './layout.js';
+import { dataFile, tablesOf } from './layout.js';
 import { watermarkOf, type Manifest, type ManifestFile, type ManifestWindow } from './manifest.js';
 import { mergeTables, readParquetDelta, readWindowIds, type ParquetDelta } from './parquet-copy.js';
 import { overlaps } from './plan.js';
@@ -71,14 +71,21 @@ export async function deltaPass(run: Run, months: readonly Window[]): Promise<De
 async function jsonlDelta(run: Run, months: readonly Window[]): Promise<DeltaUsed> {
   const { options, manifest } = run;
   const idField = DATASETS[options.dataset].idField;
-  const held = new Map<Window, { entry: ManifestWindow; lines: Map<string, Line> }>();
-  for (const month of months) {
-    const entry = wholeEntry(manifest, month);
-    const lines = entry && readWindowLines(run.out, entry, idField);
-    if (entry && lines) held.set(month, { entry, lines });
-  }
-  const whole = months.every((month) => held.has(month));
-  const start: DeltaStart = whole && isFor(manifest.delta, run) ? { kind: 'token', token: manifest.delta!.token }
+  const copies = (token: Token | undefined) => {
+    const held = new Map<Window, { entry: ManifestWindow; lines: Map<string, Line> }>();
+    for (const month of months) {
+      const part = heldPart(month, token);
+      const entry = part && wholeEntry(manifest, part);
+      const lines = entry && readWindowLines(run.out, entry, idField);
+      if (entry && lines) held.set(month, { entry, lines });
+    }
+    return { held, whole: months.every((month) => held.has(month) || !heldPart(month, token)) };
+  };
+  // A token goes on where the folder holds its range's months (the range may have grown since: wider-range.ts in the service).
+  const token = within(manifest.delta, run);
+  const byToken = token && copies(token);
+  const { held, whole } = byToken?.whole ? byToken : copies(undefined);
+  const start: DeltaStart = byToken?.whole ? { kind: 'token', token: token!.token }
     : whole && manifest.watermark !== undefined && manifest.schema !== undefined ? { kind: 'since', since: manifest.watermark }
       : { kind: 'full' };
   run.observe({ kind: 'delta-start', start: start.kind });
@@ -103,7 +110,9 @@ async function jsonlDelta(run: Run, months: readonly Window[]): Promise<DeltaUse
   const merged = new Map<Window, MergedWindow>();
   for (const month of months) {
     const copy = held.get(month);
-    const result = mergeLines(run.out, options.dataset, fileLabel(month, isGrowing(month, run.now())), copy?.lines, found, homes.get(month) ?? [], keep);
+    const label = fileLabel(month, isGrowing(month, run.now()));
+    const renamed = copy !== undefined && copy.entry.files.some((file) => file.file !== dataFile(options.dataset, options.dataset, label, 'jsonl'));
+    const result = mergeLines(run.out, options.dataset, label, copy?.lines, found, homes.get(month) ?? [], keep, renamed);
     stage(run, result);
     merged.set(month, result);
   }
@@ -115,26 +124,33 @@ async function parquetDelta(run: Run, months: readonly Window[]): Promise<DeltaU
   const { options, manifest } = run;
   const { dataset } = options;
   const idField = DATASETS[dataset].idField;
-  if (!isFor(manifest.delta, run)) throw new NeedsPass(undefined, 'the folder has no delta token for this range');
+  // A token goes on where the folder holds its range's months (the range may have grown since: wider-range.ts in the service).
+  const token = within(manifest.delta, run);
+  if (!token) throw new NeedsPass(undefined, 'the folder has no delta token for this range');
   const tables = tablesOf(dataset, 'parquet');
-  const notWhole = (month: Window) => new NeedsPass(undefined, `${windowLabel(month)} is not held whole by the folder`);
+  const notWhole = (part: Window) => new NeedsPass(undefined, `${windowLabel(part)} is not held whole by the folder`);
   const entries = months.map((month) => {
-    const entry = wholeEntry(manifest, month);
-    if (!entry || entry.files.length !== tables.length) throw notWhole(month);
+    const part = heldPart(month, token);
+    const entry = part && wholeEntry(manifest, part);
+    if (part && (!entry || entry.files.length !== tables.length)) throw notWhole(part);
     return entry;
   });
+  // A month the token's range did not reach is written from the delta alone, in a held month's schema and footer.
+  const template = entries.find((entry) => entry !== undefined);
+  if (!template) throw new NeedsPass(undefined, 'the folder holds no month of the range');
   run.observe({ kind: 'delta-start', start: 'token' });
   // The delta is asked while the months' ids are read (checked against the manifest, then
   // decoded): the service's answer is what a run mostly waits for.
-  const fetching = fetchDeltaFiles(run.context, options, manifest.delta!.token);
+  const fetching = fetchDeltaFiles(run.context, options, token.token);
   // Handled where it is awaited below; marked handled now, as it may fail while the ids are read.
   fetching.catch(() => undefined);
   const held = new Map<Window, { entry: ManifestWindow; ids: Set<string> }>();
   try {
     for (const [index, month] of months.entries()) {
-      const entry = entries[index]!;
+      const entry = entries[index];
+      if (!entry) continue;
       const ids = await readWindowIds(run.out, entry, tables, idField);
-      if (!ids) throw notWhole(month);
+      if (!ids) throw notWhole(heldPart(month, token)!);
       held.set(month, { entry, ids });
     }
   } catch (error) {
@@ -164,14 +180,19 @@ async function parquetDelta(run: Run, months: readonly Window[]): Promise<DeltaU
   const named = (id: string) => delta.changed.has(id) || delta.removed.has(id);
   const merged = new Map<Window, MergedWindow>();
   for (const month of months) {
-    const { entry, ids } = held.get(month)!;
+    const copy = held.get(month);
+    const { entry, ids } = copy ?? { entry: template, ids: new Set<string>() };
     const mine = homes.get(month) ?? [];
-    if (mine.length === 0 && ![...ids].some(named)) {
+    const label = fileLabel(month, isGrowing(month, run.now()));
+    const names = tables.map((table) => dataFile(dataset, table, label, 'parquet'));
+    const rewrite = !copy || entry.files.some((file, index) => file.file !== names[index]);
+    const into = rewrite || entry.from !== month.from || entry.to !== month.to ? { names, fresh: !copy, rewrite, filters: windowFilters(run, month) } : undefined;
+    if (!rewrite && mine.length === 0 && ![...ids].some(named)) {
       merged.set(month, { same: true, files: [], rows: entry.rows, changed: 0, removed: 0 });
       continue;
     }
     try {
-      const result = await mergeTables(run.out, entry, delta, mine, (id) => !named(id), idField, files.requestId);
+      const result = await mergeTables(run.out, entry, delta, mine, (id) => !named(id), idField, files.requestId, into);
       stage(run, result);
       merged.set(month, result);
     } catch (error) {
@@ -257,9 +278,34 @@ function stage(run: Run, result: MergedWindow): void {
   for (const { file, staged } of result.files) if (staged) run.staged.add(file.file);
 }
 
-/** Whether the folder's token is one for the run's range. */
-function isFor(token: Token | undefined, run: Run): boolean {
-  return token !== undefined && token.from === run.options.from && token.to === run.options.to;
+/**
+ * The folder's token where it can go on for the run's range: one of that range, or of a range
+ * within it (a `--to` that moved on: the service answers the days added whole).
+ */
+function within(token: Token | undefined, run: Run): Token | undefined {
+  return token !== undefined && run.options.from <= token.from && token.to <= run.options.to ? token : undefined;
+}
+
+/** The days of `month` the folder holds for `token`: the month cut to the token's range (undefined: none of them). Without a token, the month. */
+function heldPart(month: Window, token: Token | undefined): Window | undefined {
+  if (!token) return month;
+  const from = month.from > token.from ? month.from : token.from;
+  const to = month.to < token.to ? month.to : token.to;
+  return from <= to ? { ...month, from, to } : undefined;
+}
+
+/** The members a file of `month` is asked with, in a held file's footer (`summary.filters`): its date pair set to the month's days. */
+function windowFilters(run: Run, month: Window): (held: string) => string {
+  const pair = dateMembers(run.options.by);
+  return (held) => {
+    let members: unknown;
+    try {
+      members = JSON.parse(held);
+    } catch {
+      return held;
+    }
+    return members !== null && typeof members === 'object' && !Array.isArray(members) ? JSON.stringify({ ...members, [pair.from]: month.from, [pair.to]: month.to }) : held;
+  };
 }
 
 /** The field a record's window is found by: the day of its `--by` date. */
@@ -306,7 +352,8 @@ function commitMerged(run: Run, months: readonly Window[], status: 'merged' | 'p
       // it keeps what its pass said: the run already told what it did with it).
       if (!all) continue;
       const { moving: _moving, ...kept } = old;
-      const entry = { ...kept, asOf: answered.asOf };
+      // Its days are the month's (a range made wider grows its last month: the same file, more days).
+      const entry = { ...kept, window: windowLabel(month), from: month.from, to: month.to, asOf: answered.asOf };
       manifest.windows = manifest.windows.map((listed) => (listed === old ? entry : listed));
       outcomes.set(month, { ...outcomeOf(entry, 'unchanged'), changed: 0, removed: 0 });
       continue;

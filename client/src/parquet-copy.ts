@@ -99,9 +99,11 @@ export async function readWindowIds(dir: string, entry: ManifestWindow, tables: 
  * A window after the delta: each table's rows of `entry` it keeps (`keep`), the changed records
  * whose home it is (`mine`) in their rows' places or after them, and each table whose rows
  * changed written hidden under the name it had, in its file's schema and footer (the delta's
- * request id and time in place of the export's).
+ * request id and time in place of the export's). `into`: the window has other days than `entry`
+ * (a range made wider grew it, or added it: then `entry` is another month's, its files only the
+ * folder's schema and footer), its files of `into.names`.
  */
-export async function mergeTables(dir: string, entry: ManifestWindow, delta: ParquetDelta, mine: readonly string[], keep: (id: string) => boolean, idField: string, requestId: string): Promise<MergedWindow> {
+export async function mergeTables(dir: string, entry: ManifestWindow, delta: ParquetDelta, mine: readonly string[], keep: (id: string) => boolean, idField: string, requestId: string, into?: WindowInto): Promise<MergedWindow> {
   const files: MergedWindow['files'][number][] = [];
   const homed = new Set(mine);
   let rows = 0;
@@ -113,7 +115,7 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
     const id = columnIndex(held, idField, file.file, requestId);
     const out: RawValue[][] = [];
     const placed = new Set<string>();
-    for (const row of held.rows) {
+    for (const row of into?.fresh ? [] : held.rows) {
       const key = textOf(row[id]!) ?? String(row[id]);
       if (homed.has(key)) {
         // A changed record takes its first row's place (a record's one row; an invoice's lines, together).
@@ -127,15 +129,18 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
     }
     for (const key of mine) if (!placed.has(key)) out.push(...(source?.rows.get(key) ?? []).map(pick));
     if (index === 0) rows = out.length;
-    const same = sameColumns(held.rows, out, held.columns.length);
-    if (same?.every(Boolean)) {
+    const same = into?.fresh ? undefined : sameColumns(held.rows, out, held.columns.length);
+    if (!into?.rewrite && same?.every(Boolean)) {
       files.push({ file, staged: false });
       continue;
     }
-    const keyValues = held.keyValues.map((pair) => (pair.key === 'summary.requestId' ? { key: pair.key, value: requestId } : pair.key === 'summary.generatedAt' ? { key: pair.key, value: deltaGeneratedAt(delta) ?? pair.value } : pair));
+    const name = into?.names[index] ?? file.file;
+    const keyValues = held.keyValues.map((pair) => (pair.key === 'summary.requestId' ? { key: pair.key, value: requestId }
+      : pair.key === 'summary.generatedAt' ? { key: pair.key, value: deltaGeneratedAt(delta) ?? pair.value }
+        : pair.key === 'summary.filters' && into ? { key: pair.key, value: into.filters(pair.value ?? '') } : pair));
     // A column whose values are all as they were is copied from the file (a month's records updated in place change a few columns).
     const bytes = writeRawTable({ ...held, keyValues }, out, same);
-    const path = join(dir, partialFile(file.file));
+    const path = join(dir, partialFile(name));
     try {
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, bytes);
@@ -144,9 +149,21 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
       for (const written of files) if (written.staged) rmSync(join(dir, partialFile(written.file.file)), { force: true });
       throw new WindowFailure(`cannot write ${path}: ${(error as Error).message}`);
     }
-    files.push({ file: { file: file.file, rows: out.length, bytes: bytes.byteLength, sha256: sha256(bytes) }, staged: true });
+    files.push({ file: { file: name, rows: out.length, bytes: bytes.byteLength, sha256: sha256(bytes) }, staged: true });
   }
   return { same: files.every((file) => !file.staged), files, rows, changed: mine.length, removed };
+}
+
+/** A window of other days than the held entry's (mergeTables): a range made wider grew it, or added it. */
+export interface WindowInto {
+  /** Each table's file, in the held entry's order. */
+  readonly names: readonly string[];
+  /** The held entry is only a template: none of its rows are the window's. */
+  readonly fresh: boolean;
+  /** Every table is written, whether or not its rows changed (fresh, or its files' names changed). */
+  readonly rewrite: boolean;
+  /** The footer's `summary.filters` (the members a window is asked with) for the window, in a table written. */
+  readonly filters: (held: string) => string;
 }
 
 /** The time the delta was answered (its footer's), for the footers of the files it changed. */

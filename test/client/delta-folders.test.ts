@@ -38,6 +38,7 @@ type Doc = Record<string, any>;
 const outDir = tempDirs('delta-folder');
 const CLI = join(projectRoot(), 'client', 'bin', 'summary-client.js');
 const RANGE = { from: '2024-01-01', to: '2024-04-30' };
+type Range = typeof RANGE;
 const CLIENTS = ['contoso-full', 'contoso-basic'];
 /** A night that restarts the service and its Azurite first. */
 const RESTART_NIGHT_MS = 90_000;
@@ -87,11 +88,11 @@ interface Night {
   readonly pages: number;
 }
 
-async function runNight(clientName: string, dir: string, options: { dataset?: DatasetName; via?: Via; format?: 'jsonl' | 'parquet' } = {}): Promise<Night> {
+async function runNight(clientName: string, dir: string, options: { dataset?: DatasetName; via?: Via; format?: 'jsonl' | 'parquet'; range?: Range; now?: string } = {}): Promise<Night> {
   const dataset = options.dataset ?? 'contracts';
   const format = options.format ?? 'jsonl';
   const settings = readSettings(clientSettings({ baseUrl: service.baseUrl, authUrl: service.idp!.url, identities, caFile: stack.caFile }, clientName));
-  const pullOptions: PullOptions = { dataset, ...RANGE, by: 'created', format, filters: {}, out: dir, source: { service: settings.baseUrl, client: settings.client }, pageSize: 3, ...(options.via ? { via: options.via } : {}) };
+  const pullOptions: PullOptions = { dataset, ...options.range ?? RANGE, by: 'created', format, filters: {}, out: dir, source: { service: settings.baseUrl, client: settings.client }, pageSize: 3, ...(options.via ? { via: options.via } : {}), ...(options.now ? { now: () => Date.parse(options.now!) } : {}) };
   const before = service.logs.length;
   const events: PullEvent[] = [];
   const summary = await pull(summaryApi(settings), pullOptions, (event) => events.push(event));
@@ -117,10 +118,10 @@ function fingerprint(record: Doc): string {
 }
 
 /** What the store holds for the caller in the range: id → fingerprint of what it sees. */
-async function truth(clientName: string, dataset: DatasetName = 'contracts'): Promise<Record<string, string>> {
+async function truth(clientName: string, dataset: DatasetName = 'contracts', range: Range = RANGE): Promise<Record<string, string>> {
   const view = viewOf(clientName, dataset);
   const seen = new Set(view.fields.map((field) => field.name));
-  const documents = (await own.documents(dataset)).filter((doc) => doc.createdDate >= RANGE.from && doc.createdDate < '2024-05' && (view.drafts || doc.status !== 'Draft'));
+  const documents = (await own.documents(dataset)).filter((doc) => doc.createdDate.slice(0, 10) >= range.from && doc.createdDate.slice(0, 10) <= range.to && (view.drafts || doc.status !== 'Draft'));
   return Object.fromEntries(documents.map((doc) => [doc[ID_FIELD[dataset]], fingerprint({ title: seen.has('title') ? doc.title : undefined, status: seen.has('status') ? doc.status : undefined, lines: dataset === 'invoices' && view.lineFields.length > 0 ? doc.lines : undefined })]));
 }
 
@@ -136,9 +137,9 @@ async function readFolder(dir: string, clientName: string, dataset: DatasetName 
   return Object.fromEntries(rows.map((row) => [String(row[ID_FIELD[dataset]]), fingerprint(row)]));
 }
 
-async function expectExact(clientName: string, dir: string, night: Night, dataset: DatasetName = 'contracts'): Promise<void> {
+async function expectExact(clientName: string, dir: string, night: Night, dataset: DatasetName = 'contracts', range: Range = RANGE): Promise<void> {
   expect({ complete: isComplete(night.summary), via: night.summary.via, failed: night.summary.failed.map((entry) => entry.error), stopped: night.summary.stopped }).toEqual({ complete: true, via: 'delta', failed: [], stopped: undefined });
-  expect(await readFolder(dir, clientName, dataset)).toEqual(await truth(clientName, dataset));
+  expect(await readFolder(dir, clientName, dataset)).toEqual(await truth(clientName, dataset, range));
 }
 
 function statuses(summary: PullSummary): Record<string, string> {
@@ -538,9 +539,9 @@ describe('a Parquet folder kept by the delta', () => {
   }
 
   /** The folder equals a fresh pull of the same range window by window, value for value and column for column; its files have version-1 data pages only. */
-  async function expectAsFresh(folder: string, dataset: DatasetName): Promise<void> {
+  async function expectAsFresh(folder: string, dataset: DatasetName, range: Range = RANGE): Promise<void> {
     const fresh = outDir();
-    const pulled = await runNight('contoso-full', fresh, { dataset, format: 'parquet', via: 'windows' });
+    const pulled = await runNight('contoso-full', fresh, { dataset, format: 'parquet', via: 'windows', range });
     expect(isComplete(pulled.summary)).toBe(true);
     const globs = dataset === 'contracts' ? ['*.parquet'] : ['invoices/*.parquet', 'invoice_tables/*.parquet'];
     for (const glob of globs) expect(await tableRows(folder, glob)).toEqual(await tableRows(fresh, glob));
@@ -641,5 +642,76 @@ describe('a Parquet folder kept by the delta', () => {
     const night = await runNight('contoso-full', folder, { dataset: 'invoices', format: 'parquet' });
     expect({ via: night.summary.via, complete: isComplete(night.summary) }).toEqual({ via: 'delta', complete: true });
     await expectAsFresh(folder, 'invoices');
+  }, 120_000);
+
+  it('a range whose end moves on goes on from its token: the month grown and the months added written from the delta', async () => {
+    const folder = outDir();
+    await own.write('contracts', [contract('2024-02-20T10:00:00.000Z', { title: 'beyond the first range' })]);
+    await new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
+    const first = await runNight('contoso-full', folder, { format: 'parquet', range: { from: '2024-01-01', to: '2024-02-10' } });
+    expect(isComplete(first.summary)).toBe(true);
+    expect(readdirSync(folder).filter((name) => name.endsWith('.parquet')).sort()).toEqual(['contracts-2024-01.parquet', 'contracts-2024-02-01_2024-02-10.parquet']);
+    const grown = { from: '2024-01-01', to: '2024-02-25' };
+    await own.write('contracts', [contract('2024-02-05T10:00:00.000Z'), contract('2024-02-22T10:00:00.000Z')]);
+    const night = await runNight('contoso-full', folder, { format: 'parquet', range: grown });
+    expect({ via: night.summary.via, delta: night.summary.delta, deltas: night.deltas, pages: night.pages, statuses: statuses(night.summary) })
+      .toEqual({ via: 'delta', delta: { start: 'token', merged: true }, deltas: 1, pages: 0, statuses: { '2024-01': 'unchanged', '2024-02-01_2024-02-25': 'merged' } });
+    expect(readdirSync(folder).filter((name) => name.endsWith('.parquet')).sort()).toEqual(['contracts-2024-01.parquet', 'contracts-2024-02-01_2024-02-25.parquet']);
+    await expectAsFresh(folder, 'contracts', grown);
+    // A file written for other days says them in its footer, as a fresh pull's does.
+    const asked = async (name: string) => JSON.parse((await readParquet(new Uint8Array(readFileSync(join(folder, name))))).metadata['summary.filters']!) as Doc;
+    expect(await asked('contracts-2024-02-01_2024-02-25.parquet')).toMatchObject({ createdFrom: '2024-02-01', createdTo: '2024-02-25' });
+    const added = await runNight('contoso-full', folder, { format: 'parquet' });
+    expect({ via: added.summary.via, delta: added.summary.delta, deltas: added.deltas, pages: added.pages, statuses: statuses(added.summary) })
+      .toEqual({ via: 'delta', delta: { start: 'token', merged: true }, deltas: 1, pages: 0, statuses: { '2024-01': 'unchanged', '2024-02': 'merged', '2024-03': 'merged', '2024-04': 'merged' } });
+    expect(manifestOf(folder).delta).toEqual({ token: expect.stringMatching(/^d1\./), ...RANGE });
+    await expectAsFresh(folder, 'contracts');
+    expect(await asked('contracts-2024-03.parquet')).toMatchObject({ createdFrom: '2024-03-01', createdTo: '2024-03-31' });
+  }, 120_000);
+});
+
+describe('a JSON Lines folder whose range ends on a day that moves on', () => {
+  it('goes on from its token every night: the grown month written again, the months added from the delta, nothing pulled again', async () => {
+    const dir = outDir();
+    await own.write('contracts', [contract('2024-03-20T10:00:00.000Z', { title: 'written long before its day joins the range' })]);
+    await new Promise((resolve) => setTimeout(resolve, (QUIET_SECONDS + 1) * 1000));
+    const nights = [{ from: '2024-01-01', to: '2024-03-05' }, { from: '2024-01-01', to: '2024-03-06' }, { from: '2024-01-01', to: '2024-03-25' }, RANGE];
+    const first = await runNight('contoso-full', dir, { range: nights[0] });
+    expect(first.summary.delta).toEqual({ start: 'full', merged: true });
+    await expectExact('contoso-full', dir, first, 'contracts', nights[0]);
+    const labels = ['2024-03-01_2024-03-06', '2024-03-01_2024-03-25', '2024-03'];
+    for (const [index, range] of nights.slice(1).entries()) {
+      await own.write('contracts', [contract(`2024-03-0${index + 2}T10:00:00.000Z`), contract(`2024-0${index + 2}-26T10:00:00.000Z`)]);
+      const night = await runNight('contoso-full', dir, { range });
+      expect([range, night.summary.delta, night.deltas, night.pages]).toEqual([range, { start: 'token', merged: true }, expect.any(Number), 0]);
+      await expectExact('contoso-full', dir, night, 'contracts', range);
+      expect([range, statuses(night.summary)[labels[index]!]]).toEqual([range, 'merged']);
+      // One file a month, under the name of its days now: the file of the shorter days is gone.
+      expect(readdirSync(dir).filter((name) => name.startsWith('contracts-2024-03')).sort()).toEqual([`contracts-${labels[index]}.jsonl`]);
+      expect(manifestOf(dir).delta).toEqual({ token: expect.stringMatching(/^d1\./), ...range });
+    }
+    // A range made shorter cannot go on from the token: it starts from the folder's watermark.
+    const back = await runNight('contoso-full', dir, { range: { from: '2024-01-01', to: '2024-03-31' } });
+    expect([back.summary.delta, isComplete(back.summary)]).toEqual([{ start: 'since', merged: true }, true]);
+  }, 180_000);
+
+  it('a range that ends yesterday, run every night: one file for the month, its days grown in the manifest, written only when its records change', async () => {
+    const dir = outDir();
+    // June: no other test writes there.
+    await own.write('contracts', [contract('2024-06-05T10:00:00.000Z')]);
+    const night = (day: number, options: { dataset?: DatasetName; format?: 'jsonl' | 'parquet' } = {}) => runNight('contoso-full', dir, { ...options, range: { from: '2024-06-01', to: `2024-06-${String(day).padStart(2, '0')}` }, now: `2024-06-${String(day + 1).padStart(2, '0')}T02:00:00.000Z` });
+    const first = await night(10);
+    await expectExact('contoso-full', dir, first, 'contracts', { from: '2024-06-01', to: '2024-06-10' });
+    const file = join(dir, 'contracts-2024-06.jsonl');
+    const before = readFileSync(file);
+    const quiet = await night(11);
+    expect([quiet.summary.delta, statuses(quiet.summary)['2024-06-01_2024-06-11']]).toEqual([{ start: 'token', merged: true }, 'unchanged']);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(manifestOf(dir).windows.find((entry: Doc) => entry.from === '2024-06-01')).toMatchObject({ window: '2024-06-01_2024-06-11', to: '2024-06-11', files: [{ file: 'contracts-2024-06.jsonl' }] });
+    await own.write('contracts', [contract('2024-06-12T10:00:00.000Z', { title: 'the day after' })]);
+    const next = await night(12);
+    expect([next.summary.delta, statuses(next.summary)['2024-06-01_2024-06-12']]).toEqual([{ start: 'token', merged: true }, 'merged']);
+    await expectExact('contoso-full', dir, next, 'contracts', { from: '2024-06-01', to: '2024-06-12' });
+    expect(readdirSync(dir).filter((name) => name.endsWith('.jsonl')).sort()).toEqual(['contracts-2024-06.jsonl']);
   }, 120_000);
 });
