@@ -516,6 +516,38 @@ def test_a_cache_is_kept_by_the_delta_removals_included_and_starts_again_when_it
     assert [request.body.get("deltaToken") for request in server.requests if request.path.endswith("/delta")][2:] == ["d1.two", None]
 
 
+def test_a_delta_cache_goes_on_when_the_end_of_its_range_moves_on(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
+    answers = {
+        None: [{"contractId": "CON-A", "title": "a"}, {"contractId": "CON-B", "title": "b"}],
+        # The wider range's delta: what changed, and every record of the days added.
+        "d1.one": [{"contractId": "CON-B", "_removed": "deleted"}, {"contractId": "CON-LATER", "title": "of the days added"}],
+    }
+
+    def delta(request):  # type: ignore[no-untyped-def]
+        token = request.body.get("deltaToken")
+        status, headers, data = ok(delta_file(answers[token]))
+        return status, {**headers, "X-Summary-Delta-Token": "d1.one" if token is None else "d1.two", "X-Summary-Schema": "s" * 32}, data
+
+    server = serve(servers, lambda request: ok(rows_for(request)))
+    server.deltas = delta
+    load = lambda end: summary_client.load_as_arrow("contracts", "2025-01-01", end, cache=tmp_path, **server.settings())  # noqa: E731
+    rows = lambda table: sorted((row["contractId"], row["title"]) for row in table.to_pylist())  # noqa: E731
+    assert rows(load("2025-03-10")) == [("CON-A", "a"), ("CON-B", "b")]
+    assert rows(load("2025-03-11")) == [("CON-A", "a"), ("CON-LATER", "of the days added")]
+    bodies = [request.body for request in server.requests if request.path.endswith("/delta")]
+    assert bodies == [
+        {"createdFrom": "2025-01-01", "createdTo": "2025-03-10"},
+        {"createdFrom": "2025-01-01", "createdTo": "2025-03-11", "deltaToken": "d1.one"},
+    ]
+    # One copy is kept: the wider range's.
+    states = [json.loads(path.read_text()) for path in tmp_path.iterdir() if path.name.endswith(".delta.json")]
+    assert [(state["token"], state["range"]) for state in states] == [("d1.two", ["2025-01-01", "2025-03-11"])]
+    # A shorter range has no copy to go on from: its whole view is asked.
+    load("2025-03-05")
+    assert [request.body.get("deltaToken") for request in server.requests if request.path.endswith("/delta")][2:] == [None]
+    assert server.calls() == []
+
+
 def test_a_delta_cache_that_was_tampered_with_or_outgrows_one_answer_asks_again_then_goes_by_windows(servers, waits, tmp_path):  # type: ignore[no-untyped-def]
     state = {"too_large": False}
 

@@ -129,6 +129,23 @@ def test_a_cache_is_kept_by_the_delta_of_the_service(tmp_path, caplog, contracts
     assert again.num_rows == invoices.num_rows > 0
 
 
+def test_a_cache_kept_by_the_delta_goes_on_when_its_range_ends_later(tmp_path, caplog, contracts):  # type: ignore[no-untyped-def]
+    import logging
+
+    rows = lambda table: table.sort_by("contractId").to_pylist()  # noqa: E731
+    in_days = lambda end: contracts.filter(pc.less_equal(pc.strftime(contracts.column("createdDate"), "%Y-%m-%d"), end))  # noqa: E731
+    with caplog.at_level(logging.INFO, logger="summary_client"):
+        first = summary_client.load_as_arrow("contracts", YEAR[0], "2025-06-10", cache=tmp_path)
+        assert rows(first) == rows(in_days("2025-06-10"))
+        caplog.clear()
+        # A nightly range that ends later: its delta goes on from the token, the days added in it whole.
+        later = summary_client.load_as_arrow("contracts", *YEAR, cache=tmp_path)
+    messages = [record.getMessage() for record in caplog.records]
+    assert "the cache's copy of 2025-01-01..2025-06-10 goes on to 2025-01-01..2025-12-31" in messages
+    assert not [message for message in messages if "cannot go on" in message or "whole range" in message]
+    assert rows(later) == rows(contracts)
+
+
 def test_one_job_serves_both_invoice_tables_of_a_cache(tmp_path, caplog):  # type: ignore[no-untyped-def]
     import logging
 

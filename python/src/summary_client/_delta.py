@@ -13,7 +13,9 @@ its job (None); a whole view refused so is not asked again the same day. Layout:
 ``DIR/<load>-<range>.delta.json`` (the token, the columns' fingerprint and each table's sha256) and
 ``DIR/<load>-<range>.<n>.delta`` (each table as Parquet), ``<load>`` a digest of what was asked but
 the range (service, client, dataset, date pair, filters) and ``<range>`` one of the range: a copy of
-another range of the same load is removed once this one is kept. Written to a hidden temporary file
+another range of the same load is removed once this one is kept. A range with no copy of its own
+goes on from the copy of a range within it (an end that moved on: a range that ends today): the
+service answers a token for a wider range with the days added whole. Written to a hidden temporary file
 first and renamed into place, the state last, so a stopped load leaves the last good copy (or
 none). A copy is read back through the same checks as an answer (``read_bytes``)."""
 from __future__ import annotations
@@ -66,7 +68,8 @@ def load_via_delta(transport: Transport, spec: Dataset, body: Mapping[str, Any],
     if spec.delta_path is None:
         return None
     names = [spec.path.rsplit("/", 2)[-2]] if spec.zip_entries is None else [entry[: -len(".parquet")] for entry in spec.zip_entries]
-    copy = _Copy(folder, request, dict(body), names, cap)
+    by = request["by"]
+    copy = _Copy(folder, request, dict(body), (str(body[f"{by}From"]), str(body[f"{by}To"])), names, cap)
     if copy.refused_today():
         log.info("not through the delta: the whole range was refused today")
         return None
@@ -161,7 +164,7 @@ def _merge(held: Mapping[str, pa.Table], delta: Mapping[str, pa.Table], names: L
 class _Copy:
     """The delta's copy of one load in ``folder``: its state and one Parquet file per table."""
 
-    def __init__(self, folder: Union[str, "os.PathLike[str]"], request: Mapping[str, Any], range_: Mapping[str, Any], names: List[str], cap: int) -> None:
+    def __init__(self, folder: Union[str, "os.PathLike[str]"], request: Mapping[str, Any], range_: Mapping[str, Any], days: "tuple[str, str]", names: List[str], cap: int) -> None:
         self._folder = os.path.expanduser(os.fspath(folder))
         if os.path.exists(self._folder) and not os.path.isdir(self._folder):
             raise SettingsError(f"cache={self._folder!r} is a file, not a folder")
@@ -169,15 +172,24 @@ class _Copy:
         self._load = _digest(request)
         key = f"{self._load}-{_digest(range_)}"
         self._key = key
+        self._days = days
         self._cap = cap
-        self._state = os.path.join(self._folder, f"{key}.delta.json")
-        self._files = {name: os.path.join(self._folder, f"{key}.{index}.delta") for index, name in enumerate(names)}
+        self._names = names
+        self._state = self._state_of(key)
+        self._files = self._files_of(key)
 
-    def _read_state(self) -> Optional[Dict[str, Any]]:
+    def _state_of(self, key: str) -> str:
+        return os.path.join(self._folder, f"{key}.delta.json")
+
+    def _files_of(self, key: str) -> Dict[str, str]:
+        return {name: os.path.join(self._folder, f"{key}.{index}.delta") for index, name in enumerate(self._names)}
+
+    def _read_state(self, path: Optional[str] = None) -> Optional[Dict[str, Any]]:
+        path = path or self._state
         try:
-            if not os.path.isfile(self._state) or os.path.getsize(self._state) > 64 * 1024:
+            if not os.path.isfile(path) or os.path.getsize(path) > 64 * 1024:
                 return None
-            with open(self._state, encoding="utf-8") as file:
+            with open(path, encoding="utf-8") as file:
                 state = json.load(file)
         except (OSError, ValueError):
             return None
@@ -192,12 +204,29 @@ class _Copy:
         _write_atomically(self._state, json.dumps({"version": _VERSION, "refused": _today()}).encode())
 
     def read(self, read_bytes: ReadBytes) -> Optional[Dict[str, Any]]:
-        """The token, the columns' fingerprint and the tables, or None when there is no whole copy."""
-        state = self._read_state()
+        """The token, the columns' fingerprint and the tables of the range's copy, else of a copy of a
+        range within it (its token goes on to this range), or None when there is no whole copy."""
+        held = self._read_copy(self._key, read_bytes)
+        if held is not None:
+            return held
+        for name in sorted(os.listdir(self._folder)):
+            if not name.startswith(f"{self._load}-") or not name.endswith(".delta.json") or name == f"{self._key}.delta.json":
+                continue
+            key = name[: -len(".delta.json")]
+            days = (self._read_state(self._state_of(key)) or {}).get("range")
+            if isinstance(days, list) and len(days) == 2 and all(isinstance(day, str) for day in days) and self._days[0] <= days[0] and days[1] <= self._days[1]:
+                held = self._read_copy(key, read_bytes)
+                if held is not None:
+                    log.info("the cache's copy of %s..%s goes on to %s..%s", days[0], days[1], *self._days)
+                    return held
+        return None
+
+    def _read_copy(self, key: str, read_bytes: ReadBytes) -> Optional[Dict[str, Any]]:
+        state = self._read_state(self._state_of(key))
         if state is None or not isinstance(state.get("token"), str) or not isinstance(state.get("files"), dict):
             return None
         tables = {}
-        for name, path in self._files.items():
+        for name, path in self._files_of(key).items():
             try:
                 if not os.path.isfile(path) or os.path.getsize(path) > self._cap:
                     return None
@@ -221,7 +250,7 @@ class _Copy:
             data = sink.getvalue()
             _write_atomically(path, data)
             sums[name] = hashlib.sha256(data).hexdigest()
-        _write_atomically(self._state, json.dumps({"version": _VERSION, "token": token, "schema": schema, "files": sums}).encode())
+        _write_atomically(self._state, json.dumps({"version": _VERSION, "token": token, "schema": schema, "files": sums, "range": list(self._days)}).encode())
         # The copies of other ranges of the same load are outgrown by this one (a range that ends later each day).
         for name in os.listdir(self._folder):
             if name.startswith(f"{self._load}-") and not name.startswith(f"{self._key}.") and name.endswith((".delta", ".delta.json")):

@@ -93,7 +93,9 @@ def load_as_arrow(
     ``cache="DIR"``, where the service offers deltas (``via="delta"``, the default with a cache),
     keeps the range in DIR with the token of the service's delta: the first call asks the whole range
     as one Parquet delta, every later call of the same range only what changed since (one request;
-    the service reads the records written since, not the range) and merges it, removals included.
+    the service reads the records written since, not the range) and merges it, removals included;
+    a range whose end moved on (one that ends today) goes on the same way from the copy of the
+    range within it, the days added coming whole in its delta.
     A token the service no longer continues starts again from the whole range; a delta too large
     for one answer, or a service without deltas, goes on as below (the rows then come month by
     month; through the delta they come in no particular order).
