@@ -111,7 +111,7 @@ async function jsonlDelta(run: Run, months: readonly Window[]): Promise<DeltaUse
   for (const month of months) {
     const copy = held.get(month);
     const label = fileLabel(month, isGrowing(month, run.now()));
-    const renamed = copy !== undefined && copy.entry.files.some((file) => file.file !== dataFile(options.dataset, options.dataset, label, 'jsonl'));
+    const renamed = copy !== undefined && (!aloneIn(manifest, copy.entry, month) || copy.entry.files.some((file) => file.file !== dataFile(options.dataset, options.dataset, label, 'jsonl')));
     const result = mergeLines(run.out, options.dataset, label, copy?.lines, found, homes.get(month) ?? [], keep, renamed);
     stage(run, result);
     merged.set(month, result);
@@ -185,9 +185,9 @@ async function parquetDelta(run: Run, months: readonly Window[]): Promise<DeltaU
     const mine = homes.get(month) ?? [];
     const label = fileLabel(month, isGrowing(month, run.now()));
     const names = tables.map((table) => dataFile(dataset, table, label, 'parquet'));
-    const rewrite = !copy || entry.files.some((file, index) => file.file !== names[index]);
-    const into = rewrite || entry.from !== month.from || entry.to !== month.to ? { names, fresh: !copy, rewrite, filters: windowFilters(run, month) } : undefined;
-    if (!rewrite && mine.length === 0 && ![...ids].some(named)) {
+    // Written whatever changed: a month added, a file to be named for its days now, or a month sharing its days with another entry.
+    const into = !copy || !aloneIn(manifest, entry, month) || entry.files.some((file, index) => file.file !== names[index]) ? { names, fresh: !copy, filters: windowFilters(run, month) } : undefined;
+    if (!into && mine.length === 0 && ![...ids].some(named)) {
       merged.set(month, { same: true, files: [], rows: entry.rows, changed: 0, removed: 0 });
       continue;
     }
@@ -313,6 +313,11 @@ function dateField(run: Run): string {
   return (DATASETS[run.options.dataset].dateFields as Readonly<Record<string, string>>)[run.options.by]!;
 }
 
+/** Whether `entry` is the only one of the manifest with days of `month` (a run of a longer range may have left another beyond a token's end). */
+function aloneIn(manifest: Manifest, entry: ManifestWindow, month: Window): boolean {
+  return manifest.windows.every((listed) => listed === entry || !overlaps(listed, month));
+}
+
 /** The folder's one done entry of exactly `month`'s days, or undefined (held in parts, failed, or not at all). */
 function wholeEntry(manifest: Manifest, month: Window): ManifestWindow | undefined {
   const inside = manifest.windows.filter((entry) => overlaps(entry, month));
@@ -351,9 +356,11 @@ function commitMerged(run: Run, months: readonly Window[], status: 'merged' | 'p
       // Unchanged, the window holds every write before the delta's time (after a token's adoption
       // it keeps what its pass said: the run already told what it did with it).
       if (!all) continue;
-      const { moving: _moving, ...kept } = old;
-      // Its days are the month's (a range made wider grows its last month: the same file, more days).
-      const entry = { ...kept, window: windowLabel(month), from: month.from, to: month.to, asOf: answered.asOf };
+      const { moving: _moving, etag, ...kept } = old;
+      // Its days are the month's (a range made wider grows its last month: the same file, more days;
+      // its footer names the days it was written for). A validator of other days validates nothing here.
+      const grown = old.from !== month.from || old.to !== month.to;
+      const entry = { ...kept, ...(grown || etag === undefined ? {} : { etag }), window: windowLabel(month), from: month.from, to: month.to, asOf: answered.asOf };
       manifest.windows = manifest.windows.map((listed) => (listed === old ? entry : listed));
       outcomes.set(month, { ...outcomeOf(entry, 'unchanged'), changed: 0, removed: 0 });
       continue;

@@ -99,9 +99,9 @@ export async function readWindowIds(dir: string, entry: ManifestWindow, tables: 
  * A window after the delta: each table's rows of `entry` it keeps (`keep`), the changed records
  * whose home it is (`mine`) in their rows' places or after them, and each table whose rows
  * changed written hidden under the name it had, in its file's schema and footer (the delta's
- * request id and time in place of the export's). `into`: the window has other days than `entry`
- * (a range made wider grew it, or added it: then `entry` is another month's, its files only the
- * folder's schema and footer), its files of `into.names`.
+ * request id and time in place of the export's). `into`: every table written under the names of
+ * other days than `entry`'s (a range made wider grew the window, or added it: then `entry` is
+ * another month's, its files only the folder's schema and footer), its footers naming those days.
  */
 export async function mergeTables(dir: string, entry: ManifestWindow, delta: ParquetDelta, mine: readonly string[], keep: (id: string) => boolean, idField: string, requestId: string, into?: WindowInto): Promise<MergedWindow> {
   const files: MergedWindow['files'][number][] = [];
@@ -130,7 +130,7 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
     for (const key of mine) if (!placed.has(key)) out.push(...(source?.rows.get(key) ?? []).map(pick));
     if (index === 0) rows = out.length;
     const same = into?.fresh ? undefined : sameColumns(held.rows, out, held.columns.length);
-    if (!into?.rewrite && same?.every(Boolean)) {
+    if (!into && same?.every(Boolean)) {
       files.push({ file, staged: false });
       continue;
     }
@@ -154,15 +154,13 @@ export async function mergeTables(dir: string, entry: ManifestWindow, delta: Par
   return { same: files.every((file) => !file.staged), files, rows, changed: mine.length, removed };
 }
 
-/** A window of other days than the held entry's (mergeTables): a range made wider grew it, or added it. */
+/** A window whose files are named for other days than the held entry's (mergeTables): a range made wider grew it, or added it. */
 export interface WindowInto {
   /** Each table's file, in the held entry's order. */
   readonly names: readonly string[];
   /** The held entry is only a template: none of its rows are the window's. */
   readonly fresh: boolean;
-  /** Every table is written, whether or not its rows changed (fresh, or its files' names changed). */
-  readonly rewrite: boolean;
-  /** The footer's `summary.filters` (the members a window is asked with) for the window, in a table written. */
+  /** The footer's `summary.filters` (the members a window is asked with) for the window. */
   readonly filters: (held: string) => string;
 }
 

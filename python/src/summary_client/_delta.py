@@ -209,16 +209,22 @@ class _Copy:
         held = self._read_copy(self._key, read_bytes)
         if held is not None:
             return held
-        for name in sorted(os.listdir(self._folder)):
+        within: List[Any] = []
+        for name in os.listdir(self._folder):
             if not name.startswith(f"{self._load}-") or not name.endswith(".delta.json") or name == f"{self._key}.delta.json":
                 continue
             key = name[: -len(".delta.json")]
             days = (self._read_state(self._state_of(key)) or {}).get("range")
             if isinstance(days, list) and len(days) == 2 and all(isinstance(day, str) for day in days) and self._days[0] <= days[0] and days[1] <= self._days[1]:
-                held = self._read_copy(key, read_bytes)
-                if held is not None:
-                    log.info("the cache's copy of %s..%s goes on to %s..%s", days[0], days[1], *self._days)
-                    return held
+                within.append((days, key))
+        # The widest first (the latest end, then the earliest start): the least the delta must add.
+        within.sort(key=lambda found: found[0][0])
+        within.sort(key=lambda found: found[0][1], reverse=True)
+        for days, key in within:
+            held = self._read_copy(key, read_bytes)
+            if held is not None:
+                log.info("the cache's copy of %s..%s goes on to %s..%s", days[0], days[1], *self._days)
+                return held
         return None
 
     def _read_copy(self, key: str, read_bytes: ReadBytes) -> Optional[Dict[str, Any]]:
