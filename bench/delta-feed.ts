@@ -45,7 +45,7 @@ export interface DeltaFigures {
   /** A delta when nothing changed since its token. */
   readonly nothing: CatchUp;
   /** summary-client pull kept by the delta (Parquet, from its token): the spread night, and a night with nothing changed. */
-  readonly kept: { readonly spread: CatchUp; readonly nothing: CatchUp };
+  readonly kept: { readonly spread: CatchUp; readonly nothing: CatchUp; readonly moved: CatchUp };
   /** A delta of a busy tenant: a record a second written to a random month during it. */
   readonly busy: CatchUp & { readonly writes: number };
 }
@@ -124,8 +124,8 @@ async function measure(input: DeltaInput): Promise<DeltaFigures> {
     };
 
     /** summary-client pull kept by the delta: its first run takes a token and pulls window by window, the later ones merge. */
-    const keptRun = async (out = join(folders, 'kept')): Promise<CatchUp> => {
-      const options: PullOptions = { dataset: 'contracts', from: `${firstMonth}-01`, to: lastDay, by: 'created', format: 'parquet', filters: {}, out, source: { service: settings.baseUrl, client: settings.client }, via: 'delta' };
+    const keptRun = async (out = join(folders, 'kept'), to = lastDay): Promise<CatchUp> => {
+      const options: PullOptions = { dataset: 'contracts', from: `${firstMonth}-01`, to, by: 'created', format: 'parquet', filters: {}, out, source: { service: settings.baseUrl, client: settings.client }, via: 'delta' };
       const run = await logged(() => pull(api, options));
       if (run.result.failed.length > 0 || run.result.stopped) throw new Error(`the pull kept by the delta failed: ${JSON.stringify(run.result.failed)} ${run.result.stopped ?? ''}`);
       return { ms: run.ms, documents: run.documents, requests: run.requests, rows: run.result.outcomes.reduce((total, outcome) => total + (outcome.changed ?? 0) + (outcome.removed ?? 0), 0) };
@@ -171,6 +171,9 @@ async function measure(input: DeltaInput): Promise<DeltaFigures> {
     await quiet();
     const nothing = await parquetDelta(parquet.token);
     const keptNothing = await keptRun(copies[0]);
+    // The nightly `--to` of the month moved on to the next month (its first night): the token goes on to the wider range.
+    const nextMonthEnd = new Date(Date.UTC(Number(thisMonth.slice(0, 4)), Number(thisMonth.slice(5)) + 1, 0)).toISOString().slice(0, 10);
+    const keptMoved = await keptRun(copies[1], nextMonthEnd);
 
     // A busy tenant: a writer changes a record of a random month every second during the delta.
     let writing = true;
@@ -192,7 +195,7 @@ async function measure(input: DeltaInput): Promise<DeltaFigures> {
     const fulls: CatchUp[] = [];
     for (const name of ['full-1', 'full-2', 'full-3']) fulls.push(await mirrorRun(join(folders, name)));
     const full = [...fulls].sort((a, b) => a.ms - b.ms)[1]!;
-    return { records: input.records, changed: { updated, deleted, created, months }, full, first: start, spread: { parquet, json, mirror }, nothing, kept: { spread: keptSpread, nothing: keptNothing }, busy: { ...busy, writes } };
+    return { records: input.records, changed: { updated, deleted, created, months }, full, first: start, spread: { parquet, json, mirror }, nothing, kept: { spread: keptSpread, nothing: keptNothing, moved: keptMoved }, busy: { ...busy, writes } };
   } finally {
     await tenant.stop();
     rmSync(folders, { recursive: true, force: true });

@@ -42,6 +42,7 @@ export function deltaRows(figures: DeltaFigures): TableRow[] {
     row('delta when nothing changed', figures.nothing, { documents: 0 }),
     row('the same night through summary-client pull kept by the delta (Parquet, merged from its token)', figures.kept.spread, { documents: DOCUMENTS_SHARE, wall: WALL_SHARE }),
     row('summary-client pull kept by the delta when nothing changed', figures.kept.nothing, { documents: 0, requests: NOTHING_REQUESTS }),
+    row('summary-client pull kept by the delta when nothing changed but its --to, moved on to the next month (the token goes on to the wider range)', figures.kept.moved, { documents: 0, requests: NOTHING_REQUESTS }),
     { ...row(`delta of a busy tenant: a record of a random month written every second (${figures.busy.writes} writes)`, figures.busy), output: 'every write before the delta began is in it or the next' },
   ];
 }
