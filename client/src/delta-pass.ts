@@ -16,8 +16,9 @@ import { DATASETS, dateMembers } from './datasets.js';
 import { DeltaNotOffered, DeltaRestart, DeltaTooLarge, fetchDeltaFiles, SinceRefused, walkDelta, type DeltaStart } from './delta-walk.js';
 import { WindowFailure } from './fetch-window.js';
 import { mergeLines, readWindowLines, type Line } from './jsonl-copy.js';
+import { aloneIn, dateField, heldPart, homesOf, wholeEntry, within, type Token } from './held-months.js';
 import { dataFile, tablesOf } from './layout.js';
-import { watermarkOf, type Manifest, type ManifestFile, type ManifestWindow } from './manifest.js';
+import { watermarkOf, type ManifestFile, type ManifestWindow } from './manifest.js';
 import { mergeTables, readParquetDelta, readWindowIds, type ParquetDelta } from './parquet-copy.js';
 import { overlaps } from './plan.js';
 import { outcomeOf, type DeltaUsed, type WindowOutcome } from './pull-summary.js';
@@ -47,9 +48,6 @@ export class NeedsPass extends Error {
     super(message);
   }
 }
-
-/** The token of a delta, and what it was asked for: kept in the manifest when the folder holds it. */
-type Token = NonNullable<Manifest['delta']>;
 
 /** What a delta answered, as the commit takes it. */
 interface Answered {
@@ -278,22 +276,6 @@ function stage(run: Run, result: MergedWindow): void {
   for (const { file, staged } of result.files) if (staged) run.staged.add(file.file);
 }
 
-/**
- * The folder's token where it can go on for the run's range: one of that range, or of a range
- * within it (a `--to` that moved on: the service answers the days added whole).
- */
-function within(token: Token | undefined, run: Run): Token | undefined {
-  return token !== undefined && run.options.from <= token.from && token.to <= run.options.to ? token : undefined;
-}
-
-/** The days of `month` the folder holds for `token`: the month cut to the token's range (undefined: none of them). Without a token, the month. */
-function heldPart(month: Window, token: Token | undefined): Window | undefined {
-  if (!token) return month;
-  const from = month.from > token.from ? month.from : token.from;
-  const to = month.to < token.to ? month.to : token.to;
-  return from <= to ? { ...month, from, to } : undefined;
-}
-
 /** The members a file of `month` is asked with, in a held file's footer (`summary.filters`): its date pair set to the month's days. */
 function windowFilters(run: Run, month: Window): (held: string) => string {
   const pair = dateMembers(run.options.by);
@@ -306,36 +288,6 @@ function windowFilters(run: Run, month: Window): (held: string) => string {
     }
     return members !== null && typeof members === 'object' && !Array.isArray(members) ? JSON.stringify({ ...members, [pair.from]: month.from, [pair.to]: month.to }) : held;
   };
-}
-
-/** The field a record's window is found by: the day of its `--by` date. */
-function dateField(run: Run): string {
-  return (DATASETS[run.options.dataset].dateFields as Readonly<Record<string, string>>)[run.options.by]!;
-}
-
-/** Whether `entry` is the only one of the manifest with days of `month` (a run of a longer range may have left another beyond a token's end). */
-function aloneIn(manifest: Manifest, entry: ManifestWindow, month: Window): boolean {
-  return manifest.windows.every((listed) => listed === entry || !overlaps(listed, month));
-}
-
-/** The folder's one done entry of exactly `month`'s days, or undefined (held in parts, failed, or not at all). */
-function wholeEntry(manifest: Manifest, month: Window): ManifestWindow | undefined {
-  const inside = manifest.windows.filter((entry) => overlaps(entry, month));
-  const entry = inside[0];
-  return inside.length === 1 && entry && entry.status === 'done' && entry.from === month.from && entry.to === month.to ? entry : undefined;
-}
-
-/** The changed records of each window, by the day of their date; a record in no window of the range fails the run. */
-function homesOf(run: Run, months: readonly Window[], days: Iterable<readonly [string, string]>, requestId: string | undefined): Map<Window, string[]> {
-  const homes = new Map<Window, string[]>();
-  for (const [id, day] of days) {
-    const month = months.find((window) => window.from <= day && day <= window.to);
-    if (!month) throw new WindowFailure(`the delta holds ${id} of ${dateField(run)} ${day || 'none'}, in no window of ${run.options.from}..${run.options.to}: the folder is left as it was`, requestId);
-    const mine = homes.get(month);
-    if (mine) mine.push(id);
-    else homes.set(month, [id]);
-  }
-  return homes;
 }
 
 /**

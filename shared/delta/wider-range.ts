@@ -7,7 +7,7 @@
  * every record left outside it, which the state's keys (creation times) cannot tell for every range.
  */
 import type { FilterValue, SummaryQuery } from '../model/summary-query.js';
-import { daysFromCivil, formatCivilDay } from '../util/civil-days.js';
+import { civilDayAt, formatCivilDay } from '../util/civil-days.js';
 
 /** A filter as a state keeps it: an equality's field and value, or a date range's field and days. */
 export type FilterKey = readonly [field: string, value: string] | readonly [field: string, from: string, to: string];
@@ -50,14 +50,10 @@ export function queryOfDays(query: SummaryQuery, days: AddedDays): SummaryQuery 
   return { ...query, filters: query.filters.map(cut) };
 }
 
-function dayNumber(day: string): number {
-  return daysFromCivil(Number(day.slice(0, 4)), Number(day.slice(5, 7)), Number(day.slice(8, 10)));
-}
-
 function dayBefore(day: string): string {
-  return formatCivilDay(dayNumber(day) - 1);
+  return formatCivilDay(civilDayAt(day, 0) - 1);
 }
 
 function dayAfter(day: string): string {
-  return formatCivilDay(dayNumber(day) + 1);
+  return formatCivilDay(civilDayAt(day, 0) + 1);
 }
