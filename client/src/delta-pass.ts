@@ -86,7 +86,7 @@ async function jsonlDelta(run: Run, months: readonly Window[]): Promise<DeltaUse
   const start: DeltaStart = byToken?.whole ? { kind: 'token', token: token!.token }
     : whole && manifest.watermark !== undefined && manifest.schema !== undefined ? { kind: 'since', since: manifest.watermark }
       : { kind: 'full' };
-  run.observe({ kind: 'delta-start', start: start.kind });
+  run.observe({ kind: 'delta-start', start: start.kind, ...(start.kind === 'token' ? grownFrom(token!, run) : {}) });
   let walked;
   let restarted: string | undefined;
   try {
@@ -136,7 +136,7 @@ async function parquetDelta(run: Run, months: readonly Window[]): Promise<DeltaU
   // A month the token's range did not reach is written from the delta alone, in a held month's schema and footer.
   const template = entries.find((entry) => entry !== undefined);
   if (!template) throw new NeedsPass(undefined, 'the folder holds no month of the range');
-  run.observe({ kind: 'delta-start', start: 'token' });
+  run.observe({ kind: 'delta-start', start: 'token', ...grownFrom(token, run) });
   // The delta is asked while the months' ids are read (checked against the manifest, then
   // decoded): the service's answer is what a run mostly waits for.
   const fetching = fetchDeltaFiles(run.context, options, token.token);
@@ -270,6 +270,11 @@ export async function adoptToken(run: Run, months: readonly Window[], recheck: (
 
 /** A delta that names nothing (a folder's months only filtered to a token's records). */
 const NO_DELTA: ParquetDelta = { tables: [], removed: new Map(), changed: new Map() };
+
+/** The range the folder's token was given for, where the run's is wider (said, as the days added come whole). */
+function grownFrom(token: Token, run: Run): { grownFrom?: { from: string; to: string } } {
+  return token.from === run.options.from && token.to === run.options.to ? {} : { grownFrom: { from: token.from, to: token.to } };
+}
 
 /** Files a merge wrote hidden are the run's to remove if it stops before they are committed. */
 function stage(run: Run, result: MergedWindow): void {

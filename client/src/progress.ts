@@ -89,6 +89,7 @@ export function reporter(stderr: NodeJS.WriteStream, now: () => number = Date.no
           say(`window by window: ${event.why}`);
           break;
         case 'delta-start':
+          if (event.grownFrom) say(`the range grew since the folder's token (${event.grownFrom.from}..${event.grownFrom.to}): the days added come whole in the delta`);
           position = '[delta]';
           current = event.start === 'token' ? 'changes since the last run' : event.start === 'since' ? 'changes since the folder\'s watermark' : 'the whole range';
           show();

@@ -24,7 +24,7 @@ export type PullEvent =
   | { readonly kind: 'job-started'; readonly id: string; readonly windows: number; readonly unchangedAsked: number }
   | { readonly kind: 'job-progress'; readonly done: number; readonly windows: number }
   | { readonly kind: 'job-not-offered'; readonly why: string }
-  | { readonly kind: 'delta-start'; readonly start: DeltaStart['kind'] }
+  | { readonly kind: 'delta-start'; readonly start: DeltaStart['kind']; readonly grownFrom?: { readonly from: string; readonly to: string } }
   | { readonly kind: 'delta-restart'; readonly code: string; readonly why: string; readonly then: 'whole-range' | 'passes' }
   | { readonly kind: 'delta-not-offered'; readonly why: string };
 

@@ -684,6 +684,7 @@ describe('a JSON Lines folder whose range ends on a day that moves on', () => {
       await own.write('contracts', [contract(`2024-03-0${index + 2}T10:00:00.000Z`), contract(`2024-0${index + 2}-26T10:00:00.000Z`)]);
       const night = await runNight('contoso-full', dir, { range });
       expect([range, night.summary.delta, night.deltas, night.pages]).toEqual([range, { start: 'token', merged: true }, expect.any(Number), 0]);
+      expect(night.events.filter((event) => event.kind === 'delta-start')).toEqual([{ kind: 'delta-start', start: 'token', grownFrom: nights[index] }]);
       await expectExact('contoso-full', dir, night, 'contracts', range);
       expect([range, statuses(night.summary)[labels[index]!]]).toEqual([range, 'merged']);
       // One file a month, under the name of its days now: the file of the shorter days is gone.

@@ -78,4 +78,12 @@ describe('the progress reporter', () => {
     const text = written.join('').replaceAll('\r\x1b[2K', '');
     expect(text).toBe('2025-04 failed: 400 X:  [2J [H pulled: 12 windows evil\n');
   });
+
+  it('says when the range grew since the folder\'s token, and the delta goes on from it', () => {
+    const { written, stream: file } = stream(false);
+    const report = reporter(file, () => 0);
+    report.observe({ kind: 'delta-start', start: 'token', grownFrom: { from: '2025-01-01', to: '2026-11-29' } });
+    report.observe({ kind: 'delta-start', start: 'token' });
+    expect(written.join('').split('\n').filter(Boolean)).toEqual(["the range grew since the folder's token (2025-01-01..2026-11-29): the days added come whole in the delta"]);
+  });
 });
