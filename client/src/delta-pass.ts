@@ -109,8 +109,8 @@ async function jsonlDelta(run: Run, months: readonly Window[]): Promise<DeltaUse
   for (const month of months) {
     const copy = held.get(month);
     const label = fileLabel(month, isGrowing(month, run.now()));
-    const renamed = copy !== undefined && (!aloneIn(manifest, copy.entry, month) || copy.entry.files.some((file) => file.file !== dataFile(options.dataset, options.dataset, label, 'jsonl')));
-    const result = mergeLines(run.out, options.dataset, label, copy?.lines, found, homes.get(month) ?? [], keep, renamed);
+    const rewrite = copy !== undefined && (!aloneIn(manifest, copy.entry, month) || copy.entry.files.some((file) => file.file !== dataFile(options.dataset, options.dataset, label, 'jsonl')));
+    const result = mergeLines(run.out, options.dataset, label, copy?.lines, found, homes.get(month) ?? [], keep, rewrite);
     stage(run, result);
     merged.set(month, result);
   }

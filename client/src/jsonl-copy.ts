@@ -44,9 +44,10 @@ export function readWindowLines(dir: string, entry: ManifestWindow, idField: str
 /**
  * A window after the delta: the lines of `held` it keeps (`keep`), the changed records whose home
  * it is in their places or after them, written hidden under `label` unless they read as before
- * and `renamed` is false (the held file has another label: a range made wider grew its window).
+ * and `rewrite` is false (the held file is named for other days, or another entry shares the
+ * window's days: a range made wider grew it).
  */
-export function mergeLines(dir: string, dataset: DatasetName, label: string, held: ReadonlyMap<string, Line> | undefined, delta: Pick<WalkedDelta, 'changed'>, mine: readonly string[], keep: (id: string) => boolean, renamed = false): MergedWindow {
+export function mergeLines(dir: string, dataset: DatasetName, label: string, held: ReadonlyMap<string, Line> | undefined, delta: Pick<WalkedDelta, 'changed'>, mine: readonly string[], keep: (id: string) => boolean, rewrite = false): MergedWindow {
   const lines: Line[] = [];
   const placed = new Set<string>();
   const homed = new Set(mine);
@@ -63,7 +64,7 @@ export function mergeLines(dir: string, dataset: DatasetName, label: string, hel
   }
   for (const id of mine) if (!placed.has(id)) lines.push(lineOf(delta.changed.get(id)!));
   const before = held ? [...held.values()] : undefined;
-  const same = !renamed && before !== undefined && before.length === lines.length && before.every((line, index) => line === lines[index]);
+  const same = !rewrite && before !== undefined && before.length === lines.length && before.every((line, index) => line === lines[index]);
   return { same, files: same ? [] : writeWindowLines(dir, dataset, label, lines), rows: lines.length, changed: mine.length, removed };
 }
 
