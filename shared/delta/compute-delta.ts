@@ -176,7 +176,8 @@ async function findMissing(input: DeltaInput, expected: readonly Expected[]): Pr
     const leftCount = await count(from, split);
     await Promise.all([search(start, middle, from, split, leftCount), search(middle, end, split, before, actual - leftCount)]);
   };
-  await search(0, keyed.length, undefined, undefined, await count(undefined, undefined));
+  // The whole key range as a range (every text is at or after ''): a store serves it from its index of the path.
+  await search(0, keyed.length, undefined, undefined, await count('', undefined));
   for (let at = 0; at < leaves.length; at += LEAVES_PER_READ) {
     signal?.throwIfAborted();
     const batch = leaves.slice(at, at + LEAVES_PER_READ);

@@ -310,6 +310,27 @@ describe('stored data that is not as it should be', () => {
   });
 });
 
+describe('a record whose creation time is no text', () => {
+  it('hides no removal: the removals\' counts are of the records with a text key', async () => {
+    const template = (await own.documents('contracts')).find((document) => document.status === 'Published')!;
+    // In the view (no date range), left out of what is answered (a required value malformed), kept in the state without a key.
+    const keyless: Doc[] = [{ ...template, id: 'CON-NOKEY-1', contractId: 'CON-NOKEY-1', createdDate: null }, { ...template, id: 'CON-NOKEY-2', contractId: 'CON-NOKEY-2', createdDate: 20250101 }];
+    await own.write('contracts', keyless);
+    try {
+      await quiet();
+      const first = await wholeDelta('contracts', {});
+      const given = first.rows.map((row) => String(row.contractId));
+      expect(given).not.toContain('CON-NOKEY-1');
+      const [gone] = given;
+      await own.remove('contracts', [gone!]);
+      const next = await wholeDelta('contracts', { deltaToken: first.token });
+      expect(next.rows).toEqual([{ contractId: gone, _removed: 'deleted' }]);
+    } finally {
+      await own.remove('contracts', keyless.map((document) => document.id as string)).catch(() => {});
+    }
+  });
+});
+
 describe('a Parquet delta', () => {
   it('is one file of the view\'s columns and `_removed`, the token in its header and footer; for invoices a zip of both tables', async () => {
     const first = await post(deltaUrl('contracts'), { accept: 'application/vnd.apache.parquet', body: { createdFrom: '2020-01-01' } });
