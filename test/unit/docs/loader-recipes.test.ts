@@ -1,13 +1,16 @@
 /**
  * The recipes for the data-loading tools users run (docs/recipes/, issue 52): dlt's rest_api
- * source and Airbyte's low-code manifest are not on the registries CI reaches, so they are run by
+ * source and Airbyte's low-code CDK are not on the registries CI reaches, so they are run by
  * hand against the local stack (docs/consuming.md says which versions) and held here to the
  * contract: every request they build, every member they read and every column they hint is one the
  * OpenAPI document has. test/integration/delta-operation.test.ts follows a delta as they do.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
 import { projectRoot } from '../../../dev/project-root.js';
 import { DATASETS } from '../../../client/src/datasets.js';
 import { DELTA_CODES, ERROR_CODES } from '../../../shared/errors/error-codes.js';
@@ -90,5 +93,127 @@ describe('docs/recipes/dlt_summary_delta.py (dlt rest_api)', () => {
     // Any other failure: the local state (the unlanded extract's tokens) dropped, the destination's taken next run.
     expect(recipe).toContain('pipeline.drop()');
     expect(recipe).toContain('pipeline.sync_destination()');
+  });
+});
+
+describe('docs/recipes/airbyte (Airbyte low-code manifest)', () => {
+  type Node = Record<string, any>;
+  const text = readFileSync(join(root, 'docs/recipes/airbyte/manifest.yaml'), 'utf8');
+  const manifest = parse(text) as Node;
+  const components = readFileSync(join(root, 'docs/recipes/airbyte/components.py'), 'utf8');
+  const definitions = manifest.definitions as Node;
+  /** A `$ref` of the manifest resolved (`#/definitions/…`), as the CDK resolves it. */
+  const resolve = (node: Node): Node => {
+    if (typeof node?.$ref !== 'string') return node;
+    const target = (node.$ref as string).slice(2).split('/').reduce((at: Node, key) => at[key], manifest);
+    const { $ref, ...rest } = node;
+    return { ...resolve(target), ...rest };
+  };
+  const stream = (name: string) => resolve((manifest.streams as Node[]).find((candidate) => candidate.name === name)!);
+  const requester = definitions.requester as Node;
+
+  it('has the spec Airbyte asks of every source, its secrets marked', () => {
+    const spec = manifest.spec.connection_specification as Node;
+    expect(spec.required).toEqual(['base_url', 'tenant_id', 'client_id', 'client_secret', 'scope', 'subscription_key', 'api_key']);
+    for (const secret of ['client_secret', 'subscription_key', 'api_key']) expect(spec.properties[secret].airbyte_secret).toBe(true);
+    expect(spec.properties.page_size.maximum).toBe(1000);
+  });
+
+  it('gets its token by client credentials with Entra\'s scope member, and sends both keys', () => {
+    const auth = requester.authenticator as Node;
+    expect(auth).toMatchObject({ type: 'OAuthAuthenticator', grant_type: 'client_credentials', refresh_request_body: { scope: "{{ config['scope'] }}" } });
+    expect(auth.scopes).toBeUndefined();
+    expect(auth.token_refresh_endpoint).toContain('/oauth2/v2.0/token');
+    expect(requester.request_headers).toEqual({ 'Ocp-Apim-Subscription-Key': "{{ config['subscription_key'] }}", 'x-api-key': "{{ config['api_key'] }}" });
+  });
+
+  it('asks each dataset\'s delta operation and follows its next links to the last page', () => {
+    const document = committedDocument() as { paths: Record<string, { post?: unknown }> };
+    expect(requester).toMatchObject({ http_method: 'POST', path: "v1/{{ parameters['name'] }}/delta" });
+    for (const name of ['contracts', 'invoices'] as const) {
+      const resolved = stream(name);
+      expect(resolved.$parameters.name).toBe(name);
+      expect(resolved.primary_key).toBe(DATASETS[name].idField);
+      expect(document.paths[`/v1/${name}/delta`]?.post).toBeDefined();
+    }
+    const paginator = (definitions.delta_stream as Node).retriever.paginator as Node;
+    expect(paginator.pagination_strategy).toMatchObject({ cursor_value: '{{ response.pagination.nextLink }}', stop_condition: '{{ not response.pagination.hasNext }}' });
+    expect(paginator.page_token_option.type).toBe('RequestPath');
+    expect(Object.keys(schemas.DeltaPagination!.properties!)).toEqual(expect.arrayContaining(['nextLink', 'hasNext']));
+    expect(Object.keys(schemas.ContractsDeltaRequest!.properties!)).toEqual(expect.arrayContaining(['pageSize', 'deltaToken']));
+  });
+
+  it('keeps the last page\'s token as the stream state and sends it as deltaToken', () => {
+    const stream = definitions.delta_stream as Node;
+    expect(stream.incremental_sync).toMatchObject({ type: 'CustomIncrementalSync', class_name: 'components.DeltaTokenCursor' });
+    expect(stream.retriever.record_selector.extractor).toMatchObject({ type: 'CustomRecordExtractor', class_name: 'components.DeltaRows' });
+    expect(components).toContain('class DeltaRows(RecordExtractor)');
+    expect(components).toContain('class DeltaTokenCursor(DeclarativeCursor)');
+    expect(components).toContain('(page.get("delta") or {}).get("deltaToken")');
+    expect(components).toContain('yield from page.get("data") or []');
+    expect(components).toContain('return {"deltaToken": token} if token else {}');
+    expect(components).toContain('self._state = {"deltaToken": token}');
+    expect(Object.keys(schemas.DeltaLinks!.properties!)).toContain('deltaToken');
+    expect(Object.keys(schemas.ContractsDeltaPage!.properties!)).toEqual(expect.arrayContaining(['data', 'delta', 'pagination']));
+  });
+
+  it('marks removal rows for a deduplicating destination, and orders a record\'s rows by when they were read', () => {
+    const fields = Object.fromEntries(((definitions.delta_stream as Node).transformations[0].fields as Node[]).map((field) => [field.path.join('.'), field.value]));
+    expect(fields._ab_cdc_deleted_at).toBe("{{ now_utc().isoformat() if record.get('_removed') else None }}");
+    expect(fields._ab_cdc_updated_at).toBe('{{ now_utc().isoformat() }}');
+    expect((definitions.delta_stream as Node).incremental_sync.cursor_field).toBe('_ab_cdc_updated_at');
+    expect(JSON.stringify(schemas.ContractsDeltaPage)).toContain('"_removed"');
+  });
+
+  it('types every field the document has, amounts as numbers, dates and instants by their formats', () => {
+    const kindOf = (property: Node): string | undefined => {
+      const resolved = resolve(property);
+      if (/scale 2/.test(resolved.description ?? '')) return 'money';
+      if (/scale 4/.test(resolved.description ?? '')) return 'quantity';
+      if (resolved.format === 'date') return 'date';
+      if (resolved.format === 'date-time') return 'instant';
+      return undefined;
+    };
+    const check = (properties: Node, record: string) => {
+      const documented = Object.keys(schemas[record]!.properties!);
+      expect(Object.keys(properties).filter((name) => !name.startsWith('_'))).toEqual(documented);
+      const kinds = Object.fromEntries(Object.entries(properties).filter(([name]) => !name.startsWith('_')).map(([name, property]) => [name, kindOf(property as Node)]).filter(([, kind]) => kind));
+      expect(kinds).toEqual(kindsOf(record));
+    };
+    check(stream('contracts').schema_loader.schema.properties, 'ContractRecord');
+    const invoice = stream('invoices').schema_loader.schema.properties as Node;
+    check(invoice, 'InvoiceRecord');
+    check(invoice.lines.items.properties, 'InvoiceLine');
+    expect(resolve(definitions.money as Node).type).toEqual(['null', 'number']);
+    expect(resolve(definitions.instant as Node).airbyte_type).toBe('timestamp_with_timezone');
+  });
+
+  it('fails the sync on exactly the codes of a token the service will not continue, asking for a refresh', () => {
+    const filters = (requester.error_handler as Node).response_filters as Node[];
+    const refused = filters.find((filter) => filter.action === 'FAIL')!;
+    const codes = /\[([^\]]*)\]/.exec(refused.predicate as string)?.[1]?.match(/[A-Z_]+/g) ?? [];
+    expect(new Set(codes)).toEqual(new Set([...DELTA_CODES].filter((code) => code !== 'DELTA_PAGE_NOT_FOUND')));
+    expect(refused.failure_type).toBe('config_error');
+    expect(refused.error_message).toContain('Refresh the stream');
+    expect((requester.error_handler as Node).backoff_strategies).toEqual([{ type: 'WaitTimeFromHeader', header: 'Retry-After' }]);
+  });
+
+  it('has Python files that compile, as the recipes a user copies must', () => {
+    const cache = mkdtempSync(join(tmpdir(), 'recipes-pyc-'));
+    try {
+      const files = ['docs/recipes/airbyte/components.py', 'docs/recipes/airbyte/main.py', 'docs/recipes/dlt_summary_delta.py'].map((file) => join(root, file));
+      const compiled = spawnSync('python3', ['-m', 'py_compile', ...files], { encoding: 'utf8', env: { ...process.env, PYTHONPYCACHEPREFIX: cache } });
+      expect(compiled.stderr).toBe('');
+      expect(compiled.status).toBe(0);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
+  it('is run by a main.py that gives the CDK the manifest and the components beside it', () => {
+    const main = readFileSync(join(root, 'docs/recipes/airbyte/main.py'), 'utf8');
+    expect(main).toContain('ManifestDeclarativeSource(source_config=manifest)');
+    expect(main).toContain('sys.path.insert(0, str(HERE))');
+    expect(text).toMatch(/^version: \d+\.\d+\.\d+$/m);
   });
 });
