@@ -229,6 +229,39 @@ describe('a JSON delta followed as dlt\'s rest_api follows it (docs/recipes/dlt_
   });
 });
 
+describe('a JSON delta followed as the Airbyte recipe follows it (docs/recipes/airbyte/)', () => {
+  /** The manifest's paginator: every page's body is the first one with the page's `delta.nextPage` as `deltaPage`, to the delta's own URL. */
+  async function asAirbyteWalks(resource: string, body: Record<string, unknown>): Promise<{ rows: Doc[]; token: string; pages: number }> {
+    const rows: Doc[] = [];
+    let deltaPage: string | undefined;
+    for (let pages = 1; ; pages++) {
+      const response = await post(deltaUrl(resource), { body: { ...body, ...(deltaPage ? { deltaPage } : {}) } });
+      expect(response.status).toBe(200);
+      const page = await response.json() as Page;
+      rows.push(...page.data);
+      if (!page.pagination.hasNext) return { rows, token: page.delta.deltaToken!, pages };
+      deltaPage = page.delta.nextPage;
+      expect(deltaPage).toEqual(expect.any(String));
+    }
+  }
+
+  it('keeps a mirror equal to the view: the whole view, then a night over several pages, the token sent beside each page name', async () => {
+    const mirror = new Map<string, Doc>();
+    const first = await asAirbyteWalks('contracts', { pageSize: 9 });
+    expect(first.pages).toBeGreaterThan(2);
+    apply(mirror, first.rows, 'contractId');
+    expect(mirror).toEqual(await truth(CONTRACTS, FULL));
+    const documents = await own.documents('contracts');
+    await own.write('contracts', documents.slice(0, 12).map((document) => ({ ...document, title: `night of Airbyte ${++serial}` })));
+    await own.remove('contracts', documents.slice(12, 14).map((document) => document.id));
+    const night = await asAirbyteWalks('contracts', { pageSize: 9, deltaToken: first.token });
+    expect(night.pages).toBe(2);
+    expect(night.rows.filter((row) => row._removed === 'deleted').map((row) => row.contractId).sort()).toEqual(documents.slice(12, 14).map((document) => document.contractId).sort());
+    apply(mirror, night.rows, 'contractId');
+    expect(mirror).toEqual(await truth(CONTRACTS, FULL));
+  });
+});
+
 describe('a copy made without the feed', () => {
   it('starts deltas from its X-Summary-As-Of: what changed since, a kept row per other record, and a token that goes on', async () => {
     const body = { createdFrom: '2024-01-01' };

@@ -36,9 +36,12 @@ class DeltaRows(RecordExtractor):
 
     def extract_records(self, response: requests.Response) -> Iterable[MutableMapping[Any, Any]]:
         page = response.json()
-        token = (page.get("delta") or {}).get("deltaToken")
-        if token:
-            _READ_TOKENS[self._stream] = token
+        delta = page.get("delta") or {}
+        if (page.get("pagination") or {}).get("hasNext") and not delta.get("nextPage"):
+            # The paginator would stop here, and the sync end without the rest of the delta.
+            raise ValueError(f"a page of the {self._stream} delta says there is more but names no next page")
+        if delta.get("deltaToken"):
+            _READ_TOKENS[self._stream] = delta["deltaToken"]
         yield from page.get("data") or []
 
 
