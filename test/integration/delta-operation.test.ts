@@ -197,67 +197,53 @@ describe('a JSON delta', () => {
   });
 });
 
-describe('a JSON delta followed as dlt\'s rest_api follows it (docs/recipes/dlt_summary_delta.py)', () => {
-  /** dlt's json_link paginator: the first request's body sent again, as it is, to every next link. */
-  async function asDltWalks(resource: string, body: Record<string, unknown>): Promise<{ rows: Doc[]; token: string; pages: number }> {
+/** A request of a delta's page: where it goes and its body. */
+type PageRequest = { url: string; body: Record<string, unknown> };
+/** How a tool asks for the page after `page`, its first request given (undefined: `page` was the last). */
+type NextRequest = (page: Page, first: PageRequest) => PageRequest | undefined;
+
+const LOADERS: [string, NextRequest][] = [
+  [
+    'dlt\'s rest_api (docs/recipes/dlt_summary_delta.py): the first body sent again, as it is, to every next link',
+    (page, first) => (page.pagination.nextLink ? { url: page.pagination.nextLink, body: first.body } : undefined),
+  ],
+  [
+    'the Airbyte recipe (docs/recipes/airbyte/): the first body with the page\'s name as deltaPage, to the delta\'s own URL',
+    (page, first) => {
+      if (!page.pagination.hasNext) return undefined;
+      expect(page.delta.nextPage).toEqual(expect.any(String));
+      return { url: first.url, body: { ...first.body, deltaPage: page.delta.nextPage } };
+    },
+  ],
+];
+
+// Invoices: the block after this one counts every contract written since its copy.
+describe.each(LOADERS)('a JSON delta followed as %s', (_, next) => {
+  async function walk(resource: string, body: Record<string, unknown>): Promise<{ rows: Doc[]; token: string; pages: number }> {
+    const first = { url: deltaUrl(resource), body };
     const rows: Doc[] = [];
-    let url = deltaUrl(resource);
-    for (let pages = 1; ; pages++) {
-      const response = await post(url, { body });
+    for (let pages = 1, request: PageRequest | undefined = first; ; pages++) {
+      const response = await post(request.url, { body: request.body });
       expect(response.status).toBe(200);
       const page = await response.json() as Page;
       rows.push(...page.data);
-      if (!page.pagination.nextLink) return { rows, token: page.delta.deltaToken!, pages };
-      url = page.pagination.nextLink;
+      request = next(page, first);
+      if (!request) return { rows, token: page.delta.deltaToken!, pages };
     }
   }
 
-  it('keeps a mirror equal to the view: the whole view, then a night of updates and deletes over several pages, the token in the body resent with each link', async () => {
+  it('keeps a mirror equal to the view: the whole view, then a night of updates and deletes over several pages, the token sent with each', async () => {
     const mirror = new Map<string, Doc>();
-    const first = await asDltWalks('invoices', { pageSize: 7 });
+    const first = await walk('invoices', { pageSize: 7 });
     expect(first.pages).toBeGreaterThan(2);
     apply(mirror, first.rows, 'invoiceId');
     expect(mirror).toEqual(await truth(INVOICES, FULL));
     const documents = await own.documents('invoices');
-    await own.write('invoices', documents.slice(0, 9).map((document) => ({ ...document, supplierName: `night of dlt ${++serial}`, lines: document.lines.slice(0, 1) })));
+    await own.write('invoices', documents.slice(0, 9).map((document) => ({ ...document, supplierName: `night of a loader ${++serial}`, lines: document.lines.slice(0, 1) })));
     await own.remove('invoices', documents.slice(9, 12).map((document) => document.id));
-    const night = await asDltWalks('invoices', { deltaToken: first.token, pageSize: 7 });
+    const night = await walk('invoices', { deltaToken: first.token, pageSize: 7 });
     expect(night.pages).toBe(2);
     expect(night.rows.filter((row) => row._removed === 'deleted').map((row) => row.invoiceId).sort()).toEqual(documents.slice(9, 12).map((document) => document.invoiceId).sort());
-    apply(mirror, night.rows, 'invoiceId');
-    expect(mirror).toEqual(await truth(INVOICES, FULL));
-  });
-});
-
-describe('a JSON delta followed as the Airbyte recipe follows it (docs/recipes/airbyte/)', () => {
-  // Invoices, as dlt's above: the next block counts every contract written since its copy.
-  /** The manifest's paginator: every page's body is the first one with the page's `delta.nextPage` as `deltaPage`, to the delta's own URL. */
-  async function asAirbyteWalks(resource: string, body: Record<string, unknown>): Promise<{ rows: Doc[]; token: string; pages: number }> {
-    const rows: Doc[] = [];
-    let deltaPage: string | undefined;
-    for (let pages = 1; ; pages++) {
-      const response = await post(deltaUrl(resource), { body: { ...body, ...(deltaPage ? { deltaPage } : {}) } });
-      expect(response.status).toBe(200);
-      const page = await response.json() as Page;
-      rows.push(...page.data);
-      if (!page.pagination.hasNext) return { rows, token: page.delta.deltaToken!, pages };
-      deltaPage = page.delta.nextPage;
-      expect(deltaPage).toEqual(expect.any(String));
-    }
-  }
-
-  it('keeps a mirror equal to the view: the whole view, then a night over several pages, the token sent beside each page name', async () => {
-    const mirror = new Map<string, Doc>();
-    const first = await asAirbyteWalks('invoices', { pageSize: 9 });
-    expect(first.pages).toBeGreaterThan(2);
-    apply(mirror, first.rows, 'invoiceId');
-    expect(mirror).toEqual(await truth(INVOICES, FULL));
-    const documents = await own.documents('invoices');
-    await own.write('invoices', documents.slice(0, 12).map((document) => ({ ...document, supplierName: `night of Airbyte ${++serial}` })));
-    await own.remove('invoices', documents.slice(12, 14).map((document) => document.id));
-    const night = await asAirbyteWalks('invoices', { pageSize: 9, deltaToken: first.token });
-    expect(night.pages).toBe(2);
-    expect(night.rows.filter((row) => row._removed === 'deleted').map((row) => row.invoiceId).sort()).toEqual(documents.slice(12, 14).map((document) => document.invoiceId).sort());
     apply(mirror, night.rows, 'invoiceId');
     expect(mirror).toEqual(await truth(INVOICES, FULL));
   });
