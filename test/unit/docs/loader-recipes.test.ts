@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { projectRoot } from '../../../dev/project-root.js';
-import { DATASETS } from '../../../client/src/datasets.js';
+import { DATASETS, MAX_PAGE_SIZE } from '../../../client/src/datasets.js';
 import { DELTA_CODES, ERROR_CODES } from '../../../shared/errors/error-codes.js';
 import { committedDocument } from '../../support/document-validator.js';
 
@@ -114,7 +114,8 @@ describe('docs/recipes/airbyte (Airbyte low-code manifest)', () => {
     const spec = manifest.spec.connection_specification as Node;
     expect(spec.required).toEqual(['base_url', 'tenant_id', 'client_id', 'client_secret', 'scope', 'subscription_key', 'api_key']);
     for (const secret of ['client_secret', 'subscription_key', 'api_key']) expect(spec.properties[secret].airbyte_secret).toBe(true);
-    expect(spec.properties.page_size.maximum).toBe(1000);
+    // The service's largest page, also the default when none is set.
+    expect([spec.properties.page_size.maximum, spec.properties.page_size.default]).toEqual([MAX_PAGE_SIZE, MAX_PAGE_SIZE]);
   });
 
   it('gets its token by client credentials with Entra\'s scope member, and sends both keys', () => {
@@ -140,7 +141,7 @@ describe('docs/recipes/airbyte (Airbyte low-code manifest)', () => {
     expect(Object.keys(schemas.DeltaPagination!.properties!)).toContain('hasNext');
     expect(Object.keys(schemas.DeltaLinks!.properties!)).toContain('nextPage');
     expect(Object.keys(schemas.ContractsDeltaRequest!.properties!)).toEqual(expect.arrayContaining(['pageSize', 'deltaToken', 'deltaPage']));
-    expect(requester.request_body_json).toEqual({ pageSize: "{{ config.get('page_size') or 1000 }}" });
+    expect(requester.request_body_json).toEqual({ pageSize: `{{ config.get('page_size') or ${MAX_PAGE_SIZE} }}` });
   });
 
   it('keeps the last page\'s token as the stream state and sends it as deltaToken', () => {
