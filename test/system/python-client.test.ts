@@ -49,7 +49,7 @@ async function pytest(python: string, tests: readonly string[], tokenPath: strin
 
 describe('the Python loader (python/)', () => {
   it('passes its pytest suites, against the fake server and this stack, with the plain token request', async () => {
-    const suites = ['test_fake_server.py', 'test_local_stack.py', 'test_month_windows.py'];
+    const suites = ['test_fake_server.py', 'test_local_stack.py', 'test_month_windows.py', 'test_arrow_memory.py'];
     const result = await pytest(plain, suites, 'plain');
     expect([tally(result), result.code, result.code === 0 ? '' : result.stdout.slice(-4000)]).toEqual([{ passed: await collected(plain, suites) }, 0, '']);
   }, 300_000);

@@ -9,11 +9,13 @@ values may expand to. A chunk whose pages hold other than the values its footer 
 from __future__ import annotations
 
 import struct
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, Optional, Tuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from ._arrow_memory import parquet_file
 
 #: Bytes one value of a fixed-width Parquet type decodes to (a boolean: one byte in the count).
 _WIDTHS = {"BOOLEAN": 1, "INT32": 4, "INT64": 8, "INT96": 12, "FLOAT": 4, "DOUBLE": 8}
@@ -52,9 +54,10 @@ def footer_limit(file_bytes: int) -> int:
     return max(MIN_FOOTER_LIMIT, file_bytes // FOOTER_SHARE)
 
 
-def check_parquet(data: Union[bytes, bytearray, memoryview]) -> Tuple[pq.FileMetaData, int]:
-    """The file's footer and the most it decodes to; raises UnsafeParquet."""
-    view = memoryview(data)
+def check_parquet(data: pa.Buffer) -> Tuple[pq.FileMetaData, int]:
+    """The file's footer and the most it decodes to; raises UnsafeParquet. ``data`` is in Arrow's
+    memory (_arrow_memory.py)."""
+    view = memoryview(data).cast("B")
     size = len(view)
     if size < 12 or bytes(view[:4]) != b"PAR1" or bytes(view[-4:]) != b"PAR1":
         raise UnsafeParquet("it is not a Parquet file (no PAR1 at both ends)")
@@ -65,7 +68,7 @@ def check_parquet(data: Union[bytes, bytearray, memoryview]) -> Tuple[pq.FileMet
     if footer > footer_limit(size):
         raise UnsafeParquet(f"its footer takes {footer} bytes, more than {footer_limit(size)} for a file of {size} bytes")
     try:
-        metadata = pq.ParquetFile(pa.BufferReader(pa.py_buffer(view))).metadata
+        metadata = parquet_file(data).metadata
     except (pa.ArrowException, OSError, ValueError) as error:
         raise UnsafeParquet(f"it is not Parquet ({error})") from None
     limit = decoded_limit(size)
@@ -76,7 +79,7 @@ def check_parquet(data: Union[bytes, bytearray, memoryview]) -> Tuple[pq.FileMet
             column = row_group.column(index)
 
             def expansion(group: int = group, name: str = metadata.schema.column(index).path) -> int:
-                return _dictionary_expansion(view, group, name)
+                return _dictionary_expansion(data, group, name)
 
             decoded += _chunk_bound(view, column, metadata.schema.column(index).length, data_end, limit - decoded, expansion)
             if decoded > limit:
@@ -134,10 +137,10 @@ def _chunk_bound(view: memoryview, column: Any, type_length: Optional[int], data
     return bound if exact is None else uncompressed + exact
 
 
-def _dictionary_expansion(view: memoryview, group: int, name: str) -> Optional[int]:
+def _dictionary_expansion(data: pa.Buffer, group: int, name: str) -> Optional[int]:
     """What one column chunk's values decode to: each value's length as its indices point at it, and an offset each."""
     try:
-        column = pq.ParquetFile(pa.BufferReader(pa.py_buffer(view)), read_dictionary=[name]).read_row_group(group, columns=[name]).column(0)
+        column = parquet_file(data, read_dictionary=[name]).read_row_group(group, columns=[name]).column(0)
     except (pa.ArrowException, OSError, ValueError) as error:
         raise UnsafeParquet(f"column {name} cannot be read ({error})") from None
     total = 0

@@ -162,7 +162,7 @@ def _sha256_file(path: str) -> str:
     return digest.hexdigest()
 
 
-def _write_atomically(path: str, data: bytes) -> None:
+def _write_atomically(path: str, data: Union[bytes, memoryview]) -> None:
     folder = os.path.dirname(path)
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".partial")
     try:

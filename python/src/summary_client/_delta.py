@@ -21,7 +21,6 @@ none). A copy is read back through the same checks as an answer (``read_bytes``)
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import logging
 import os
@@ -29,8 +28,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
+from ._arrow_memory import parquet_bytes
 from ._cache import _write_atomically
 from ._datasets import Dataset
 from ._errors import RefusedError, ServiceFailedError, SettingsError, UnavailableError, UnsafeAnswerError
@@ -251,9 +250,7 @@ class _Copy:
     def write(self, token: str, schema: str, tables: Mapping[str, pa.Table]) -> None:
         sums = {}
         for name, path in self._files.items():
-            sink = io.BytesIO()
-            pq.write_table(tables[name], sink)
-            data = sink.getvalue()
+            data = memoryview(parquet_bytes(tables[name]))
             _write_atomically(path, data)
             sums[name] = hashlib.sha256(data).hexdigest()
         _write_atomically(self._state, json.dumps({"version": _VERSION, "token": token, "schema": schema, "files": sums, "range": list(self._days)}).encode())

@@ -14,8 +14,8 @@ import zlib
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from ._arrow_memory import Bytes, arrow_buffer, parquet_file
 from ._bounds import UnsafeParquet, check_parquet
 from ._cache import Cached, WindowCache
 from ._delta import load_via_delta
@@ -357,21 +357,23 @@ def _flat(kind: pa.DataType) -> bool:
                                          pa.types.is_floating, pa.types.is_decimal, pa.types.is_date, pa.types.is_timestamp, pa.types.is_boolean, pa.types.is_null))
 
 
-def _read_parquet(data: Union[bytes, bytearray], request_id: str) -> pa.Table:
+def _read_parquet(data: Bytes, request_id: str) -> pa.Table:
     """Reads a Parquet file once what decoding it costs is bounded from its pages (_bounds.py:
     values and sizes as its page headers say, its dictionaries' longest values), not from what its
     footer claims: a one-value dictionary repeated by run-length indices, or a footer that
-    understates its pages, costs nothing to send and everything to decode."""
+    understates its pages, costs nothing to send and everything to decode. Read from a copy in
+    Arrow's memory (_arrow_memory.py)."""
+    buffer = arrow_buffer(data)
     try:
-        check_parquet(data)
+        check_parquet(buffer)
     except UnsafeParquet as error:
         raise UnsafeAnswerError(f"the export is refused before it is decoded: {printable(str(error))} (request id {request_id})") from None
-    schema = pq.ParquetFile(pa.BufferReader(data)).schema_arrow
+    reader = parquet_file(buffer)
     # The service writes flat columns of plain types: anything else (lists, structs, views,
     # extension types) is refused.
-    for field in schema:
+    for field in reader.schema_arrow:
         if not _flat(field.type):
             raise UnsafeAnswerError(f"the export has a column {printable(field.name)!r} of type {printable(str(field.type))}, which the service never sends (request id {request_id})")
-    if len(set(schema.names)) != len(schema.names):
+    if len(set(reader.schema_arrow.names)) != len(reader.schema_arrow.names):
         raise UnsafeAnswerError(f"the export names a column twice (request id {request_id})")
-    return pq.ParquetFile(pa.BufferReader(data)).read()
+    return reader.read()
