@@ -15,6 +15,11 @@ What each reader needs (docs/consuming.md, "Reading a manifest's files"):
 - polars: nothing more (its own HTTP);
 - pyarrow: fsspec and aiohttp (pyarrow's own filesystems have no https);
 - duckdb: its httpfs extension, which DuckDB downloads on `INSTALL httpfs` (once per machine).
+
+pandas and pyarrow read each file from a copy in Arrow's memory, not from the URL: given a URL
+(or Python bytes), pyarrow's threads hold Python objects, and a script that has done its work can
+then abort as it exits, now and then (status 134, "terminate called without an active exception",
+apache/arrow#34314), failing the job that ran it.
 """
 import json
 import sys
@@ -29,10 +34,26 @@ if manifest.get("status") != "completed":
 # `files` lists every file of every window in order (a month of many records may be in several parts).
 urls = [file["url"] for file in manifest["files"] if file["table"] == table]
 
+
+def in_arrow_memory(data):
+    """A reader of a copy of ``data`` (a file's bytes) in Arrow's memory."""
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    sink.write(data)
+    return pa.BufferReader(sink.getvalue())
+
+
 if reader == "pandas":
+    import urllib.request
+
     import pandas as pd
 
-    frame = pd.concat([pd.read_parquet(url, dtype_backend="pyarrow") for url in urls], ignore_index=True)
+    def fetched(url):
+        with urllib.request.urlopen(url) as answer:
+            return answer.read()
+
+    frame = pd.concat([pd.read_parquet(in_arrow_memory(fetched(url)), dtype_backend="pyarrow") for url in urls], ignore_index=True)
     rows, total = len(frame), frame[AMOUNTS[table]].sum()
 elif reader == "polars":
     import polars as pl
@@ -46,7 +67,7 @@ elif reader == "pyarrow":
     import pyarrow.parquet as pq
 
     https = fsspec.filesystem("https")
-    data = pa.concat_tables([pq.read_table(url, filesystem=https) for url in urls])
+    data = pa.concat_tables([pq.read_table(in_arrow_memory(https.cat_file(url))) for url in urls])
     rows, total = data.num_rows, pc.sum(data[AMOUNTS[table]]).as_py()
 elif reader == "duckdb":
     import duckdb
