@@ -17,17 +17,18 @@ from summary_client._load import _read_parquet
 
 PACKAGE = Path(summary_client.__file__).parent
 #: What hands pyarrow a Python object to read or write: only _arrow_memory.py may call these.
-PYTHON_OWNED = re.compile(r"\b(?:pa\.BufferReader|pa\.py_buffer|pa\.ipc|pq\.ParquetFile|pq\.read_table|pq\.write_table|pq\.ParquetWriter)\b")
+PYTHON_OWNED = re.compile(r"\b(?:pa\.(?:BufferReader|py_buffer|foreign_buffer|input_stream|output_stream|PythonFile|ipc|dataset)"
+                          r"|pq\.(?:ParquetFile|ParquetDataset|ParquetWriter|read_table|read_metadata|read_schema|write_table)"
+                          r"|pyarrow\.(?:parquet|ipc|dataset)\.|from pyarrow)")
 
 
 def test_bytes_are_copied_into_arrows_memory() -> None:
     data = bytes(range(256)) * 4096
-    before = pa.total_allocated_bytes()
-    buffer = arrow_buffer(data)
-    assert buffer.to_pybytes() == data
-    assert pa.total_allocated_bytes() - before >= len(data)
-    assert buffer.address != pa.py_buffer(data).address
-    assert arrow_buffer(buffer) is buffer
+    for given in (data, bytearray(data), memoryview(data)):
+        buffer = arrow_buffer(given)
+        assert buffer.to_pybytes() == data
+        assert buffer.is_mutable and buffer.size == len(data)
+        assert buffer.address != pa.py_buffer(given).address
 
 
 def test_a_written_table_reads_back_whole() -> None:

@@ -13,16 +13,14 @@ from typing import Any, Union
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-Bytes = Union[bytes, bytearray, memoryview, pa.Buffer]
+Bytes = Union[bytes, bytearray, memoryview]
 
 
 def arrow_buffer(data: Bytes) -> pa.Buffer:
-    """``data`` in Arrow's memory: itself if it is there already, else a copy."""
-    if isinstance(data, pa.Buffer):
-        return data
-    sink = pa.BufferOutputStream()
-    sink.write(data)
-    return sink.getvalue()
+    """A copy of ``data`` in Arrow's memory, of its exact size."""
+    buffer = pa.allocate_buffer(memoryview(data).nbytes)
+    pa.FixedSizeBufferWriter(buffer).write(data)
+    return buffer
 
 
 def parquet_file(data: pa.Buffer, **options: Any) -> pq.ParquetFile:
